@@ -1,0 +1,111 @@
+/**
+ * Every error the service can answer with: its code, HTTP status and one readable sentence.
+ * The cloud turns an `ApiError` into `{"error", "message", "field"?}` in one place (cloud/http/errors.ts);
+ * the table is also the documentation checked against cloud/README.md by a test.
+ */
+export const ERRORS = {
+  // decisions.md section 1: the HTTP shape
+  unknown_action: { status: 400, message: 'Unknown or missing action: use a=request, a=status or a=open.' },
+  bad_json: { status: 400, message: 'The body must be a JSON object.' },
+  unsupported_media_type: { status: 415, message: 'Send the body with Content-Type: application/json.' },
+  too_large: { status: 413, message: 'The body is larger than 16 KiB.' },
+  invalid_field: { status: 400, message: 'A field has the wrong type or is out of range.' },
+  not_found: { status: 404, message: 'No such request for this company.' },
+  internal: { status: 500, message: 'Something went wrong on our side; quote the X-Request-Id when you report it.' },
+  idempotency_conflict: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different body; use a new key for a new call.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    message: 'A call with this Idempotency-Key is still being processed; retry in a moment.',
+  },
+
+  // decisions.md section 2: authentication
+  auth_required: {
+    status: 401,
+    message: 'Sign the call with the X-Service-* headers, or send org_id and secret in the body.',
+  },
+  bad_headers: {
+    status: 401,
+    message: 'Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).',
+  },
+  stale_timestamp: { status: 401, message: 'X-Service-Ts is more than 300 seconds from our clock; sync your clock.' },
+  nonce_reused: { status: 401, message: 'This nonce was already used; send a fresh random nonce with every call.' },
+  bad_signature: { status: 401, message: 'The signature does not match the body and headers under your key.' },
+  unknown_org: { status: 401, message: 'No company is registered with this domain or org_id.' },
+  bad_secret: { status: 401, message: 'The secret is wrong.' },
+  key_unavailable: {
+    status: 401,
+    message: 'Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.',
+  },
+  key_changed: {
+    status: 401,
+    message: 'Your key file holds a different key than the one confirmed; confirm the rotation in your account area.',
+  },
+  org_not_approved: { status: 403, message: 'The company is not approved, or is suspended.' },
+  secret_disabled: { status: 403, message: 'This company has a domain: sign calls with its key instead of a secret.' },
+
+  // decisions.md section 4: opening
+  actor_required: { status: 400, message: 'Name the employee who opens in actor.' },
+  forbidden: { status: 403, message: 'The key is not yours, or the object is not in the key.' },
+  revoked: { status: 403, message: 'The customer withdrew this access.' },
+  expired: { status: 403, message: "The key's lifetime has ended." },
+  rate_limit: { status: 429, message: 'Too many openings with this key in the last minute; retry after the delay.' },
+  device_offline: { status: 503, message: "The barrier's controller is not connected; nothing was queued." },
+  device_timeout: { status: 504, message: 'The controller did not confirm the opening within 8 seconds.' },
+  device_error: { status: 502, message: 'The controller reported a failure; see detail.' },
+
+  // operator API and provisioning (decisions.md sections 8 and 9)
+  unauthorized: { status: 401, message: 'Send the operator token as Authorization: Bearer <token>.' },
+  conflict: { status: 409, message: 'The change conflicts with the current state.' },
+  key_fetch_failed: { status: 502, message: "The company's key file could not be fetched or is not valid." },
+  provisioning_code_invalid: {
+    status: 403,
+    message: 'The provisioning code is unknown, used or expired; ask for a new one with gatelink-admin device add.',
+  },
+  pairing_code_invalid: { status: 403, message: 'The pairing code is unknown, used or expired.' },
+  invalid_state: { status: 409, message: 'The request is not in a state that allows this.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An expected failure that the caller should see. Anything else is a 500 `internal`. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly field: string | undefined;
+  readonly detail: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; field?: string; detail?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(options.message ?? ERRORS[code].message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.field = options.field;
+    this.detail = options.detail;
+    this.headers = options.headers;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: this.code, message: this.message };
+    if (this.field !== undefined) body.field = this.field;
+    if (this.detail !== undefined) body.detail = this.detail;
+    return body;
+  }
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  field?: string;
+  detail?: string;
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { DEVICE_ID_PATTERN } from './topics.js';
+
+/**
+ * Payloads exchanged over MQTT (decisions.md section 7). Times are Unix milliseconds (integers), so that
+ * comparing `expires_at` against a clock needs no parsing. Signed messages carry `sig`: base64 of an Ed25519
+ * signature over the canonical bytes of the message without `sig` (see ./signing.ts).
+ */
+export const PROTOCOL_VERSION = 1;
+
+const deviceId = z.string().regex(DEVICE_ID_PATTERN);
+const millis = z.number().int().nonnegative();
+const base64Sig = z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/);
+/** The local name of an object in the controller's config: a relay channel or a GSM number. */
+export const objectId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/);
+
+export const commandSchema = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  id: z.uuid(),
+  device_id: deviceId,
+  object: objectId,
+  number_id: z.number().int().positive(),
+  action: z.literal('open'),
+  issued_at: millis,
+  expires_at: millis,
+  sig: base64Sig,
+});
+export type Command = z.infer<typeof commandSchema>;
+export type UnsignedCommand = Omit<Command, 'sig'>;
+
+/**
+ * Why a device refused or failed a command. Refusals come from the command checks, failures from the driver.
+ * The cloud reports every non-`opened` outcome as 502 `device_error` with this as `detail`.
+ */
+export const ACK_REASONS = [
+  // command checks
+  'wrong_device',
+  'bad_signature',
+  'expired',
+  'duplicate',
+  'clock_unsynced',
+  'unknown_object',
+  'busy',
+  // driver failures
+  'relay_fault',
+  'no_carrier',
+  'no_answer',
+  'no_network',
+  'modem_error',
+] as const;
+export type AckReason = (typeof ACK_REASONS)[number];
+
+export const ackSchema = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  command_id: z.uuid(),
+  device_id: deviceId,
+  outcome: z.enum(['opened', 'refused', 'failed']),
+  reason: z.enum(ACK_REASONS).optional(),
+  received_at: millis,
+  finished_at: millis,
+  sig: base64Sig,
+});
+export type Ack = z.infer<typeof ackSchema>;
+export type UnsignedAck = Omit<Ack, 'sig'>;
+
+export const deviceObjectSchema = z.strictObject({
+  id: objectId,
+  label: z.string().min(1).max(64),
+  kind: z.enum(['relay', 'gsm', 'simulated']),
+});
+export type DeviceObject = z.infer<typeof deviceObjectSchema>;
+
+/** Retained on `.../state`. The will message carries `online: false`. */
+export const stateSchema = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  device_id: deviceId,
+  online: z.boolean(),
+  at: millis,
+  version: z.string().max(32).optional(),
+  objects: z.array(deviceObjectSchema).max(32).optional(),
+});
+export type DeviceState = z.infer<typeof stateSchema>;
+
+export const telemetrySchema = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  device_id: deviceId,
+  at: millis,
+  uptime_s: z.number().int().nonnegative(),
+  version: z.string().max(32),
+  /** GSM signal quality as reported by AT+CSQ (0..31), null when there is no modem or it is unknown. */
+  signal: z.number().int().min(0).max(31).nullable(),
+  clock_synced: z.boolean(),
+  outbox: z.number().int().nonnegative(),
+});
+export type Telemetry = z.infer<typeof telemetrySchema>;

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { DEVICE_ID_PATTERN } from './topics.js';
+import { deviceObjectSchema } from './messages.js';
+
+/**
+ * `POST {cloud}/api/device/provision` (decisions.md section 9): the controller sends its one-time code,
+ * the public half of the key it generated and its objects; the cloud answers with everything the
+ * controller needs to connect. Errors use the common error body (`provisioning_code_invalid`, `invalid_field`).
+ */
+const base64Key = z.string().regex(/^[A-Za-z0-9+/]{43}=?$/);
+
+export const provisionRequestSchema = z.strictObject({
+  code: z.string().min(1).max(64),
+  public_key: base64Key,
+  objects: z.array(deviceObjectSchema).min(1).max(32),
+  version: z.string().max(32),
+});
+export type ProvisionRequest = z.infer<typeof provisionRequestSchema>;
+
+export const provisionResponseSchema = z.strictObject({
+  device_id: z.string().regex(DEVICE_ID_PATTERN),
+  mqtt: z.strictObject({ url: z.string(), username: z.string(), password: z.string() }),
+  topic_prefix: z.string(),
+  /** The cloud's command public key (base64, 32 bytes): the controller pins it. */
+  command_key: base64Key,
+  pairing_code: z.string(),
+  pairing_expires_at: z.string(),
+  numbers: z.array(z.strictObject({ id: z.string(), number_id: z.number().int(), label: z.string() })),
+});
+export type ProvisionResponse = z.infer<typeof provisionResponseSchema>;

@@ -1,0 +1,49 @@
+import type { SigningKey, VerifyKey } from '../crypto/ed25519.js';
+import type { Ack, Command, UnsignedAck, UnsignedCommand } from './messages.js';
+
+/**
+ * The canonical byte form that commands and acknowledgements are signed over: a purpose tag, a newline,
+ * then the message without `sig` as JSON with keys in code-point order and no white space. The tag keeps a
+ * signature made for one kind of message from ever verifying as another.
+ */
+export const COMMAND_TAG = 'gatelink/command/v1';
+export const ACK_TAG = 'gatelink/ack/v1';
+
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json | undefined };
+
+export function canonicalJson(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key] as Json)}`).join(',')}}`;
+  }
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) {
+    throw new TypeError('only safe integers are allowed in signed messages');
+  }
+  return JSON.stringify(value);
+}
+
+export function signedBytes(tag: string, message: Record<string, Json | undefined>): Uint8Array {
+  const { sig: _sig, ...unsigned } = message;
+  return new TextEncoder().encode(`${tag}\n${canonicalJson(unsigned)}`);
+}
+
+export function signCommand(key: SigningKey, command: UnsignedCommand): Command {
+  const sig = Buffer.from(key.sign(signedBytes(COMMAND_TAG, command))).toString('base64');
+  return { ...command, sig };
+}
+
+export function verifyCommand(key: VerifyKey, command: Command): boolean {
+  return key.verify(signedBytes(COMMAND_TAG, command), Buffer.from(command.sig, 'base64'));
+}
+
+export function signAck(key: SigningKey, ack: UnsignedAck): Ack {
+  const sig = Buffer.from(key.sign(signedBytes(ACK_TAG, ack))).toString('base64');
+  return { ...ack, sig };
+}
+
+export function verifyAck(key: VerifyKey, ack: Ack): boolean {
+  return key.verify(signedBytes(ACK_TAG, ack), Buffer.from(ack.sig, 'base64'));
+}
