@@ -1,0 +1,514 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import type { Duplex } from 'node:stream';
+import * as tls from 'node:tls';
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { KeyError, strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { isPublicAddress, nonPublicRange, parseAddress } from './public-address.js';
+
+/**
+ * Fetches a company's key file, `https://<domain>/.well-known/service.json` (company-access-api.md 5.1), under
+ * the rules of decisions.md section 2, "Key file": a 5 s deadline, at most 4 KiB, no redirects to another host,
+ * and only public addresses, checked on the address actually connected to.
+ *
+ * The address check happens twice. The `lookup` handed to the socket resolves the name once per fetch and gives
+ * out only the public answers, so a name whose answer changes between check and connect (DNS rebinding) still
+ * connects to the address that was checked. Then, once connected, the socket's `remoteAddress` is checked again
+ * before a single byte is sent. IP literal hosts never reach `lookup` in node, so they are checked directly.
+ *
+ * `GATELINK_DEV_KEYFILE_URL` (decisions.md section 8) becomes `devUrlTemplate`: key files are fetched there
+ * instead and the public-address checks are skipped. Everything else (size, deadline, redirects) still holds.
+ */
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Every address a name resolves to; the default is `dns.promises.lookup(hostname, { all: true })`. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/**
+ * Opens a TCP connection the way `net.connect` does, using the `lookup` in the options for names. The default
+ * is `net.connect`; tests pass one that stands in for the network so nothing leaves the machine.
+ */
+export type Connector = (options: net.TcpNetConnectOpts) => net.Socket;
+
+export interface KeyFileFetchOptions {
+  /** `GATELINK_DEV_KEYFILE_URL`: a URL with `{domain}` in it; fetched instead, without the public-address checks. */
+  devUrlTemplate?: string;
+  /** Deadline for the whole fetch, redirects and a slow body included. Default 5000. */
+  timeoutMs?: number;
+  /** Largest key file accepted, in bytes. Default 4096. */
+  maxBytes?: number;
+  /** Redirects followed, each to the same scheme, host and port. Default 3. */
+  maxRedirects?: number;
+  resolve?: Resolver;
+  connect?: Connector;
+}
+
+export type KeyFileFailure =
+  | 'invalid_domain'
+  | 'not_public'
+  | 'unreachable'
+  | 'timeout'
+  | 'bad_status'
+  | 'too_large'
+  | 'bad_redirect'
+  | 'invalid_json'
+  | 'invalid_key';
+
+export type KeyFileResult =
+  | { ok: true; key: VerifyKey }
+  | { ok: false; reason: KeyFileFailure; message: string };
+
+export const KEY_FILE_PATH = '/.well-known/service.json';
+const USER_AGENT = 'Gatelink-KeyFetch/1';
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Fetches and strictly checks a company's public key. Every problem with the domain, the network or the file
+ * comes back as `{ ok: false, reason, message }`, the message written for an operator; only invalid options
+ * (a bad template, a non-positive limit) throw.
+ */
+export async function fetchKeyFile(
+  domain: string,
+  options: KeyFileFetchOptions = {},
+): Promise<KeyFileResult> {
+  const settings = readOptions(options);
+  const name = asciiDomain(domain);
+  if (typeof name !== 'string') return { ok: false, reason: 'invalid_domain', message: name.message };
+
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
+  const ctx: FetchContext = {
+    ...settings,
+    display: readableDomain(name),
+    signal: deadline.signal,
+    answers: new Map(),
+  };
+  let url = keyFileUrl(name, settings.devUrlTemplate);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const hop = await fetchOnce(url, ctx);
+      if (hop.kind === 'body') return { ok: true, key: parseKeyFile(hop.body, ctx) };
+      url = nextUrl(url, hop.location, redirects, ctx);
+    }
+  } catch (error) {
+    return { ok: false, ...describeFailure(error, url, ctx) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface Settings {
+  devUrlTemplate: string | undefined;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  resolve: Resolver;
+  connect: Connector;
+}
+
+interface FetchContext extends Settings {
+  /** The domain as shown to people. */
+  display: string;
+  signal: AbortSignal;
+  /** hostname -> the addresses it may be connected to, resolved once per fetch. */
+  answers: Map<string, Promise<ResolvedAddress[]>>;
+}
+
+/** A failure whose reason and message are already known. */
+class FetchFailure extends Error {
+  constructor(
+    readonly reason: KeyFileFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A host that is, resolves to, or connected to an address that is not public. */
+class AddressRefused extends Error {
+  readonly code = 'ENOTPUBLIC';
+
+  constructor(
+    readonly hostname: string,
+    readonly addresses: readonly string[],
+    readonly stage: 'literal' | 'dns' | 'connect',
+  ) {
+    super(`${hostname}: no public address (${addresses.join(', ')})`);
+  }
+}
+
+function readOptions(options: KeyFileFetchOptions): Settings {
+  const settings: Settings = {
+    devUrlTemplate: options.devUrlTemplate,
+    timeoutMs: options.timeoutMs ?? 5000,
+    maxBytes: options.maxBytes ?? 4096,
+    maxRedirects: options.maxRedirects ?? 3,
+    resolve: options.resolve ?? defaultResolve,
+    connect: options.connect ?? net.connect,
+  };
+  if (!(settings.timeoutMs > 0 && Number.isFinite(settings.timeoutMs))) {
+    throw new RangeError('timeoutMs must be a positive number of milliseconds');
+  }
+  if (!(Number.isSafeInteger(settings.maxBytes) && settings.maxBytes > 0)) {
+    throw new RangeError('maxBytes must be a positive whole number');
+  }
+  if (!(Number.isSafeInteger(settings.maxRedirects) && settings.maxRedirects >= 0)) {
+    throw new RangeError('maxRedirects must be zero or a positive whole number');
+  }
+  if (settings.devUrlTemplate !== undefined) {
+    const url = URL.parse(settings.devUrlTemplate.replaceAll('{domain}', 'acme.example'));
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new TypeError(
+        'devUrlTemplate must be an http or https URL, such as http://127.0.0.1:9000/{domain}',
+      );
+    }
+  }
+  return settings;
+}
+
+async function defaultResolve(hostname: string): Promise<ResolvedAddress[]> {
+  return dnsLookup(hostname, { all: true, verbatim: true });
+}
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Top-level domains are letters or punycode; a numeric last label would make the host an IPv4 address. */
+const TOP_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+
+/** The domain in lowercase ASCII, or what is wrong with it. */
+function asciiDomain(input: string): string | { message: string } {
+  const refuse = (why: string) => ({ message: `${JSON.stringify(input)} is not a usable domain: ${why}` });
+  if (typeof input !== 'string' || input === '') return refuse('it is empty');
+  if (!/^[\x21-\x7e]*$/.test(input)) {
+    const ascii = domainToASCII(input);
+    return refuse(ascii ? `give it in punycode form, ${ascii}` : 'it holds characters a domain cannot have');
+  }
+  const name = input.toLowerCase();
+  if (parseAddress(name) || name.startsWith('['))
+    return refuse('an IP address is not accepted, give a domain');
+  const labels = name.split('.');
+  if (name.length > 253 || labels.length < 2) return refuse('give a full domain such as acme.example');
+  for (const label of labels) {
+    if (!LABEL.test(label)) {
+      return refuse('use letters, digits and hyphens between dots, punycode (xn--) for national characters');
+    }
+    if (label.slice(2, 4) === '--' && !label.startsWith('xn--'))
+      return refuse(`"${label}" is a reserved form`);
+  }
+  if (!TOP_LABEL.test(labels.at(-1) ?? '')) return refuse('the last label must be a top-level domain');
+  if (name.includes('xn--') && domainToASCII(domainToUnicode(name)) !== name) {
+    return refuse('a punycode (xn--) label in it does not decode');
+  }
+  return name;
+}
+
+const SCRIPT_TESTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Georgian',
+  'Han',
+  'Hangul',
+]
+  .concat(['Hiragana', 'Katakana', 'Thai', 'Devanagari'])
+  .map((script) => ({ script, test: new RegExp(`\\p{Script=${script}}`, 'u') }));
+
+/** The readable spelling; when a label mixes scripts (a look-alike), the punycode form is shown beside it. */
+function readableDomain(ascii: string): string {
+  const unicode = domainToUnicode(ascii);
+  if (unicode === ascii) return ascii;
+  return unicode.split('.').some(mixesScripts) ? `${unicode} (${ascii})` : unicode;
+}
+
+function mixesScripts(label: string): boolean {
+  const scripts = new Set<string>();
+  for (const char of label) {
+    if (/\p{L}/u.test(char)) scripts.add(SCRIPT_TESTS.find(({ test }) => test.test(char))?.script ?? 'other');
+  }
+  return scripts.size > 1;
+}
+
+function keyFileUrl(domain: string, devUrlTemplate: string | undefined): URL {
+  return new URL(
+    devUrlTemplate ? devUrlTemplate.replaceAll('{domain}', domain) : `https://${domain}${KEY_FILE_PATH}`,
+  );
+}
+
+/** The redirect target, if it may be followed: same scheme, host and port, and within the limit. */
+function nextUrl(from: URL, location: string | undefined, redirects: number, ctx: FetchContext): URL {
+  const where = `${ctx.display}'s key file at ${from.href}`;
+  if (!location) throw new FetchFailure('bad_redirect', `${where} answered a redirect without a Location`);
+  if (redirects >= ctx.maxRedirects) {
+    throw new FetchFailure('bad_redirect', `${where} redirects more than ${ctx.maxRedirects} times`);
+  }
+  const next = URL.parse(location, from.href);
+  if (!next) throw new FetchFailure('bad_redirect', `${where} redirects to ${location}, which is not a URL`);
+  if (next.username || next.password) {
+    throw new FetchFailure('bad_redirect', `${where} redirects to a URL with credentials in it`);
+  }
+  if (next.origin !== from.origin) {
+    throw new FetchFailure(
+      'bad_redirect',
+      `${where} redirects to ${next.origin}, another host; serve the key file from ${from.origin} itself`,
+    );
+  }
+  return next;
+}
+
+type Hop = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string | undefined };
+
+async function fetchOnce(url: URL, ctx: FetchContext): Promise<Hop> {
+  const response = await request(url, ctx);
+  const status = response.statusCode ?? 0;
+  if (REDIRECT_STATUSES.has(status)) {
+    response.destroy();
+    return { kind: 'redirect', location: response.headers.location };
+  }
+  if (status !== 200) {
+    response.destroy();
+    throw new FetchFailure(
+      'bad_status',
+      `${ctx.display}'s key file at ${url.href} answered HTTP ${status}; it must answer 200 with the key file`,
+    );
+  }
+  return { kind: 'body', body: await readBody(response, ctx) };
+}
+
+function request(url: URL, ctx: FetchContext): Promise<http.IncomingMessage> {
+  checkLiteralHost(url, ctx);
+  const send: typeof http.request = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const req = send(url, {
+      method: 'GET',
+      defaultPort: url.protocol === 'https:' ? 443 : 80,
+      // No agent: no pooled sockets and no proxy; every connection is made and checked by `openConnection`.
+      createConnection: (_options, oncreate) => openConnection(url, ctx, oncreate),
+      headers: { Accept: 'application/json', 'User-Agent': USER_AGENT, Connection: 'close' },
+      signal: ctx.signal,
+    });
+    req.once('response', resolve);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** IP literal hosts skip `lookup`, so they are checked here. */
+function checkLiteralHost(url: URL, ctx: FetchContext): void {
+  if (ctx.devUrlTemplate !== undefined) return;
+  const host = bareHost(url);
+  if (net.isIP(host) && !isPublicAddress(host)) throw new AddressRefused(host, [host], 'literal');
+}
+
+/**
+ * Connects, checks the address actually connected to, and only then hands the socket (wrapped in TLS for
+ * https) to the request, so nothing is written to a refused address.
+ */
+function openConnection(
+  url: URL,
+  ctx: FetchContext,
+  oncreate: (err: Error | null, socket: Duplex) => void,
+): undefined {
+  const host = bareHost(url);
+  const secure = url.protocol === 'https:';
+  const socket = ctx.connect({
+    host,
+    port: Number(url.port) || (secure ? 443 : 80),
+    lookup: checkedLookup(ctx),
+    autoSelectFamily: true,
+  });
+  const onAbort = () => socket.destroy(new Error('deadline passed'));
+  const onError = (error: Error) => {
+    ctx.signal.removeEventListener('abort', onAbort);
+    oncreate(error, socket);
+  };
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  socket.once('error', onError);
+  socket.once('connect', () => {
+    ctx.signal.removeEventListener('abort', onAbort);
+    socket.off('error', onError);
+    const remote = socket.remoteAddress ?? '';
+    if (ctx.devUrlTemplate === undefined && !isPublicAddress(remote)) {
+      socket.destroy();
+      oncreate(new AddressRefused(host, [remote], 'connect'), socket);
+      return;
+    }
+    if (!secure) {
+      oncreate(null, socket);
+      return;
+    }
+    const servername = net.isIP(host) ? undefined : host;
+    const tlsSocket = tls.connect({ socket, host, servername, ALPNProtocols: ['http/1.1'] });
+    socket.on('error', (error) => tlsSocket.destroy(error));
+    oncreate(null, tlsSocket);
+  });
+  return undefined;
+}
+
+/**
+ * A `lookup` for `net.connect` that resolves each name once per fetch and hands out only its public addresses
+ * (all of them in development mode), in whichever of node's two callback shapes is asked for.
+ */
+function checkedLookup(ctx: FetchContext): net.LookupFunction {
+  return (hostname, options, callback) => {
+    checkedAddresses(hostname, ctx).then(
+      (answers) => {
+        const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+        const usable = family === 4 || family === 6 ? answers.filter((a) => a.family === family) : answers;
+        const first = usable[0];
+        if (!first) {
+          callback(noAddress(hostname), '');
+        } else if (options.all) {
+          callback(null, usable);
+        } else {
+          callback(null, first.address, first.family);
+        }
+      },
+      (error: Error) => callback(error, ''),
+    );
+  };
+}
+
+function checkedAddresses(hostname: string, ctx: FetchContext): Promise<ResolvedAddress[]> {
+  let answer = ctx.answers.get(hostname);
+  if (!answer) {
+    answer = ctx.resolve(hostname).then((all) => {
+      const addresses = all.map(({ address, family }) => ({ address, family }));
+      if (addresses.length === 0) throw noAddress(hostname);
+      if (ctx.devUrlTemplate !== undefined) return addresses;
+      const usable = addresses.filter(({ address }) => isPublicAddress(address));
+      if (usable.length === 0) {
+        const refused = addresses.map(({ address }) => address);
+        throw new AddressRefused(hostname, refused, 'dns');
+      }
+      return usable;
+    });
+    ctx.answers.set(hostname, answer);
+  }
+  return answer;
+}
+
+function noAddress(hostname: string): Error {
+  return Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+}
+
+/** The body, refused as soon as more than `maxBytes` arrive or are announced. */
+async function readBody(response: http.IncomingMessage, ctx: FetchContext): Promise<Buffer> {
+  const tooLarge = () =>
+    new FetchFailure('too_large', `${ctx.display}'s key file is larger than ${formatBytes(ctx.maxBytes)}`);
+  const announced = response.headers['content-length'];
+  if (announced !== undefined && Number(announced) > ctx.maxBytes) {
+    response.destroy();
+    throw tooLarge();
+  }
+  const onAbort = () => response.destroy(new Error('deadline passed'));
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > ctx.maxBytes) {
+        response.destroy();
+        throw tooLarge();
+      }
+      chunks.push(chunk);
+    }
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  if (!response.complete) throw new Error('the connection closed before the key file was complete');
+  return Buffer.concat(chunks);
+}
+
+/** `{"key": "<base64 Ed25519 public key>"}`, strictly checked. */
+function parseKeyFile(body: Buffer, ctx: FetchContext): VerifyKey {
+  let document: unknown;
+  try {
+    document = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? error.message : 'it is not UTF-8';
+    throw new FetchFailure('invalid_json', `${ctx.display}'s key file is not valid JSON (${why})`);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new FetchFailure('invalid_json', `${ctx.display}'s key file is not a JSON object`);
+  }
+  const key: unknown = (document as Record<string, unknown>).key;
+  if (typeof key !== 'string') {
+    throw new FetchFailure(
+      'invalid_key',
+      `${ctx.display}'s key file has no "key" string; publish {"key": "<base64 Ed25519 public key>"}`,
+    );
+  }
+  try {
+    return strictPublicKeyFromBase64(key);
+  } catch (error) {
+    if (!(error instanceof KeyError)) throw error;
+    throw new FetchFailure(
+      'invalid_key',
+      `${ctx.display}'s key file holds an unusable key: ${error.message}`,
+    );
+  }
+}
+
+function describeFailure(
+  error: unknown,
+  url: URL,
+  ctx: FetchContext,
+): { reason: KeyFileFailure; message: string } {
+  if (error instanceof FetchFailure) return { reason: error.reason, message: error.message };
+  if (ctx.signal.aborted) {
+    return {
+      reason: 'timeout',
+      message: `${ctx.display}'s key file at ${url.href} did not arrive within ${formatMs(ctx.timeoutMs)}`,
+    };
+  }
+  if (error instanceof AddressRefused) {
+    const addresses = error.addresses
+      .slice(0, 3)
+      .map((address) => `${address} (${nonPublicRange(address)})`)
+      .join(', ');
+    const what =
+      error.stage === 'connect' ? 'the connection reached' : error.stage === 'dns' ? 'resolves to' : 'is';
+    return {
+      reason: 'not_public',
+      message: `${ctx.display} ${what} ${addresses}, not a public address; the key file must be served publicly`,
+    };
+  }
+  return {
+    reason: 'unreachable',
+    message: `${ctx.display}'s key file could not be fetched from ${url.href}: ${networkProblem(error)}`,
+  };
+}
+
+function networkProblem(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA')
+    return 'the domain has no address in DNS';
+  if (code === 'ECONNREFUSED') return 'the connection was refused';
+  if (code === 'ECONNRESET') return 'the connection was reset';
+  if (code === 'ENETUNREACH' || code === 'EHOSTUNREACH') return 'the host is unreachable';
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(code))
+    return `its TLS certificate was refused (${error.message})`;
+  return code ? `${error.message} (${code})` : error.message;
+}
+
+function bareHost(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+function formatBytes(bytes: number): string {
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
