@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config.js';
+import { KeyFileError } from '../keys.js';
+import { VERSION } from '../version.js';
+import { CliError, DEFAULT_CONFIG } from './cli-error.js';
+import { provisionCommand } from './provision.js';
+import { runCommand } from './run.js';
+import { statusCommand } from './status.js';
+import { testCommand } from './test.js';
+
+const USAGE = `gatelink-device ${VERSION}: the Gatelink barrier controller
+
+Usage:
+  gatelink-device run       [--config F]
+      Runs the controller daemon (systemd starts this).
+  gatelink-device provision --cloud URL --code CODE [--config F] [--objects-from F] [--state-dir D]
+      Creates this controller's key, registers it with the cloud, writes the config file and prints the
+      pairing code for the customer. The objects (relays, GSM numbers) come from --objects-from, or from an
+      existing config file.
+  gatelink-device test      [--config F] [--object ID]
+      Opens each object once, locally, and says what happened. Stop the daemon first.
+  gatelink-device status    [--config F] [--json]
+      Shows connection, clock sync, last command and the acknowledgements waiting to be sent.
+
+The config file defaults to ${DEFAULT_CONFIG} (or $GATELINK_DEVICE_CONFIG).`;
+
+/** Runs one CLI invocation and resolves with the process exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(options(rest, {}).config);
+      case 'provision': {
+        const o = options(rest, {
+          cloud: { type: 'string' },
+          code: { type: 'string' },
+          'objects-from': { type: 'string' },
+          'state-dir': { type: 'string' },
+        });
+        if (!o.values.cloud || !o.values.code) {
+          throw new CliError('provision needs --cloud <base_url> and --code <code> (the operator gets both)');
+        }
+        return await provisionCommand({
+          cloud: o.values.cloud,
+          code: o.values.code,
+          configPath: o.config,
+          objectsFrom: o.values['objects-from'],
+          stateDir: o.values['state-dir'],
+        });
+      }
+      case 'test': {
+        const o = options(rest, { object: { type: 'string' } });
+        return await testCommand({ configPath: o.config, objectId: o.values.object });
+      }
+      case 'status': {
+        const o = options(rest, { json: { type: 'boolean' } });
+        return await statusCommand({ configPath: o.config, json: o.values.json ?? false });
+      }
+      case '--version':
+      case 'version':
+        console.log(VERSION);
+        return 0;
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new CliError(`unknown command "${command}"; run gatelink-device help for the list`);
+    }
+  } catch (error) {
+    return report(error);
+  }
+}
+
+type Spec = Record<string, { type: 'string' } | { type: 'boolean' }>;
+
+function options<S extends Spec>(args: readonly string[], spec: S) {
+  try {
+    const parsed = parseArgs({
+      args: [...args],
+      options: { config: { type: 'string' }, ...spec },
+      strict: true,
+      allowPositionals: false,
+    });
+    const values = parsed.values as {
+      [K in keyof S]?: S[K] extends { type: 'boolean' } ? boolean : string;
+    } & {
+      config?: string;
+    };
+    return { values, config: values.config ?? process.env.GATELINK_DEVICE_CONFIG ?? DEFAULT_CONFIG };
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}; run gatelink-device help for the options`);
+  }
+}
+
+function report(error: unknown): number {
+  if (error instanceof CliError || error instanceof KeyFileError) {
+    console.error(`gatelink-device: ${error.message}`);
+    return error instanceof CliError ? error.exitCode : 1;
+  }
+  if (error instanceof ConfigError) {
+    console.error(`gatelink-device: ${error.message}`);
+    return 1;
+  }
+  console.error(`gatelink-device: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
+  return 1;
+}

@@ -1,0 +1,254 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { SigningKey, strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
+import {
+  type ProvisionRequest,
+  type ProvisionResponse,
+  provisionResponseSchema,
+} from '../../shared/protocol/provisioning.js';
+import {
+  ConfigError,
+  type DeviceConfig,
+  type DeviceConfigInput,
+  publicObjects,
+  validateConfig,
+} from '../config.js';
+import { writeFileAtomic } from '../files.js';
+import { VERSION } from '../version.js';
+import { CliError } from './cli-error.js';
+
+export interface ProvisionOptions {
+  /** The cloud's base URL, e.g. https://gatelink.example.com. */
+  cloud: string;
+  /** The one-time provisioning code from `gatelink-admin device add`. */
+  code: string;
+  configPath: string;
+  /** A YAML or JSON file with `objects` (and optionally `modem`, `state_dir`, `telemetry`, `clock`). */
+  objectsFrom?: string;
+  stateDir?: string;
+  fetch?: typeof fetch;
+  /** Allows plain http:// to hosts other than localhost (never in production). */
+  allowHttp?: boolean;
+}
+
+export interface ProvisionResult {
+  config: DeviceConfig;
+  response: ProvisionResponse;
+}
+
+/** Keys the installer may bring in the objects file; the rest comes from the cloud. */
+const INSTALLER_KEYS = [
+  'objects',
+  'modem',
+  'state_dir',
+  'outbox_dir',
+  'private_key_file',
+  'telemetry',
+  'clock',
+];
+
+/**
+ * Provisions this controller (decisions.md section 9): generates its Ed25519 key here (the private key never
+ * leaves the controller), registers the public key and the objects with the cloud, pins the cloud's command key
+ * and writes the config file. The key and the config are written with mode 0600 (the config holds the broker
+ * password). Nothing is written when the cloud refuses.
+ */
+export async function provision(options: ProvisionOptions): Promise<ProvisionResult> {
+  const cloud = cloudBase(options.cloud, options.allowHttp ?? false);
+  const configPath = resolve(options.configPath);
+  const installer = installerSettings(configPath, options);
+  const key = SigningKey.generate();
+
+  // Checked before the code is spent: a placeholder for everything the cloud will send.
+  const draft = (response: Pick<ProvisionResponse, 'device_id' | 'mqtt' | 'topic_prefix' | 'command_key'>) =>
+    ({
+      cloud_url: cloud,
+      device_id: response.device_id,
+      mqtt: response.mqtt,
+      topic_prefix: response.topic_prefix,
+      command_key: response.command_key,
+      ...installer,
+    }) as DeviceConfigInput;
+  const checked = validateConfig(
+    draft({
+      device_id: 'D0000000000',
+      mqtt: { url: 'mqtts://placeholder', username: 'placeholder', password: 'placeholder' },
+      topic_prefix: 'gatelink',
+      command_key: key.publicKey.base64,
+    }),
+    configPath,
+  );
+
+  const request: ProvisionRequest = {
+    code: options.code.trim(),
+    public_key: key.publicKey.base64,
+    objects: publicObjects(checked),
+    version: VERSION,
+  };
+  const response = await register(cloud, request, options.fetch ?? fetch);
+  try {
+    strictPublicKeyFromBase64(response.command_key);
+  } catch (error) {
+    throw new CliError(`the cloud sent a command key that is not valid (${(error as Error).message})`);
+  }
+
+  let config: DeviceConfig;
+  try {
+    config = validateConfig(draft(response), configPath);
+  } catch (error) {
+    const detail = error instanceof ConfigError ? error.problems.join('; ') : (error as Error).message;
+    throw new CliError(
+      `the cloud's answer does not make a valid config (${detail}); report this to the operator`,
+    );
+  }
+
+  await mkdir(dirname(config.private_key_file), { recursive: true, mode: 0o700 });
+  await mkdir(dirname(configPath), { recursive: true, mode: 0o700 });
+  const newKey = `${config.private_key_file}.new`;
+  await rm(newKey, { force: true });
+  await writeFileAtomic(newKey, key.toPem(), { mode: 0o600 });
+  await rename(newKey, config.private_key_file);
+  const document = {
+    ...draft(response),
+    private_key_file: config.private_key_file,
+    state_dir: config.state_dir,
+  };
+  const text =
+    extname(configPath).toLowerCase() === '.json'
+      ? `${JSON.stringify(document, null, 2)}\n`
+      : `# Written by gatelink-device provision for ${response.device_id}.\n${stringifyYaml(document)}`;
+  await writeFileAtomic(configPath, text, { mode: 0o600 });
+  return { config, response };
+}
+
+/** `gatelink-device provision`: provisions, then tells the installer what to hand to the customer. */
+export async function provisionCommand(options: ProvisionOptions): Promise<number> {
+  const { config, response } = await provision(options);
+  console.log(`Provisioned controller ${response.device_id}.`);
+  console.log(`Config: ${config.config_file}`);
+  console.log(`Private key: ${config.private_key_file} (mode 0600, never leaves this controller)`);
+  for (const object of config.objects) {
+    const number = response.numbers.find((n) => n.id === object.id);
+    console.log(
+      `  ${object.id}: ${object.label} (${object.kind})${number ? `, number_id ${number.number_id}` : ''}`,
+    );
+  }
+  console.log('');
+  console.log(`Pairing code for the customer: ${response.pairing_code}`);
+  console.log(
+    `Valid until ${response.pairing_expires_at}, once. The customer enters it in the Gatelink app.`,
+  );
+  console.log('');
+  console.log('Next: sudo systemctl enable --now gatelink-device, then gatelink-device status');
+  return 0;
+}
+
+function cloudBase(value: string, allowHttp: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`--cloud ${value} is not a URL; pass the base URL, e.g. https://gatelink.example.com`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (loopback || allowHttp))) {
+    throw new CliError(`--cloud must be an https:// address (plain http only for localhost); got ${value}`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function installerSettings(configPath: string, options: ProvisionOptions): Record<string, unknown> {
+  const source = options.objectsFrom
+    ? resolve(options.objectsFrom)
+    : existsSync(configPath)
+      ? configPath
+      : null;
+  if (!source) {
+    throw new CliError(
+      "name this controller's objects: pass --objects-from FILE with an objects list (see hardware/device.example.yaml)",
+    );
+  }
+  let raw: unknown;
+  try {
+    const text = readFileSync(source, 'utf8');
+    raw = extname(source).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new CliError(`cannot read ${source}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw) || !('objects' in raw)) {
+    throw new CliError(`${source} has no objects list; see hardware/device.example.yaml`);
+  }
+  const picked: Record<string, unknown> = {};
+  for (const key of INSTALLER_KEYS) {
+    const value = (raw as Record<string, unknown>)[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  const base = dirname(configPath);
+  picked.private_key_file ??= join(base, 'device-key.pem');
+  if (options.stateDir) picked.state_dir = resolve(options.stateDir);
+  picked.state_dir ??= configPath.startsWith('/etc/') ? '/var/lib/gatelink' : join(base, 'state');
+  return picked;
+}
+
+async function register(
+  cloud: string,
+  request: ProvisionRequest,
+  doFetch: typeof fetch,
+): Promise<ProvisionResponse> {
+  const url = `${cloud}/api/device/provision`;
+  let response: Response;
+  try {
+    response = await doFetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(request),
+      redirect: 'error',
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
+    throw new CliError(
+      `cannot reach ${cloud} (${cause}); check the address and this controller's network, then run provision again`,
+    );
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CliError(
+      `${url} answered HTTP ${response.status} without JSON; is ${cloud} the Gatelink cloud?`,
+    );
+  }
+  if (!response.ok) throw new CliError(explainRefusal(response.status, body));
+  const parsed = provisionResponseSchema.safeParse(body);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new CliError(
+      `the cloud's answer is not a valid provisioning response (${first?.path.join('.') || 'body'}: ${first?.message}); ` +
+        'update gatelink-device to the version the cloud runs',
+    );
+  }
+  return parsed.data;
+}
+
+function explainRefusal(status: number, body: unknown): string {
+  const error = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const code = typeof error.error === 'string' ? error.error : 'unknown';
+  const message = typeof error.message === 'string' ? error.message : '';
+  switch (code) {
+    case 'provisioning_code_invalid':
+      return (
+        'the provisioning code is unknown, used or expired: ask the operator for a new one ' +
+        '(gatelink-admin device add) and run provision again with it'
+      );
+    case 'invalid_field':
+      return `the cloud refused ${typeof error.field === 'string' ? error.field : 'a field'}: ${message} Check the objects file and run provision again`;
+    case 'rate_limit':
+      return 'the cloud asks to slow down; wait a minute and run provision again';
+    default:
+      return `the cloud refused provisioning (HTTP ${status}, ${code}${message ? `: ${message}` : ''}); tell the operator`;
+  }
+}

@@ -1,0 +1,34 @@
+import { loadConfig } from '../config.js';
+import { Controller } from '../runtime/controller.js';
+
+/**
+ * `gatelink-device run`: the daemon. Reads the config once, starts the controller and runs until SIGTERM or
+ * SIGINT, then stops the components in order (the outputs end released). An unexpected exception still
+ * releases the outputs before the process exits, so that systemd restarts it from a safe state.
+ */
+export async function runCommand(configPath: string): Promise<number> {
+  const config = loadConfig(configPath);
+  const controller = new Controller(config, { log: (line) => console.log(line) });
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= controller.stop();
+    return stopping;
+  };
+  const crash = (error: unknown) => {
+    console.error(`gatelink-device: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
+    void stop().finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+
+  await controller.start();
+  console.log(`gatelink-device: running as ${config.device_id} with ${config.objects.length} object(s)`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  console.log(`gatelink-device: ${signal}, stopping`);
+  await stop();
+  console.log('gatelink-device: stopped, outputs released');
+  return 0;
+}

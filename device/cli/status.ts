@@ -1,0 +1,81 @@
+import { readdir } from 'node:fs/promises';
+import { loadConfig } from '../config.js';
+import { type DaemonStatus, readStatus } from '../runtime/status.js';
+import { daemonAlive } from './daemon-running.js';
+
+export interface StatusOptions {
+  configPath: string;
+  json: boolean;
+  print?: (line: string) => void;
+}
+
+/**
+ * `gatelink-device status`: what the daemon last wrote to `<state_dir>/status.json`, with the outbox counted
+ * from disk (so it is right even when the daemon is not running). Exit code 0 when the daemon runs and is
+ * connected, 1 otherwise.
+ */
+export async function statusCommand(options: StatusOptions): Promise<number> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  const config = loadConfig(options.configPath);
+  const status = await readStatus(config.state_dir).catch(() => null);
+  const alive = daemonAlive(status);
+  const outbox = await readdir(config.outbox_dir)
+    .then((names) => names.filter((name) => name.endsWith('.json')).length)
+    .catch(() => 0);
+  const connected = alive && (status?.mqtt.connected ?? false);
+  if (options.json) {
+    print(
+      JSON.stringify(
+        { device_id: config.device_id, daemon_running: alive, connected, outbox, status },
+        null,
+        2,
+      ),
+    );
+    return connected ? 0 : 1;
+  }
+  for (const [name, value] of lines(config.device_id, status, alive, outbox))
+    print(`${name.padEnd(13)}${value}`);
+  return connected ? 0 : 1;
+}
+
+function lines(
+  deviceId: string,
+  status: DaemonStatus | null,
+  alive: boolean,
+  outbox: number,
+): [string, string][] {
+  const at = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+  const rows: [string, string][] = [['device', deviceId]];
+  if (!status) {
+    rows.push(['daemon', 'has not run yet with this config (sudo systemctl start gatelink-device)']);
+  } else if (!alive) {
+    rows.push(['daemon', `not running (last seen ${at(status.updated_at)})`]);
+  } else {
+    rows.push([
+      'daemon',
+      `running, version ${status.version}, pid ${status.pid}, since ${at(status.started_at)}`,
+    ]);
+    rows.push([
+      'connection',
+      status.mqtt.connected
+        ? `connected to ${status.mqtt.url}${status.mqtt.since ? ` since ${at(status.mqtt.since)}` : ''}`
+        : `NOT connected to ${status.mqtt.url} (retrying; check the network)`,
+    ]);
+    rows.push([
+      'clock',
+      status.clock_synced ? 'synchronised' : 'NOT synchronised: commands are refused (check timedatectl)',
+    ]);
+    if (status.modem !== null) {
+      rows.push(['modem', `${status.modem}${status.signal !== null ? `, signal ${status.signal}/31` : ''}`]);
+    }
+  }
+  const last = status?.last_command;
+  rows.push([
+    'last command',
+    last
+      ? `${at(last.finished_at)} ${last.object}: ${last.outcome}${last.reason ? ` (${last.reason})` : ''}, id ${last.id}`
+      : 'none yet',
+  ]);
+  rows.push(['outbox', outbox === 0 ? 'empty' : `${outbox} acknowledgement(s) waiting to be sent`]);
+  return rows;
+}

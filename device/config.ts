@@ -1,0 +1,361 @@
+import { readFileSync } from 'node:fs';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { decodeBase64, KeyError, strictPublicKeyFromBase64 } from '../shared/crypto/ed25519.js';
+import { objectId } from '../shared/protocol/messages.js';
+import { DEVICE_ID_PATTERN, TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
+
+/**
+ * The controller's configuration file (decisions.md section 9): YAML or JSON by extension, one schema,
+ * parsed once, frozen and passed in explicitly. Every bad value is reported on its own line that names the
+ * key and says what it accepts; unknown keys are refused so that a typo does not silently fall back to a
+ * default. Relative paths are resolved against the folder of the config file.
+ */
+
+const int = (what: string, min: number, max: number) =>
+  z
+    .number({ error: `expected ${what}: an integer from ${min} to ${max}` })
+    .int({ error: `expected ${what}: an integer from ${min} to ${max}` })
+    .min(min, { error: `expected ${what}: an integer from ${min} to ${max}` })
+    .max(max, { error: `expected ${what}: an integer from ${min} to ${max}` });
+
+const text = (what: string) => z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
+
+const filePath = (what: string) => text(`${what} (a file or folder path)`);
+
+const url = (what: string, protocols: readonly string[]) =>
+  text(`${what}: a URL starting with ${protocols.join(' or ')}`).refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol.replace(/:$/, '://'));
+      } catch {
+        return false;
+      }
+    },
+    { error: `expected ${what}: a URL starting with ${protocols.join(' or ')}` },
+  );
+
+const commandKey = z
+  .string({ error: 'expected the cloud command public key: 32 bytes in standard base64' })
+  .superRefine((value, ctx) => {
+    if (decodeBase64(value)?.length !== 32) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected the cloud command public key: 32 bytes in standard base64',
+      });
+      return;
+    }
+    try {
+      strictPublicKeyFromBase64(value);
+    } catch (error) {
+      const why = error instanceof KeyError ? error.message : 'not a valid key';
+      ctx.addIssue({ code: 'custom', message: `expected a valid Ed25519 public key (${why})` });
+    }
+  });
+
+const pulseMs = int('the pulse length in milliseconds', 0, 60_000);
+
+const relayObject = z.strictObject({
+  id: objectId,
+  label: text('a label of 1 to 64 characters').max(64, { error: 'expected a label of 1 to 64 characters' }),
+  kind: z.literal('relay'),
+  /** The GPIO line on the chip (for a Raspberry Pi: the BCM number, e.g. 17 for header pin 11). */
+  line: int('the GPIO line number on the chip (BCM number on a Raspberry Pi)', 0, 1023),
+  /**
+   * Which gpiochip the line belongs to, by its label in /sys/class/gpio/gpiochip{N}/label. `auto` picks the
+   * SoC's pin controller (pinctrl-bcm2835, pinctrl-bcm2711, pinctrl-rp1, ...).
+   */
+  chip: text('auto or the gpiochip label (e.g. pinctrl-bcm2711)').default('auto'),
+  /**
+   * The sysfs number of the chip's first line. `auto` reads it from /sys/class/gpio/gpiochip{N}/base, which is
+   * needed on current Raspberry Pi kernels (gpiochip512: line 17 is sysfs 529); a number overrides it.
+   */
+  sysfs_base: z
+    .union([z.literal('auto'), int('auto or the sysfs base number', 0, 4096)], {
+      error: 'expected auto or the sysfs base number (an integer from 0 to 4096)',
+    })
+    .default('auto'),
+  /** True when the relay board switches on with a low level (most opto-isolated boards do). */
+  active_low: z.boolean({ error: 'expected true or false' }).default(true),
+  pulse_ms: pulseMs.default(800),
+});
+
+const gsmObject = z.strictObject({
+  id: objectId,
+  label: text('a label of 1 to 64 characters').max(64, { error: 'expected a label of 1 to 64 characters' }),
+  kind: z.literal('gsm'),
+  /** The number of the GSM module at the barrier; it opens when this controller's SIM calls it. */
+  number: z
+    .string({ error: 'expected a phone number such as +491701234567 (digits, optional leading +)' })
+    .regex(/^\+?[0-9]{3,20}$/, {
+      error: 'expected a phone number such as +491701234567 (digits, optional leading +)',
+    }),
+  /** How long to wait for the call to ring at the module before giving up with no_answer. */
+  ring_timeout_ms: int('the ring timeout in milliseconds', 500, 120_000).default(7000),
+  /** How long to let it ring once it rings, if the module does not drop the call by itself. */
+  ring_hold_ms: int('how long to let it ring in milliseconds', 0, 30_000).default(1500),
+});
+
+const simulatedObject = z.strictObject({
+  id: objectId,
+  label: text('a label of 1 to 64 characters').max(64, { error: 'expected a label of 1 to 64 characters' }),
+  kind: z.literal('simulated'),
+  pulse_ms: pulseMs.default(500),
+  /** Makes every opening fail with this reason (for demos and tests of the failure path). */
+  fail: z
+    .enum(['relay_fault', 'no_carrier', 'busy', 'no_answer', 'no_network', 'modem_error'], {
+      error: 'expected one of relay_fault, no_carrier, busy, no_answer, no_network, modem_error',
+    })
+    .optional(),
+});
+
+export const objectConfigSchema = z.discriminatedUnion('kind', [relayObject, gsmObject, simulatedObject], {
+  error: 'expected kind: relay, gsm or simulated',
+});
+
+const modemSchema = z.strictObject({
+  /** Prefer the stable /dev/serial/by-id/... link, or the /dev/gatelink-modem link of the udev rule. */
+  path: filePath('the serial device of the modem, e.g. /dev/serial/by-id/usb-...'),
+  baud_rate: z
+    .union(
+      [9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].map((rate) => z.literal(rate)) as [
+        z.ZodLiteral<number>,
+        ...z.ZodLiteral<number>[],
+      ],
+      { error: 'expected a baud rate: 9600, 19200, 38400, 57600, 115200, 230400, 460800 or 921600' },
+    )
+    .default(115200),
+  pin: z
+    .string({ error: 'expected the SIM PIN as a quoted string of 4 to 8 digits' })
+    .regex(/^[0-9]{4,8}$/, { error: 'expected the SIM PIN as a quoted string of 4 to 8 digits' })
+    .optional(),
+  /** How long one AT command may take before the modem counts as not answering. */
+  command_timeout_ms: int('the AT command timeout in milliseconds', 100, 60_000).default(3000),
+  /** How often the modem is checked (AT, signal quality) while idle. */
+  health_interval_ms: int('the modem check interval in milliseconds', 100, 3_600_000).default(30_000),
+  /** How often the call state is polled with AT+CLCC during a call. */
+  poll_ms: int('the call polling interval in milliseconds', 20, 10_000).default(500),
+  /** First and longest wait between attempts to reopen a modem that disappeared or stopped answering. */
+  reopen_min_ms: int('the first reopen delay in milliseconds', 10, 600_000).default(1000),
+  reopen_max_ms: int('the longest reopen delay in milliseconds', 10, 3_600_000).default(60_000),
+});
+
+const configSchema = z
+  .strictObject({
+    /** The cloud's base URL, as given to `gatelink-device provision --cloud`. */
+    cloud_url: url('the cloud base URL', ['https://', 'http://']),
+    device_id: z
+      .string({ error: 'expected the device id given at provisioning (D followed by 10 characters)' })
+      .regex(DEVICE_ID_PATTERN, {
+        error: 'expected the device id given at provisioning (D followed by 10 characters)',
+      }),
+    mqtt: z.strictObject({
+      url: url('the broker URL', ['mqtts://', 'mqtt://', 'wss://', 'ws://']),
+      username: text('the broker user name'),
+      password: text('the broker password'),
+      /** Longest wait between reconnection attempts; the first is 1 s, doubling up to this. */
+      reconnect_max_ms: int('the longest reconnect delay in milliseconds', 100, 600_000).default(60_000),
+      keepalive_s: int('the MQTT keepalive in seconds', 5, 3600).default(30),
+    }),
+    topic_prefix: z
+      .string({ error: 'expected topic levels of letters, digits, _ or - separated by /' })
+      .regex(TOPIC_PREFIX_PATTERN, {
+        error: 'expected topic levels of letters, digits, _ or - separated by /',
+      }),
+    command_key: commandKey,
+    /** The device's Ed25519 private key (PEM, PKCS#8), readable by the daemon's user only (mode 0600). */
+    private_key_file: filePath('the path of the device private key (PEM)'),
+    state_dir: filePath('the folder for the daemon state (executed commands, status file)'),
+    /** Where unsent acknowledgements wait; defaults to <state_dir>/outbox. */
+    outbox_dir: filePath('the folder for unsent acknowledgements').optional(),
+    objects: z
+      .array(objectConfigSchema, { error: 'expected a list of objects' })
+      .min(1, { error: 'expected at least one object' })
+      .max(32, { error: 'expected at most 32 objects' }),
+    modem: modemSchema.optional(),
+    telemetry: z
+      .strictObject({ interval_s: int('the telemetry interval in seconds', 5, 86_400).default(60) })
+      .default({ interval_s: 60 }),
+    clock: z
+      .strictObject({
+        /**
+         * How the daemon learns that the clock is synchronised: `timedatectl` (systemd, NTPSynchronized=yes),
+         * `timesyncd` (the file /run/systemd/timesync/synchronized exists) or `none` (trust the clock; for
+         * development only).
+         */
+        check: z
+          .enum(['timedatectl', 'timesyncd', 'none'], { error: 'expected timedatectl, timesyncd or none' })
+          .default('timedatectl'),
+        interval_s: int('the clock check interval in seconds', 1, 3600).default(30),
+      })
+      .default({ check: 'timedatectl', interval_s: 30 }),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    const lines = new Map<string, number>();
+    config.objects.forEach((object, index) => {
+      const first = seen.get(object.id);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['objects', index, 'id'],
+          message: `expected a unique object id; "${object.id}" is also objects[${first}]`,
+        });
+      } else seen.set(object.id, index);
+      if (object.kind === 'relay') {
+        const key = `${object.chip}:${object.line}`;
+        const other = lines.get(key);
+        if (other !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['objects', index, 'line'],
+            message: `expected a line that no other object uses; line ${object.line} is also objects[${other}]`,
+          });
+        } else lines.set(key, index);
+      }
+      if (object.kind === 'gsm' && !config.modem) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['modem'],
+          message: `expected a modem section (path, baud_rate), since objects[${index}] is a gsm object`,
+        });
+      }
+    });
+    if (config.modem && config.modem.reopen_max_ms < config.modem.reopen_min_ms) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['modem', 'reopen_max_ms'],
+        message: 'expected a value not below modem.reopen_min_ms',
+      });
+    }
+  });
+
+type ParsedConfig = z.output<typeof configSchema>;
+export type ObjectConfig = z.output<typeof objectConfigSchema>;
+export type RelayObjectConfig = Extract<ObjectConfig, { kind: 'relay' }>;
+export type GsmObjectConfig = Extract<ObjectConfig, { kind: 'gsm' }>;
+export type SimulatedObjectConfig = Extract<ObjectConfig, { kind: 'simulated' }>;
+export type ModemConfig = z.output<typeof modemSchema>;
+
+type DeepReadonly<T> = T extends (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** The parsed, frozen configuration: `outbox_dir` is always set and every path is absolute. */
+export type DeviceConfig = DeepReadonly<ParsedConfig & { outbox_dir: string; config_file: string }>;
+
+/** The input form (defaults not yet applied), used by `provision` to write a file. */
+export type DeviceConfigInput = z.input<typeof configSchema>;
+
+/** A config file that cannot be used; `problems` holds one readable line per bad value. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly problems: readonly string[];
+
+  constructor(file: string, problems: readonly string[]) {
+    super(`${file}: the configuration is not valid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+const SECRET_KEYS = new Set(['password', 'pin', 'command_key']);
+
+/** Reads, parses and validates the config file; throws ConfigError with one line per problem. */
+export function loadConfig(file: string): DeviceConfig {
+  const path = resolve(file);
+  let source: string;
+  try {
+    source = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'the file does not exist' : `it cannot be read (${code ?? 'error'})`;
+    throw new ConfigError(path, [
+      `${why}; run gatelink-device provision first, or pass --config with the right path`,
+    ]);
+  }
+  return parseConfig(source, path);
+}
+
+/** Parses config text; the format follows the extension of `file` (.json is JSON, anything else YAML). */
+export function parseConfig(source: string, file: string): DeviceConfig {
+  const path = resolve(file);
+  let raw: unknown;
+  try {
+    raw = extname(path).toLowerCase() === '.json' ? JSON.parse(source) : parseYaml(source);
+  } catch (error) {
+    const what = extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML';
+    throw new ConfigError(path, [
+      `the file is not valid ${what}: ${(error as Error).message.split('\n')[0]}`,
+    ]);
+  }
+  return validateConfig(raw, path);
+}
+
+/** Validates an already parsed value as the config of the file `file` (used for resolving relative paths). */
+export function validateConfig(raw: unknown, file: string): DeviceConfig {
+  const path = resolve(file);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(path, ['expected a mapping of keys (cloud_url, device_id, mqtt, objects, ...)']);
+  }
+  const result = configSchema.safeParse(raw, { reportInput: true });
+  if (!result.success) throw new ConfigError(path, result.error.issues.map(describeIssue));
+  const base = dirname(path);
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const config = result.data;
+  return deepFreeze({
+    ...config,
+    config_file: path,
+    private_key_file: abs(config.private_key_file),
+    state_dir: abs(config.state_dir),
+    outbox_dir: abs(config.outbox_dir ?? `${config.state_dir}/outbox`),
+    modem: config.modem ? { ...config.modem, path: abs(config.modem.path) } : undefined,
+  });
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const key = formatPath(issue.path);
+  const where = key === '' ? '(top level)' : key;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    return `${where}: unknown key ${keys}; check the spelling against hardware/device.example.yaml`;
+  }
+  const last = issue.path[issue.path.length - 1];
+  const message =
+    issue.path[0] === 'objects' && last === 'id' && issue.code !== 'custom'
+      ? 'expected an object id: 1 to 32 lowercase letters, digits, _ or -, starting with a letter or digit'
+      : issue.message;
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `${where}: missing; ${message}`;
+  const secret = typeof last === 'string' && SECRET_KEYS.has(last);
+  return `${where}: ${message}${secret ? '' : got(issue)}`;
+}
+
+function got(issue: z.core.$ZodIssue): string {
+  if (!('input' in issue) || issue.input === undefined || typeof issue.input === 'object') return '';
+  const shown = JSON.stringify(issue.input);
+  return ` (got ${shown.length > 40 ? `${shown.slice(0, 37)}...` : shown})`;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function deepFreeze<T>(value: T): DeepReadonly<T> {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value as DeepReadonly<T>;
+}
+
+/** The objects as the cloud sees them (protocol `deviceObjectSchema`). */
+export function publicObjects(config: Pick<DeviceConfig, 'objects'>) {
+  return config.objects.map((object) => ({ id: object.id, label: object.label, kind: object.kind }));
+}

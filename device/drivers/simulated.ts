@@ -1,0 +1,65 @@
+import type { ObjectConfig, SimulatedObjectConfig } from '../config.js';
+import { type Driver, DriverError, type OpenOutcome, realSleep, type Sleep } from './driver.js';
+
+export interface SimulatedDriverOptions {
+  objects: readonly SimulatedObjectConfig[];
+  sleep?: Sleep;
+  /** Called for every state change of a simulated output, so that a demo can show it. */
+  onChange?: (objectId: string, active: boolean) => void;
+}
+
+/**
+ * A driver without hardware, for the demo and for tests. Each object has a simulated output that is active
+ * for `pulse_ms` (zero is allowed); an object configured with `fail` fails every opening with that reason.
+ */
+export class SimulatedDriver implements Driver {
+  readonly kind = 'simulated';
+  readonly faultReason = 'relay_fault';
+  readonly #objects: Map<string, SimulatedObjectConfig>;
+  readonly #active = new Set<string>();
+  readonly #sleep: Sleep;
+  readonly #onChange: ((objectId: string, active: boolean) => void) | undefined;
+  #stopped = false;
+  /** How many times each object was opened; read by tests and the demo. */
+  readonly pulses = new Map<string, number>();
+
+  constructor(options: SimulatedDriverOptions) {
+    this.#objects = new Map(options.objects.map((object) => [object.id, object]));
+    this.#sleep = options.sleep ?? realSleep;
+    this.#onChange = options.onChange;
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    for (const id of this.#objects.keys()) this.#set(id, false);
+  }
+
+  async open(object: ObjectConfig): Promise<OpenOutcome> {
+    const config = this.#objects.get(object.id);
+    if (!config || this.#stopped) throw new DriverError('relay_fault', `no simulated output ${object.id}`);
+    if (config.fail) return { outcome: 'failed', reason: config.fail, detail: 'simulated failure' };
+    this.#set(object.id, true);
+    try {
+      await this.#sleep(config.pulse_ms);
+    } finally {
+      this.#set(object.id, false);
+    }
+    this.pulses.set(object.id, (this.pulses.get(object.id) ?? 0) + 1);
+    return { outcome: 'opened' };
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const id of this.#objects.keys()) this.#set(id, false);
+  }
+
+  isActive(objectId: string): boolean {
+    return this.#active.has(objectId);
+  }
+
+  #set(id: string, active: boolean): void {
+    if (active) this.#active.add(id);
+    else this.#active.delete(id);
+    this.#onChange?.(id, active);
+  }
+}

@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { access } from 'node:fs/promises';
+
+/** Answers whether the system clock is synchronised to a time source; false when it cannot tell. */
+export type ClockProbe = () => Promise<boolean>;
+
+export type ClockCheck = 'timedatectl' | 'timesyncd' | 'none';
+
+/**
+ * The probes the config can name:
+ * - `timedatectl`: `timedatectl show -p NTPSynchronized --value` says `yes` (systemd; the kernel's adjtimex
+ *   state, whichever NTP client sets it: timesyncd, chrony or ntpd).
+ * - `timesyncd`: systemd-timesyncd has created /run/systemd/timesync/synchronized (it does once synced).
+ * - `none`: the clock is trusted; for development machines only.
+ */
+export function clockProbe(check: ClockCheck): ClockProbe {
+  switch (check) {
+    case 'timedatectl':
+      return () =>
+        new Promise((resolve) => {
+          execFile(
+            'timedatectl',
+            ['show', '-p', 'NTPSynchronized', '--value'],
+            { timeout: 5000 },
+            (error, out) => resolve(!error && out.trim() === 'yes'),
+          );
+        });
+    case 'timesyncd':
+      return () =>
+        access('/run/systemd/timesync/synchronized').then(
+          () => true,
+          () => false,
+        );
+    case 'none':
+      return async () => true;
+  }
+}
+
+export interface ClockMonitorOptions {
+  probe: ClockProbe;
+  intervalMs: number;
+  onChange?: (synced: boolean) => void;
+  log?: (line: string) => void;
+}
+
+/**
+ * Keeps the answer of the clock probe at hand, re-checked every `intervalMs`. A controller whose clock is not
+ * synchronised cannot judge `expires_at`, so it refuses commands with `clock_unsynced` (decisions.md section 7).
+ * Until the first answer the clock counts as not synchronised.
+ */
+export class ClockMonitor {
+  readonly #options: ClockMonitorOptions;
+  #synced = false;
+  #checked = false;
+  #timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(options: ClockMonitorOptions) {
+    this.#options = options;
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  async start(): Promise<void> {
+    await this.check();
+    this.#timer = setInterval(() => void this.check(), this.#options.intervalMs);
+    this.#timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  async check(): Promise<boolean> {
+    const synced = await this.#options.probe().catch(() => false);
+    const first = !this.#checked;
+    this.#checked = true;
+    if (synced !== this.#synced || first) {
+      this.#synced = synced;
+      this.#options.log?.(synced ? 'clock: synchronised' : 'clock: not synchronised; commands are refused');
+      this.#options.onChange?.(synced);
+    }
+    return synced;
+  }
+}

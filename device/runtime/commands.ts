@@ -1,0 +1,185 @@
+import type { SigningKey, VerifyKey } from '../../shared/crypto/ed25519.js';
+import {
+  type Ack,
+  type AckReason,
+  type Command,
+  commandSchema,
+  PROTOCOL_VERSION,
+  type UnsignedAck,
+} from '../../shared/protocol/messages.js';
+import { signAck, verifyCommand } from '../../shared/protocol/signing.js';
+import type { ObjectConfig } from '../config.js';
+import { type Driver, openSafely } from '../drivers/driver.js';
+import type { ExecutedStore } from './executed.js';
+
+/** What a handled command came to, for the status file and the log. */
+export interface CommandResult {
+  id: string;
+  object: string;
+  outcome: Ack['outcome'];
+  reason?: AckReason;
+  received_at: number;
+  finished_at: number;
+}
+
+export interface CommandHandlerOptions {
+  deviceId: string;
+  /** The cloud's command key, pinned at provisioning. */
+  commandKey: VerifyKey;
+  /** The device's own key, which signs acknowledgements. */
+  deviceKey: SigningKey;
+  objects: readonly ObjectConfig[];
+  driverFor: (object: ObjectConfig) => Driver;
+  executed: ExecutedStore;
+  clock: { readonly synced: boolean };
+  now: () => number;
+  /** Stores the signed acknowledgement durably and sends it (the outbox). */
+  deliver: (ack: Ack) => Promise<void>;
+  onResult?: (result: CommandResult) => void;
+  log?: (line: string) => void;
+}
+
+interface CheckContext {
+  options: CommandHandlerOptions;
+  command: Command;
+  busy: ReadonlySet<string>;
+  received: number;
+}
+
+type Check = (context: CheckContext) => AckReason | null;
+
+/**
+ * The checks a command passes before anything moves, in this order (decisions.md section 7). The first one that
+ * fails is the refusal reason. Cheap, local facts first; the signature before anything that depends on the
+ * command's content being the cloud's; the clock before the expiry that depends on it.
+ */
+const CHECKS: readonly [string, Check][] = [
+  [
+    'wrong_device',
+    ({ options, command }) => (command.device_id !== options.deviceId ? 'wrong_device' : null),
+  ],
+  [
+    'bad_signature',
+    ({ options, command }) => (verifyCommand(options.commandKey, command) ? null : 'bad_signature'),
+  ],
+  ['clock_unsynced', ({ options }) => (options.clock.synced ? null : 'clock_unsynced')],
+  ['expired', ({ command, received }) => (received > command.expires_at ? 'expired' : null)],
+  ['duplicate', ({ options, command }) => (options.executed.has(command.id) ? 'duplicate' : null)],
+  [
+    'unknown_object',
+    ({ options, command }) =>
+      options.objects.some((o) => o.id === command.object) ? null : 'unknown_object',
+  ],
+  ['busy', ({ command, busy }) => (busy.has(command.object) ? 'busy' : null)],
+];
+
+/**
+ * Turns commands from the `cmd` topic into driver actions and signed acknowledgements. Commands arrive at QoS 1,
+ * so they may come twice or late: the command id and `expires_at` decide, never the delivery. Every refusal is
+ * acknowledged with its reason; a payload that is not a command at all (no valid id to answer to) is logged and
+ * dropped. At most one operation runs per object.
+ */
+export class CommandHandler {
+  readonly #options: CommandHandlerOptions;
+  readonly #busy = new Set<string>();
+  /** Executions in progress by command id, so that a copy arriving meanwhile is answered after the original. */
+  readonly #running = new Map<string, Promise<void>>();
+  #accepting = true;
+
+  constructor(options: CommandHandlerOptions) {
+    this.#options = options;
+  }
+
+  /** Handles one payload from the `cmd` topic; resolves with the acknowledgement given (null when dropped). */
+  async handle(payload: Buffer | string): Promise<Ack | null> {
+    const o = this.#options;
+    const received = o.now();
+    const command = parseCommand(payload);
+    if (!command) {
+      o.log?.('command: dropped a payload that is not a valid command');
+      return null;
+    }
+    if (!this.#accepting) return null;
+    const context: CheckContext = { options: o, command, busy: this.#busy, received };
+    for (const [, check] of CHECKS) {
+      const reason = check(context);
+      if (!reason) continue;
+      if (reason === 'duplicate') await this.#running.get(command.id);
+      return this.#acknowledge(command, { outcome: 'refused', reason }, received);
+    }
+    return this.#execute(command, received);
+  }
+
+  /** Stops accepting commands and waits for the operations in progress (and their acknowledgements). */
+  async stop(): Promise<void> {
+    this.#accepting = false;
+    await Promise.allSettled(this.#running.values());
+  }
+
+  async #execute(command: Command, received: number): Promise<Ack> {
+    const o = this.#options;
+    const object = o.objects.find((candidate) => candidate.id === command.object)!;
+    this.#busy.add(object.id);
+    let done!: () => void;
+    this.#running.set(
+      command.id,
+      new Promise<void>((resolve) => {
+        done = resolve;
+      }),
+    );
+    try {
+      // Recorded before the driver acts: after a crash mid-pulse a redelivered copy must not open again.
+      await o.executed.add(command.id, command.expires_at);
+      const result = await openSafely(o.driverFor(object), object);
+      if (result.outcome !== 'opened')
+        o.log?.(`command ${command.id}: ${result.reason} ${result.detail ?? ''}`);
+      return await this.#acknowledge(
+        command,
+        result.outcome === 'opened' ? { outcome: 'opened' } : { outcome: 'failed', reason: result.reason },
+        received,
+      );
+    } finally {
+      this.#busy.delete(object.id);
+      this.#running.delete(command.id);
+      done();
+    }
+  }
+
+  async #acknowledge(
+    command: Command,
+    result: { outcome: Ack['outcome']; reason?: AckReason },
+    received: number,
+  ): Promise<Ack> {
+    const o = this.#options;
+    const unsigned: UnsignedAck = {
+      v: PROTOCOL_VERSION,
+      command_id: command.id,
+      device_id: o.deviceId,
+      outcome: result.outcome,
+      received_at: received,
+      finished_at: o.now(),
+    };
+    if (result.reason) unsigned.reason = result.reason;
+    const ack = signAck(o.deviceKey, unsigned);
+    await o.deliver(ack);
+    o.onResult?.({
+      id: command.id,
+      object: command.object,
+      outcome: ack.outcome,
+      ...(ack.reason ? { reason: ack.reason } : {}),
+      received_at: ack.received_at,
+      finished_at: ack.finished_at,
+    });
+    o.log?.(`command ${command.id} (${command.object}): ${ack.outcome}${ack.reason ? ` ${ack.reason}` : ''}`);
+    return ack;
+  }
+}
+
+function parseCommand(payload: Buffer | string): Command | null {
+  try {
+    const result = commandSchema.safeParse(JSON.parse(payload.toString()));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,223 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { IClientOptions, MqttClient } from 'mqtt';
+import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
+import { deviceTopic } from '../../shared/protocol/topics.js';
+import { type DeviceConfig, publicObjects } from '../config.js';
+import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
+import { ModemGsmDriver } from '../drivers/modem-gsm.js';
+import { readDeviceKey } from '../keys.js';
+import { VERSION } from '../version.js';
+import { ClockMonitor, type ClockProbe, clockProbe } from './clock.js';
+import { CommandHandler } from './commands.js';
+import { ExecutedStore } from './executed.js';
+import { Outbox } from './outbox.js';
+import { Session } from './session.js';
+import { StatusFile } from './status.js';
+import { TelemetryReporter } from './telemetry.js';
+
+/** What tests and the demo replace; the daemon uses none of it. */
+export interface ControllerDeps extends DriverOverrides {
+  now?: () => number;
+  clockProbe?: ClockProbe;
+  connect?: (url: string, options: IClientOptions) => MqttClient;
+  reconnectMinMs?: number;
+  log?: (line: string) => void;
+}
+
+/** A component of the daemon: started in order, stopped in reverse order. */
+interface Component {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The controller daemon, composed from its components (each with start/stop):
+ * state folder, clock monitor, executed-command store, drivers (outputs released), outbox, MQTT session,
+ * command handler, telemetry, status refresh. `stop()` runs in reverse: no new commands, operations in progress finish and are
+ * acknowledged, the device is marked offline, then every output is made safe.
+ */
+export class Controller {
+  readonly config: DeviceConfig;
+  readonly drivers: DriverSet;
+  readonly session: Session;
+  readonly outbox: Outbox;
+  readonly commands: CommandHandler;
+  readonly clock: ClockMonitor;
+  readonly telemetry: TelemetryReporter;
+  readonly status: StatusFile;
+  readonly #components: Component[];
+  readonly #log: (line: string) => void;
+  #started: Component[] = [];
+
+  constructor(config: DeviceConfig, deps: ControllerDeps = {}) {
+    const now = deps.now ?? Date.now;
+    const log = deps.log ?? ((line: string) => console.log(line));
+    this.#log = log;
+    this.config = config;
+    const commandKey = strictPublicKeyFromBase64(config.command_key);
+    const deviceKey = readDeviceKey(config.private_key_file);
+    const startedAt = now();
+    const topic = (channel: 'ack' | 'telemetry') =>
+      deviceTopic(config.topic_prefix, config.device_id, channel);
+
+    this.status = new StatusFile({
+      stateDir: config.state_dir,
+      now,
+      initial: {
+        v: 1,
+        running: true,
+        pid: process.pid,
+        device_id: config.device_id,
+        version: VERSION,
+        started_at: startedAt,
+        updated_at: startedAt,
+        mqtt: { url: config.mqtt.url, connected: false, since: null },
+        clock_synced: false,
+        signal: null,
+        modem: null,
+        outbox: 0,
+        last_command: null,
+      },
+    });
+    this.drivers = new DriverSet(config, { ...deps, log });
+    const modem = this.drivers.drivers.find((driver) => driver instanceof ModemGsmDriver);
+    modem?.onState((state) => this.status.update({ modem: state }));
+    this.clock = new ClockMonitor({
+      probe: deps.clockProbe ?? clockProbe(config.clock.check),
+      intervalMs: config.clock.interval_s * 1000,
+      onChange: (synced) => this.status.update({ clock_synced: synced }),
+      log,
+    });
+    const executed = new ExecutedStore({ file: join(config.state_dir, 'executed.json'), now });
+    this.session = new Session({
+      url: config.mqtt.url,
+      username: config.mqtt.username,
+      password: config.mqtt.password,
+      keepaliveS: config.mqtt.keepalive_s,
+      deviceId: config.device_id,
+      topicPrefix: config.topic_prefix,
+      version: VERSION,
+      objects: publicObjects(config),
+      reconnectMinMs: deps.reconnectMinMs,
+      reconnectMaxMs: config.mqtt.reconnect_max_ms,
+      now,
+      connect: deps.connect,
+      onCommand: (payload) => {
+        this.commands.handle(payload).catch((error: Error) => log(`command: failed: ${error.message}`));
+      },
+      onConnectionChange: (connected) =>
+        this.status.update({ mqtt: { url: config.mqtt.url, connected, since: connected ? now() : null } }),
+      log,
+    });
+    this.outbox = new Outbox({
+      dir: config.outbox_dir,
+      topic: topic('ack'),
+      publisher: this.session,
+      now,
+      log,
+      onSize: (size) => this.status.update({ outbox: size }),
+    });
+    this.commands = new CommandHandler({
+      deviceId: config.device_id,
+      commandKey,
+      deviceKey,
+      objects: config.objects,
+      driverFor: (object) => this.drivers.driverFor(object),
+      executed,
+      clock: this.clock,
+      now,
+      deliver: (ack) => this.outbox.put(ack),
+      onResult: (result) => this.status.update({ last_command: result }),
+      log,
+    });
+    this.telemetry = new TelemetryReporter({
+      publisher: this.session,
+      topic: topic('telemetry'),
+      deviceId: config.device_id,
+      version: VERSION,
+      intervalMs: config.telemetry.interval_s * 1000,
+      now,
+      startedAt,
+      signal: () => this.drivers.signalQuality(),
+      clockSynced: () => this.clock.synced,
+      outboxSize: () => this.outbox.size,
+      log,
+    });
+    this.session.onConnect(() => {
+      void this.outbox.flush();
+      void this.telemetry.publishNow();
+    });
+    const statusTimer = {
+      timer: null as ReturnType<typeof setInterval> | null,
+    };
+
+    this.#components = [
+      {
+        name: 'state folder',
+        start: async () => {
+          await mkdir(config.state_dir, { recursive: true, mode: 0o700 });
+          await this.status.write();
+        },
+        stop: async () => undefined,
+      },
+      this.#named('clock', this.clock),
+      { name: 'executed commands', start: () => executed.load(), stop: async () => undefined },
+      this.#named('drivers', this.drivers),
+      this.#named('outbox', this.outbox),
+      this.#named('mqtt session', this.session),
+      // Stopped before the session, so that operations in progress are acknowledged while still connected.
+      { name: 'commands', start: async () => undefined, stop: () => this.commands.stop() },
+      this.#named('telemetry', this.telemetry),
+      {
+        name: 'status',
+        start: async () => {
+          // The signal quality changes without an event; refresh it with the telemetry.
+          statusTimer.timer = setInterval(
+            () => this.status.update({ signal: this.drivers.signalQuality() }),
+            config.telemetry.interval_s * 1000,
+          );
+          statusTimer.timer.unref?.();
+        },
+        stop: async () => {
+          if (statusTimer.timer) clearInterval(statusTimer.timer);
+        },
+      },
+    ];
+  }
+
+  async start(): Promise<void> {
+    for (const component of this.#components) {
+      try {
+        await component.start();
+      } catch (error) {
+        this.#log(`start: ${component.name} failed: ${(error as Error).message}`);
+        await this.stop();
+        throw error;
+      }
+      this.#started.push(component);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const started = this.#started.reverse();
+    this.#started = [];
+    for (const component of started) {
+      try {
+        await component.stop();
+      } catch (error) {
+        this.#log(`stop: ${component.name}: ${(error as Error).message}`);
+      }
+    }
+    this.status.update({
+      running: false,
+      mqtt: { ...this.status.current.mqtt, connected: false, since: null },
+    });
+    await this.status.write().catch(() => undefined);
+  }
+
+  #named(name: string, component: { start(): Promise<void>; stop(): Promise<void> }): Component {
+    return { name, start: () => component.start(), stop: () => component.stop() };
+  }
+}

@@ -1,0 +1,187 @@
+import { type IClientOptions, type MqttClient, connect as mqttConnect } from 'mqtt';
+import { type DeviceObject, type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { deviceTopic } from '../../shared/protocol/topics.js';
+import type { Publisher } from './outbox.js';
+
+export interface SessionOptions {
+  url: string;
+  username: string;
+  password: string;
+  keepaliveS: number;
+  deviceId: string;
+  topicPrefix: string;
+  version: string;
+  objects: readonly DeviceObject[];
+  /** First reconnect delay; doubles up to `reconnectMaxMs`, with jitter. */
+  reconnectMinMs?: number;
+  reconnectMaxMs: number;
+  now: () => number;
+  /** mqtt.js's `connect`; injectable for tests. */
+  connect?: (url: string, options: IClientOptions) => MqttClient;
+  onCommand: (payload: Buffer) => void;
+  onConnectionChange?: (connected: boolean) => void;
+  log?: (line: string) => void;
+}
+
+/**
+ * The controller's MQTT session (decisions.md section 7). It connects as the device itself with a clean session
+ * (commands are not queued while offline: an opening must not happen minutes late), sets a will that marks the
+ * device offline, and on every connect subscribes to its `cmd` topic at QoS 1 and publishes its retained `state`
+ * (online, version, objects). Lost connections are retried with a growing delay (1 s doubling up to
+ * `reconnectMaxMs`, with jitter so that a fleet does not reconnect in step after a broker restart).
+ */
+export class Session implements Publisher {
+  readonly #options: SessionOptions;
+  #client: MqttClient | null = null;
+  #connected = false;
+  #stopping = false;
+  #delay: number;
+  #retry: ReturnType<typeof setTimeout> | null = null;
+  /** Publishes waiting for their PUBACK; rejected when the connection drops so that callers never hang. */
+  #pending = new Set<(error: Error) => void>();
+  #connectListeners = new Set<() => void>();
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#delay = options.reconnectMinMs ?? 1000;
+  }
+
+  get connected(): boolean {
+    return this.#connected;
+  }
+
+  /** Calls `listener` after each (re)connection, once subscribed and the state is published. */
+  onConnect(listener: () => void): () => void {
+    this.#connectListeners.add(listener);
+    return () => this.#connectListeners.delete(listener);
+  }
+
+  /** Starts connecting; resolves at once (the session keeps trying in the background). */
+  async start(): Promise<void> {
+    const o = this.#options;
+    this.#stopping = false;
+    const offline: DeviceState = { v: PROTOCOL_VERSION, device_id: o.deviceId, online: false, at: o.now() };
+    const client = (o.connect ?? mqttConnect)(o.url, {
+      clientId: o.deviceId,
+      username: o.username,
+      password: o.password,
+      clean: true,
+      keepalive: o.keepaliveS,
+      reconnectPeriod: 0,
+      resubscribe: false,
+      connectTimeout: 10_000,
+      will: {
+        topic: this.#topic('state'),
+        payload: Buffer.from(JSON.stringify(offline)),
+        qos: 1,
+        retain: true,
+      },
+    });
+    this.#client = client;
+    client.on('connect', () => void this.#onConnect(client));
+    client.on('message', (topic, payload) => {
+      if (topic === this.#topic('cmd')) o.onCommand(payload);
+    });
+    client.on('error', (error) => o.log?.(`mqtt: ${error.message}`));
+    client.on('close', () => this.#onClose(client));
+  }
+
+  /** Marks the device offline (retained), disconnects and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = null;
+    const client = this.#client;
+    if (!client) return;
+    if (this.#connected) {
+      const offline = this.#state(false);
+      await this.publish(this.#topic('state'), JSON.stringify(offline), { qos: 1, retain: true }).catch(
+        () => undefined,
+      );
+    }
+    this.#client = null;
+    await client.endAsync().catch(() => undefined);
+    this.#setConnected(false);
+    this.#rejectPending(new Error('the session stopped'));
+  }
+
+  publish(topic: string, payload: string, options: { qos: 0 | 1; retain?: boolean }): Promise<void> {
+    const client = this.#client;
+    if (!client || !this.#connected) return Promise.reject(new Error('not connected to the broker'));
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        this.#pending.delete(fail);
+        reject(error);
+      };
+      this.#pending.add(fail);
+      client.publish(topic, payload, { qos: options.qos, retain: options.retain ?? false }, (error) => {
+        if (error) return fail(error);
+        if (settled) return;
+        settled = true;
+        this.#pending.delete(fail);
+        resolve();
+      });
+    });
+  }
+
+  async #onConnect(client: MqttClient): Promise<void> {
+    if (client !== this.#client) return;
+    const o = this.#options;
+    this.#delay = o.reconnectMinMs ?? 1000;
+    try {
+      await client.subscribeAsync(this.#topic('cmd'), { qos: 1 });
+    } catch (error) {
+      o.log?.(`mqtt: cannot subscribe to ${this.#topic('cmd')}: ${(error as Error).message}`);
+      client.end(true);
+      return;
+    }
+    this.#setConnected(true);
+    o.log?.(`mqtt: connected to ${o.url}`);
+    await this.publish(this.#topic('state'), JSON.stringify(this.#state(true)), {
+      qos: 1,
+      retain: true,
+    }).catch((error: Error) => o.log?.(`mqtt: state not published: ${error.message}`));
+    for (const listener of this.#connectListeners) listener();
+  }
+
+  #onClose(client: MqttClient): void {
+    if (client !== this.#client && this.#client !== null) return;
+    if (this.#connected && !this.#stopping) this.#options.log?.('mqtt: connection lost');
+    this.#setConnected(false);
+    this.#rejectPending(new Error('the connection to the broker closed'));
+    if (this.#stopping || this.#retry) return;
+    const delay = Math.round(this.#delay * (0.75 + Math.random() * 0.5));
+    this.#delay = Math.min(this.#delay * 2, this.#options.reconnectMaxMs);
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      if (!this.#stopping && this.#client === client) client.reconnect();
+    }, delay);
+  }
+
+  #setConnected(connected: boolean): void {
+    if (this.#connected === connected) return;
+    this.#connected = connected;
+    this.#options.onConnectionChange?.(connected);
+  }
+
+  #rejectPending(error: Error): void {
+    for (const fail of [...this.#pending]) fail(error);
+  }
+
+  #state(online: boolean): DeviceState {
+    const o = this.#options;
+    const state: DeviceState = { v: PROTOCOL_VERSION, device_id: o.deviceId, online, at: o.now() };
+    if (online) {
+      state.version = o.version;
+      state.objects = o.objects.map((object) => ({ ...object }));
+    }
+    return state;
+  }
+
+  #topic(channel: 'cmd' | 'ack' | 'state' | 'telemetry'): string {
+    return deviceTopic(this.#options.topicPrefix, this.#options.deviceId, channel);
+  }
+}

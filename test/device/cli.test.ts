@@ -1,0 +1,256 @@
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../device/cli/cli-error.js';
+import { provision } from '../../device/cli/provision.js';
+import { statusCommand } from '../../device/cli/status.js';
+import { testCommand } from '../../device/cli/test.js';
+import { loadConfig } from '../../device/config.js';
+import { readDeviceKey } from '../../device/keys.js';
+import { StatusFile } from '../../device/runtime/status.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { type ProvisionRequest, provisionRequestSchema } from '../../shared/protocol/provisioning.js';
+import { DEVICE_ID, keys, tempDir } from './helpers.js';
+
+const OBJECTS_YAML = `
+objects:
+  - id: gate
+    label: Main gate
+    kind: simulated
+    pulse_ms: 0
+clock:
+  check: none
+`;
+
+/** A stand-in for the cloud's provisioning endpoint. */
+async function fakeCloud(commandKey: SigningKey) {
+  const requests: ProvisionRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const request = provisionRequestSchema.parse(JSON.parse(body));
+      requests.push(request);
+      res.setHeader('content-type', 'application/json');
+      if (req.url !== '/api/device/provision' || request.code !== 'GOOD-CODE') {
+        res.statusCode = 403;
+        res.end(
+          JSON.stringify({
+            error: 'provisioning_code_invalid',
+            message: 'The provisioning code is unknown.',
+          }),
+        );
+        return;
+      }
+      res.end(
+        JSON.stringify({
+          device_id: DEVICE_ID,
+          mqtt: { url: 'mqtt://127.0.0.1:1884', username: DEVICE_ID, password: 'broker-secret' },
+          topic_prefix: 'gatelink',
+          command_key: commandKey.publicKey.base64,
+          pairing_code: 'K7M2P9QX',
+          pairing_expires_at: '2025-01-02 10:00:00',
+          numbers: request.objects.map((object, index) => ({
+            id: object.id,
+            number_id: index + 1,
+            label: object.label,
+          })),
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = address && typeof address === 'object' ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('gatelink-device provision', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let cloudKey: SigningKey;
+  let cloud: Awaited<ReturnType<typeof fakeCloud>>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    cloudKey = SigningKey.generate();
+    cloud = await fakeCloud(cloudKey);
+    await writeFile(join(dir, 'objects.yaml'), OBJECTS_YAML);
+  });
+  afterEach(async () => {
+    await cloud.close();
+    await cleanup();
+  });
+
+  it('registers a key made on the device, pins the command key and writes a usable config', async () => {
+    const configPath = join(dir, 'etc', 'device.yaml');
+    const { response } = await provision({
+      cloud: cloud.url,
+      code: 'GOOD-CODE',
+      configPath,
+      objectsFrom: join(dir, 'objects.yaml'),
+    });
+    expect(response.pairing_code).toBe('K7M2P9QX');
+    expect(cloud.requests[0]?.objects).toEqual([{ id: 'gate', label: 'Main gate', kind: 'simulated' }]);
+
+    const config = loadConfig(configPath);
+    expect(config).toMatchObject({ device_id: DEVICE_ID, command_key: cloudKey.publicKey.base64 });
+    expect(config.mqtt.password).toBe('broker-secret');
+    expect(statSync(config.private_key_file).mode & 0o777).toBe(0o600);
+    expect(statSync(configPath).mode & 0o777).toBe(0o600);
+    expect(readDeviceKey(config.private_key_file).publicKey.base64).toBe(cloud.requests[0]?.public_key);
+  });
+
+  it('refuses a used code with the next step, and writes nothing', async () => {
+    const configPath = join(dir, 'device.yaml');
+    const attempt = provision({
+      cloud: cloud.url,
+      code: 'USED',
+      configPath,
+      objectsFrom: join(dir, 'objects.yaml'),
+    });
+    await expect(attempt).rejects.toThrow(CliError);
+    await expect(attempt).rejects.toThrow(/ask the operator for a new one \(gatelink-admin device add\)/);
+    expect(existsSync(configPath)).toBe(false);
+    expect(existsSync(join(dir, 'device-key.pem'))).toBe(false);
+  });
+
+  it('checks the objects before spending the code', async () => {
+    await writeFile(join(dir, 'bad.yaml'), OBJECTS_YAML.replace('pulse_ms: 0', 'pulse_ms: -5'));
+    const attempt = provision({
+      cloud: cloud.url,
+      code: 'GOOD-CODE',
+      configPath: join(dir, 'device.yaml'),
+      objectsFrom: join(dir, 'bad.yaml'),
+    });
+    await expect(attempt).rejects.toThrow(/objects\[0\]\.pulse_ms/);
+    expect(cloud.requests).toHaveLength(0);
+  });
+
+  it('says where the cloud could not be reached', async () => {
+    await cloud.close();
+    const attempt = provision({
+      cloud: cloud.url,
+      code: 'GOOD-CODE',
+      configPath: join(dir, 'device.yaml'),
+      objectsFrom: join(dir, 'objects.yaml'),
+    });
+    await expect(attempt).rejects.toThrow(/cannot reach http:\/\/127\.0\.0\.1:\d+ .*run provision again/);
+    cloud = await fakeCloud(cloudKey);
+  });
+
+  it('refuses plain http to anything but localhost', async () => {
+    await expect(
+      provision({ cloud: 'http://gatelink.example.com', code: 'X', configPath: join(dir, 'device.yaml') }),
+    ).rejects.toThrow(/https/);
+  });
+});
+
+describe('gatelink-device status and test', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let printed: string[];
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    printed = [];
+  });
+  afterEach(() => cleanup());
+
+  it('shows connection, clock, last command and outbox from the status file', async () => {
+    const { cloud, device } = keys();
+    const configFile = join(dir, 'device.json');
+    await writeFile(configFile, await configJson(dir, cloud, device));
+    const config = loadConfig(configFile);
+    await mkdir(config.state_dir, { recursive: true });
+    const now = Date.now();
+    await new StatusFile({
+      stateDir: config.state_dir,
+      now: Date.now,
+      initial: {
+        v: 1,
+        running: true,
+        pid: process.pid,
+        device_id: DEVICE_ID,
+        version: '0.1.0',
+        started_at: now,
+        updated_at: now,
+        mqtt: { url: 'mqtts://broker.example.com', connected: true, since: now },
+        clock_synced: false,
+        signal: null,
+        modem: null,
+        outbox: 0,
+        last_command: {
+          id: 'a3c1f1de-5b7e-4c4c-9a55-0b7a4f1f2a10',
+          object: 'gate',
+          outcome: 'refused',
+          reason: 'clock_unsynced',
+          received_at: now,
+          finished_at: now,
+        },
+      },
+    }).write();
+    await mkdir(config.outbox_dir, { recursive: true });
+    await writeFile(join(config.outbox_dir, '000000000000001-000000-x.json'), '{}');
+
+    const code = await statusCommand({ configPath: configFile, json: false, print: (l) => printed.push(l) });
+    const text = printed.join('\n');
+    expect(code).toBe(0);
+    expect(text).toMatch(/connection\s+connected to mqtts:\/\/broker\.example\.com/);
+    expect(text).toMatch(/clock\s+NOT synchronised/);
+    expect(text).toMatch(/last command.*gate: refused \(clock_unsynced\)/);
+    expect(text).toMatch(/outbox\s+1 acknowledgement/);
+  });
+
+  it('says when the daemon has not run yet', async () => {
+    const { cloud, device } = keys();
+    const configFile = join(dir, 'device.json');
+    await writeFile(configFile, await configJson(dir, cloud, device));
+    expect(await statusCommand({ configPath: configFile, json: false, print: (l) => printed.push(l) })).toBe(
+      1,
+    );
+    expect(printed.join('\n')).toMatch(/daemon\s+has not run yet/);
+  });
+
+  it('pulses each object once and reports a failing one', async () => {
+    const { cloud, device } = keys();
+    const configFile = join(dir, 'device.json');
+    await writeFile(
+      configFile,
+      await configJson(dir, cloud, device, [
+        { id: 'gate', label: 'Main gate', kind: 'simulated', pulse_ms: 0 },
+        { id: 'garage', label: 'Garage', kind: 'simulated', pulse_ms: 0, fail: 'relay_fault' },
+      ]),
+    );
+    const code = await testCommand({ configPath: configFile, print: (l) => printed.push(l) });
+    expect(code).toBe(1);
+    expect(printed).toContainEqual(expect.stringMatching(/^gate \(Main gate\): opened/));
+    expect(printed).toContainEqual(expect.stringMatching(/^garage \(Garage\): FAILED relay_fault/));
+  });
+});
+
+/** A config file in JSON for the CLI commands that read one from disk. */
+async function configJson(
+  dir: string,
+  cloud: SigningKey,
+  device: SigningKey,
+  objects: unknown[] = [{ id: 'gate', label: 'Main gate', kind: 'simulated', pulse_ms: 0 }],
+): Promise<string> {
+  const keyFile = join(dir, 'device-key.pem');
+  if (!existsSync(keyFile)) await writeFile(keyFile, device.toPem(), { mode: 0o600 });
+  return JSON.stringify({
+    cloud_url: 'https://gatelink.example.com',
+    device_id: DEVICE_ID,
+    mqtt: { url: 'mqtts://broker.example.com', username: DEVICE_ID, password: 'x' },
+    topic_prefix: 'gatelink',
+    command_key: cloud.publicKey.base64,
+    private_key_file: keyFile,
+    state_dir: join(dir, 'state'),
+    objects,
+    clock: { check: 'none' },
+  });
+}

@@ -1,0 +1,130 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseConfig } from '../../device/config.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { tempDir } from './helpers.js';
+
+const commandKey = SigningKey.generate().publicKey.base64;
+
+const validYaml = `
+cloud_url: https://gatelink.example.com
+device_id: D0123456789
+mqtt:
+  url: mqtts://gatelink.example.com:8883
+  username: D0123456789
+  password: not-a-real-password
+topic_prefix: gatelink
+command_key: ${commandKey}
+private_key_file: device-key.pem
+state_dir: /var/lib/gatelink
+objects:
+  - id: gate
+    label: Main gate
+    kind: relay
+    line: 17
+  - id: barrier
+    label: Car park barrier
+    kind: gsm
+    number: '+491701234567'
+modem:
+  path: /dev/serial/by-id/usb-SIMCOM_SIM7600-if02-port0
+`;
+
+function problems(source: string, file = '/etc/gatelink/device.yaml'): readonly string[] {
+  try {
+    parseConfig(source, file);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('device config', () => {
+  it('accepts a complete file, fills the defaults, resolves paths and freezes the result', () => {
+    const config = parseConfig(validYaml, '/etc/gatelink/device.yaml');
+    expect(config.private_key_file).toBe('/etc/gatelink/device-key.pem');
+    expect(config.outbox_dir).toBe('/var/lib/gatelink/outbox');
+    expect(config.objects[0]).toMatchObject({
+      active_low: true,
+      pulse_ms: 800,
+      chip: 'auto',
+      sysfs_base: 'auto',
+    });
+    expect(config.modem?.baud_rate).toBe(115200);
+    expect(config.clock.check).toBe('timedatectl');
+    expect(Object.isFrozen(config.objects[0])).toBe(true);
+  });
+
+  it('reads JSON when the file ends in .json', () => {
+    const json = JSON.stringify({ ...JSON.parse(JSON.stringify(parseConfig(validYaml, '/x/device.yaml'))) });
+    const parsed = JSON.parse(json);
+    delete parsed.config_file;
+    expect(parseConfig(JSON.stringify(parsed), '/x/device.json').device_id).toBe('D0123456789');
+    expect(problems('cloud_url: x', '/x/device.json')[0]).toMatch(/not valid JSON/);
+  });
+
+  it('names each bad key on its own line with what it accepts', () => {
+    const bad = validYaml
+      .replace('line: 17', 'line: seventeen')
+      .replace("number: '+491701234567'", 'number: call-me')
+      .replace('topic_prefix: gatelink', 'topic_prefix: "a/#"');
+    const lines = problems(bad);
+    expect(lines).toHaveLength(3);
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^objects\[0\]\.line: expected the GPIO line number.*"seventeen"/),
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/^objects\[1\]\.number: expected a phone number/));
+    expect(lines).toContainEqual(expect.stringMatching(/^topic_prefix: expected topic levels/));
+  });
+
+  it('says which keys are missing or unknown', () => {
+    const lines = problems(validYaml.replace(/^device_id:.*$/m, 'devce_id: D0123456789'));
+    expect(lines).toContainEqual(expect.stringMatching(/^device_id: missing; expected the device id/));
+    expect(lines).toContainEqual(expect.stringMatching(/unknown key "devce_id"/));
+  });
+
+  it('refuses an unknown object kind', () => {
+    expect(problems(validYaml.replace('kind: relay', 'kind: laser'))).toEqual([
+      'objects[0].kind: expected kind: relay, gsm or simulated',
+    ]);
+  });
+
+  it('refuses duplicate object ids and a gsm object without a modem', () => {
+    const lines = problems(validYaml.replace('id: barrier', 'id: gate').replace(/^modem:\n.*$/m, ''));
+    expect(lines).toContainEqual(expect.stringMatching(/^objects\[1\]\.id: expected a unique object id/));
+    expect(lines).toContainEqual(expect.stringMatching(/^modem: expected a modem section/));
+  });
+
+  it('refuses a command key that is not an Ed25519 public key, without echoing secrets', () => {
+    const lines = problems(
+      validYaml.replace(commandKey, 'AAAA').replace('password: not-a-real-password', 'password: ""'),
+    );
+    expect(lines).toContainEqual(
+      'command_key: expected the cloud command public key: 32 bytes in standard base64',
+    );
+    expect(lines.join('\n')).not.toContain('AAAA');
+  });
+
+  it('accepts the example config shipped for installers', () => {
+    const config = loadConfig(join(import.meta.dirname, '../../hardware/device.example.yaml'));
+    expect(config.objects.map((o) => o.kind)).toEqual(['relay', 'gsm']);
+  });
+
+  describe('from a file', () => {
+    let dir: string;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+    afterEach(() => cleanup());
+
+    it('says what to do when the file is missing', () => {
+      expect(() => loadConfig(join(dir, 'missing.yaml'))).toThrow(/run gatelink-device provision first/);
+    });
+
+    it('loads a YAML file', async () => {
+      await writeFile(join(dir, 'device.yml'), validYaml);
+      expect(loadConfig(join(dir, 'device.yml')).private_key_file).toBe(join(dir, 'device-key.pem'));
+    });
+  });
+});

@@ -1,0 +1,215 @@
+import { readdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { Aedes, type Client } from 'aedes';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeviceConfig } from '../../device/config.js';
+import { SimulatedDriver } from '../../device/drivers/simulated.js';
+import { Controller } from '../../device/runtime/controller.js';
+import { readStatus } from '../../device/runtime/status.js';
+import type { SigningKey } from '../../shared/crypto/ed25519.js';
+import {
+  type Ack,
+  ackSchema,
+  type DeviceState,
+  stateSchema,
+  type Telemetry,
+  telemetrySchema,
+} from '../../shared/protocol/messages.js';
+import { verifyAck } from '../../shared/protocol/signing.js';
+import { deviceTopic } from '../../shared/protocol/topics.js';
+import { command, DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './helpers.js';
+
+/** A plain aedes broker on a TCP port; `restart` listens again on the same port. */
+class Broker {
+  #aedes: Aedes | null = null;
+  #server: Server | null = null;
+  port = 0;
+  readonly clients = new Map<string, Client>();
+
+  async start(): Promise<void> {
+    this.#aedes = await Aedes.createBroker();
+    this.#aedes.on('client', (client) => this.clients.set(client.id, client));
+    const server = createServer(this.#aedes.handle);
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    if (address && typeof address === 'object') this.port = address.port;
+  }
+
+  async stop(): Promise<void> {
+    const aedes = this.#aedes;
+    const server = this.#server;
+    this.#aedes = null;
+    this.#server = null;
+    await new Promise<void>((resolve) => aedes?.close(() => resolve()) ?? resolve());
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+
+  get url(): string {
+    return `mqtt://127.0.0.1:${this.port}`;
+  }
+}
+
+/** Plays the cloud: publishes commands and collects what the device sends. */
+async function cloudClient(url: string) {
+  const client: MqttClient = await connectAsync(url, { clientId: 'cloud', reconnectPeriod: 100 });
+  const acks: Ack[] = [];
+  const states: DeviceState[] = [];
+  const telemetry: Telemetry[] = [];
+  client.on('message', (topic, payload) => {
+    const body = JSON.parse(payload.toString());
+    if (topic.endsWith('/ack')) acks.push(ackSchema.parse(body));
+    if (topic.endsWith('/state')) states.push(stateSchema.parse(body));
+    if (topic.endsWith('/telemetry')) telemetry.push(telemetrySchema.parse(body));
+  });
+  await client.subscribeAsync(
+    [
+      deviceTopic('test', DEVICE_ID, 'ack'),
+      deviceTopic('test', DEVICE_ID, 'state'),
+      deviceTopic('test', DEVICE_ID, 'telemetry'),
+    ],
+    { qos: 1 },
+  );
+  return { client, acks, states, telemetry };
+}
+
+describe('controller over MQTT', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let cloud: SigningKey;
+  let device: SigningKey;
+  let broker: Broker;
+  let config: DeviceConfig;
+  let controller: Controller | null;
+  let simulated: SimulatedDriver;
+  let cloudSide: Awaited<ReturnType<typeof cloudClient>> | null;
+
+  const startController = async (clockSynced = true) => {
+    simulated = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+    controller = new Controller(config, {
+      drivers: { simulated },
+      clockProbe: async () => clockSynced,
+      reconnectMinMs: 50,
+      log: () => undefined,
+    });
+    await controller.start();
+    return controller;
+  };
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    ({ cloud, device } = keys());
+    broker = new Broker();
+    await broker.start();
+    config = await makeConfig(dir, {
+      cloudKey: cloud,
+      deviceKey: device,
+      patch: { mqtt: { url: broker.url, username: DEVICE_ID, password: 'secret', reconnect_max_ms: 200 } },
+    });
+    controller = null;
+    cloudSide = null;
+  });
+
+  afterEach(async () => {
+    await controller?.stop();
+    await cloudSide?.client.endAsync();
+    await broker.stop();
+    await cleanup();
+  });
+
+  it('announces itself, executes a command and sends a signed acknowledgement', async () => {
+    cloudSide = await cloudClient(broker.url);
+    const c = await startController();
+    await waitFor(() => cloudSide!.states.some((s) => s.online), 'the online state');
+    expect(cloudSide.states.find((s) => s.online)?.objects?.map((o) => o.id)).toEqual(['gate', 'garage']);
+
+    const cmd = command(cloud, Date.now());
+    await cloudSide.client.publishAsync(deviceTopic('test', DEVICE_ID, 'cmd'), JSON.stringify(cmd), {
+      qos: 1,
+    });
+    await waitFor(() => cloudSide!.acks.length === 1, 'the acknowledgement');
+    expect(cloudSide.acks[0]).toMatchObject({ command_id: cmd.id, outcome: 'opened' });
+    expect(verifyAck(device.publicKey, cloudSide.acks[0]!)).toBe(true);
+    await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
+    expect(await readdir(config.outbox_dir)).toEqual([]);
+
+    await c.stop();
+    controller = null;
+    await waitFor(() => cloudSide!.states.at(-1)?.online === false, 'the offline state');
+    const status = await readStatus(config.state_dir);
+    expect(status).toMatchObject({ running: false, last_command: { id: cmd.id, outcome: 'opened' } });
+    expect(simulated.isActive('gate')).toBe(false);
+  });
+
+  it('with an unsynchronised clock says so in telemetry and refuses commands naming the clock', async () => {
+    cloudSide = await cloudClient(broker.url);
+    await startController(false);
+    await waitFor(() => cloudSide!.telemetry.length > 0, 'telemetry');
+    expect(cloudSide.telemetry[0]).toMatchObject({ device_id: DEVICE_ID, clock_synced: false, outbox: 0 });
+
+    const cmd = command(cloud, Date.now());
+    await cloudSide.client.publishAsync(deviceTopic('test', DEVICE_ID, 'cmd'), JSON.stringify(cmd), {
+      qos: 1,
+    });
+    await waitFor(() => cloudSide!.acks.length === 1, 'the refusal');
+    expect(cloudSide.acks[0]).toMatchObject({
+      command_id: cmd.id,
+      outcome: 'refused',
+      reason: 'clock_unsynced',
+    });
+    expect(simulated.pulses.size).toBe(0);
+  });
+
+  it('is marked offline by its will when the connection drops, and comes back by itself', async () => {
+    cloudSide = await cloudClient(broker.url);
+    const c = await startController();
+    await waitFor(() => cloudSide!.states.some((s) => s.online), 'the online state');
+    broker.clients.get(DEVICE_ID)!.conn.destroy();
+    await waitFor(() => cloudSide!.states.some((s) => !s.online), 'the will message');
+    await waitFor(() => cloudSide!.states.at(-1)?.online === true && c.session.connected, 'the reconnection');
+  });
+
+  it('keeps acknowledgements on disk while offline and sends them after reconnecting', async () => {
+    const c = await startController();
+    await waitFor(() => c.session.connected, 'the device to connect');
+    await broker.stop();
+    await waitFor(() => !c.session.connected, 'the device to notice the broker is gone');
+
+    // A command that reached the device just before the connection dropped.
+    const cmd = command(cloud, Date.now());
+    await c.commands.handle(JSON.stringify(cmd));
+    expect(c.outbox.size).toBe(1);
+    expect(await readdir(config.outbox_dir)).toHaveLength(1);
+
+    await broker.start();
+    cloudSide = await cloudClient(broker.url);
+    await waitFor(() => cloudSide!.acks.some((a) => a.command_id === cmd.id), 'the kept acknowledgement');
+    await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
+    expect(await readdir(config.outbox_dir)).toEqual([]);
+  });
+
+  it('sends acknowledgements left by a previous run', async () => {
+    const first = await startController();
+    await waitFor(() => first.session.connected, 'the device to connect');
+    await broker.stop();
+    await waitFor(() => !first.session.connected, 'the device to notice the broker is gone');
+    const cmd = command(cloud, Date.now());
+    await first.commands.handle(JSON.stringify(cmd));
+    await first.stop();
+    controller = null;
+    expect(await readdir(config.outbox_dir)).toHaveLength(1);
+
+    await broker.start();
+    cloudSide = await cloudClient(broker.url);
+    const second = await startController();
+    await waitFor(
+      () => cloudSide!.acks.some((a) => a.command_id === cmd.id),
+      'the acknowledgement from disk',
+    );
+    await waitFor(() => second.outbox.size === 0, 'the outbox to empty');
+  });
+});
