@@ -11,7 +11,10 @@ export const ERRORS = {
   too_large: { status: 413, message: 'The body is larger than 16 KiB.' },
   invalid_field: { status: 400, message: 'A field has the wrong type or is out of range.' },
   not_found: { status: 404, message: 'No such request for this company.' },
-  internal: { status: 500, message: 'Something went wrong on our side; quote the X-Request-Id when you report it.' },
+  internal: {
+    status: 500,
+    message: 'Something went wrong on our side; quote the X-Request-Id when you report it.',
+  },
   idempotency_conflict: {
     status: 422,
     message: 'This Idempotency-Key was already used with a different body; use a new key for a new call.',
@@ -28,11 +31,21 @@ export const ERRORS = {
   },
   bad_headers: {
     status: 401,
-    message: 'Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).',
+    message:
+      'Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).',
   },
-  stale_timestamp: { status: 401, message: 'X-Service-Ts is more than 300 seconds from our clock; sync your clock.' },
-  nonce_reused: { status: 401, message: 'This nonce was already used; send a fresh random nonce with every call.' },
-  bad_signature: { status: 401, message: 'The signature does not match the body and headers under your key.' },
+  stale_timestamp: {
+    status: 401,
+    message: 'X-Service-Ts is more than 300 seconds from our clock; sync your clock.',
+  },
+  nonce_reused: {
+    status: 401,
+    message: 'This nonce was already used; send a fresh random nonce with every call.',
+  },
+  bad_signature: {
+    status: 401,
+    message: 'The signature does not match the body and headers under your key.',
+  },
   unknown_org: { status: 401, message: 'No company is registered with this domain or org_id.' },
   bad_secret: { status: 401, message: 'The secret is wrong.' },
   key_unavailable: {
@@ -41,17 +54,24 @@ export const ERRORS = {
   },
   key_changed: {
     status: 401,
-    message: 'Your key file holds a different key than the one confirmed; confirm the rotation in your account area.',
+    message:
+      'Your key file holds a different key than the one confirmed; confirm the rotation in your account area.',
   },
   org_not_approved: { status: 403, message: 'The company is not approved, or is suspended.' },
-  secret_disabled: { status: 403, message: 'This company has a domain: sign calls with its key instead of a secret.' },
+  secret_disabled: {
+    status: 403,
+    message: 'This company has a domain: sign calls with its key instead of a secret.',
+  },
 
   // decisions.md section 4: opening
   actor_required: { status: 400, message: 'Name the employee who opens in actor.' },
   forbidden: { status: 403, message: 'The key is not yours, or the object is not in the key.' },
   revoked: { status: 403, message: 'The customer withdrew this access.' },
   expired: { status: 403, message: "The key's lifetime has ended." },
-  rate_limit: { status: 429, message: 'Too many openings with this key in the last minute; retry after the delay.' },
+  rate_limit: {
+    status: 429,
+    message: 'Too many openings with this key in the last minute; retry after the delay.',
+  },
   device_offline: { status: 503, message: "The barrier's controller is not connected; nothing was queued." },
   device_timeout: { status: 504, message: 'The controller did not confirm the opening within 8 seconds.' },
   device_error: { status: 502, message: 'The controller reported a failure; see detail.' },
@@ -62,7 +82,8 @@ export const ERRORS = {
   key_fetch_failed: { status: 502, message: "The company's key file could not be fetched or is not valid." },
   provisioning_code_invalid: {
     status: 403,
-    message: 'The provisioning code is unknown, used or expired; ask for a new one with gatelink-admin device add.',
+    message:
+      'The provisioning code is unknown, used or expired; ask for a new one with gatelink-admin device add.',
   },
   pairing_code_invalid: { status: 403, message: 'The pairing code is unknown, used or expired.' },
   invalid_state: { status: 409, message: 'The request is not in a state that allows this.' },

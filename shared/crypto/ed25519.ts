@@ -1,7 +1,7 @@
 import {
+  createHash,
   createPrivateKey,
   createPublicKey,
-  createHash,
   generateKeyPairSync,
   type KeyObject,
   sign as nodeSign,
@@ -64,7 +64,8 @@ export class VerifyKey {
 
 /** Checks a raw public key strictly; throws KeyError saying what is wrong with it. */
 export function strictPublicKey(bytes: Uint8Array): VerifyKey {
-  if (bytes.length !== 32) throw new KeyError(`an Ed25519 public key is 32 bytes, this one is ${bytes.length}`);
+  if (bytes.length !== 32)
+    throw new KeyError(`an Ed25519 public key is 32 bytes, this one is ${bytes.length}`);
   let point: ed.Point;
   try {
     point = ed.Point.fromBytes(bytes, false);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEVICE_ID_PATTERN } from './topics.js';
 import { deviceObjectSchema } from './messages.js';
+import { DEVICE_ID_PATTERN } from './topics.js';
 
 /**
  * `POST {cloud}/api/device/provision` (decisions.md section 9): the controller sends its one-time code,
