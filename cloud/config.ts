@@ -1,0 +1,124 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
+
+/**
+ * The cloud's whole configuration (decisions.md section 8): read from the environment once at start,
+ * validated here, frozen, and passed in explicitly from then on.
+ */
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+const envSchema = z.object({
+  PORT: port(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  DATABASE_URL: optionalText.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  GATELINK_DATA_DIR: z.string().min(1).default('./.data'),
+  MQTT_URL: optionalText.pipe(z.url({ protocol: /^mqtts?$/ }).optional()),
+  MQTT_PORT: port(1884),
+  MQTT_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^mqtts?$/ }).optional()),
+  MQTT_TOPIC_PREFIX: z.string().regex(TOPIC_PREFIX_PATTERN).default('gatelink'),
+  OPERATOR_TOKEN: optionalText.pipe(z.string().min(24).optional()),
+  SIGNING_KEY_FILE: optionalText,
+  OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
+  GATELINK_DEV_KEYFILE_URL: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => value.includes('{domain}'), 'must contain {domain}')
+      .pipe(z.url({ protocol: /^https?$/ }))
+      .optional(),
+  ),
+  GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: z.enum(['0', '1']).optional(),
+  NODE_ENV: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** What each variable accepts, for the one-line message when it is wrong. */
+const ACCEPTS: Record<string, string> = {
+  PORT: 'a port number 0..65535',
+  HOST: 'an address to listen on, such as 0.0.0.0',
+  BASE_URL: 'an http(s) URL such as https://gate.example.com',
+  DATABASE_URL: 'a postgres:// URL, or leave it unset for the embedded database',
+  GATELINK_DATA_DIR: 'a folder path',
+  MQTT_URL: 'an mqtt:// or mqtts:// URL of an external broker, or leave it unset for the embedded one',
+  MQTT_PORT: 'a port number 0..65535',
+  MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker',
+  MQTT_TOPIC_PREFIX: 'topic levels of letters, digits, _ and -, separated by /',
+  OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
+  SIGNING_KEY_FILE: 'a path to an Ed25519 private key in PEM',
+  OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
+  GATELINK_DEV_KEYFILE_URL: 'an http(s) URL template containing {domain} (tests only)',
+  GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '0 or 1 (tests only)',
+  LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
+};
+
+export interface CloudConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Unset: http://localhost:<actual port>, settled once the server listens. */
+  readonly baseUrl: string | undefined;
+  readonly database: { readonly url: string } | { readonly dataDir: string } | { readonly memory: true };
+  readonly dataDir: string;
+  readonly mqtt:
+    | { readonly kind: 'embedded'; readonly port: number; readonly publicUrl: string | undefined }
+    | { readonly kind: 'external'; readonly url: string; readonly publicUrl: string | undefined };
+  readonly topicPrefix: string;
+  readonly operatorToken: string | undefined;
+  readonly signingKeyFile: string;
+  readonly openRateLimit: number;
+  readonly devKeyfileUrl: string | undefined;
+  readonly allowPrivateCallbacks: boolean;
+  readonly production: boolean;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads the configuration from an environment; throws ConfigError with one line per bad value. */
+export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      return `${name}=${JSON.stringify(env[name] ?? '')} is not valid: use ${ACCEPTS[name] ?? issue.message}`;
+    });
+    throw new ConfigError(lines.join('\n'));
+  }
+  const v = parsed.data;
+  const production = v.NODE_ENV === 'production';
+  if (production && v.GATELINK_DEV_KEYFILE_URL) {
+    throw new ConfigError(
+      'GATELINK_DEV_KEYFILE_URL is set but NODE_ENV=production: unset it, it is for tests only',
+    );
+  }
+  if (production && v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1') {
+    throw new ConfigError(
+      'GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set but NODE_ENV=production: unset it, it is for tests only',
+    );
+  }
+  const dataDir = resolve(v.GATELINK_DATA_DIR);
+  return Object.freeze({
+    port: v.PORT,
+    host: v.HOST,
+    baseUrl: v.BASE_URL?.replace(/\/+$/, ''),
+    database: v.DATABASE_URL ? { url: v.DATABASE_URL } : { dataDir: resolve(dataDir, 'db') },
+    dataDir,
+    mqtt: v.MQTT_URL
+      ? { kind: 'external' as const, url: v.MQTT_URL, publicUrl: v.MQTT_PUBLIC_URL ?? v.MQTT_URL }
+      : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
+    topicPrefix: v.MQTT_TOPIC_PREFIX,
+    operatorToken: v.OPERATOR_TOKEN,
+    signingKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
+    openRateLimit: v.OPEN_RATE_LIMIT,
+    devKeyfileUrl: v.GATELINK_DEV_KEYFILE_URL,
+    allowPrivateCallbacks: v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1',
+    production,
+    logLevel: v.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,22 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { SigningKey } from '../shared/crypto/ed25519.js';
+import type { Clock } from './clock.js';
+import type { CloudConfig } from './config.js';
+import type { Database } from './db/database.js';
+import type { KeyFileFetcher } from './keys/confirm.js';
+
+/**
+ * What every part of the cloud is handed: configuration, database, clock, logger and the few shared
+ * services. Built once in cloud.ts; nothing reaches for module-level state.
+ */
+export interface CloudContext {
+  readonly config: CloudConfig;
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  /** The cloud's own Ed25519 key: signs commands to controllers and events to companies. */
+  readonly signingKey: SigningKey;
+  readonly fetchKeyFile: KeyFileFetcher;
+  /** Settled once the HTTP server listens (the port may be chosen by the system). */
+  baseUrl(): string;
+}

@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, type Migration, Migrator, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import pg from 'pg';
+import * as initial from './migrations/0001-initial.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DB } from './schema.js';
+
+export type Database = Kysely<DB>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+/** Where the data lives: a PostgreSQL URL, a PGlite data folder, or PGlite in memory (tests). */
+export type DatabaseLocation = { url: string } | { dataDir: string } | { memory: true };
+
+const MIGRATIONS: Record<string, Migration> = { '0001-initial': initial };
+
+/** Opens the database and brings its schema up to date before anything else touches it. */
+export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
+  const handle = 'url' in location ? openPostgres(location.url) : await openPGlite(location);
+  try {
+    await migrate(handle.db);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client that loses its server must not take the process down; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+async function openPGlite(location: { dataDir: string } | { memory: true }): Promise<DatabaseHandle> {
+  let pglite: PGlite;
+  if ('dataDir' in location) {
+    mkdirSync(location.dataDir, { recursive: true });
+    pglite = await PGlite.create(location.dataDir);
+  } else {
+    pglite = await PGlite.create();
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+async function migrate(db: Database): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'gatelink_migrations',
+    migrationLockTableName: 'gatelink_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+/** A JSON value for a jsonb column, cast on the server so both drivers send it the same way. */
+export function jsonb(value: unknown): RawBuilder<string> {
+  return sql<string>`cast(${JSON.stringify(value)} as jsonb)`;
+}

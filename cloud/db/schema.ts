@@ -1,0 +1,168 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types for kysely; the tables themselves are made by ./migrations. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export type CompanyStatus = 'pending' | 'approved' | 'suspended';
+export type RequestState = 'new' | 'claimed' | 'issued' | 'revoked' | 'expired';
+export type JournalOutcome =
+  | 'opened'
+  | 'device_offline'
+  | 'device_timeout'
+  | 'device_error'
+  | 'revoked'
+  | 'expired'
+  | 'rate_limit'
+  | 'forbidden';
+
+export interface CompaniesTable {
+  id: Generated<number>;
+  name: string;
+  domain: string | null;
+  contact_email: string | null;
+  status: ColumnType<CompanyStatus, CompanyStatus | undefined, CompanyStatus>;
+  key_pub: string | null;
+  key_confirmed_at: Timestamp | null;
+  key_checked_at: Timestamp | null;
+  key_check_error: string | null;
+  key_seen_other: string | null;
+  created_at: DefaultTimestamp;
+  approved_at: Timestamp | null;
+  suspended_at: Timestamp | null;
+}
+
+export interface CompanySecretsTable {
+  id: Generated<number>;
+  company_id: number;
+  hash: string;
+  hint: string;
+  created_at: DefaultTimestamp;
+  retires_at: Timestamp | null;
+}
+
+export interface NoncesTable {
+  company_id: number;
+  nonce: string;
+  seen_at: DefaultTimestamp;
+}
+
+export interface CustomersTable {
+  id: Generated<number>;
+  display_name: string;
+  email: string | null;
+  created_at: DefaultTimestamp;
+}
+
+export interface DevicesTable {
+  id: string;
+  label: string;
+  customer_id: number | null;
+  public_key: string | null;
+  mqtt_password_hash: string | null;
+  provisioning_code_hash: string | null;
+  provisioning_expires_at: Timestamp | null;
+  provisioned_at: Timestamp | null;
+  pairing_code: string | null;
+  pairing_expires_at: Timestamp | null;
+  online: ColumnType<boolean, boolean | undefined, boolean>;
+  state_at: Timestamp | null;
+  version: string | null;
+  telemetry: Json<unknown> | null;
+  telemetry_at: Timestamp | null;
+  created_at: DefaultTimestamp;
+}
+
+export interface DeviceObjectsTable {
+  id: Generated<number>;
+  device_id: string;
+  local_id: string;
+  label: string;
+  kind: string;
+  removed_at: Timestamp | null;
+}
+
+export interface RequestsTable {
+  id: Generated<number>;
+  code: string;
+  company_id: number;
+  ref: string | null;
+  ttl_hours: number;
+  state: ColumnType<RequestState, RequestState | undefined, RequestState>;
+  created_at: DefaultTimestamp;
+  expires_at: Timestamp;
+  claimed_at: Timestamp | null;
+  issued_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  expired_at: Timestamp | null;
+  customer_id: number | null;
+}
+
+export interface KeysTable {
+  id: Generated<number>;
+  request_id: number;
+  company_id: number;
+  customer_id: number;
+  device_id: string;
+  issued_at: DefaultTimestamp;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  expiry_recorded_at: Timestamp | null;
+}
+
+export interface KeyObjectsTable {
+  key_id: number;
+  object_id: number;
+}
+
+export interface JournalTable {
+  id: Generated<number>;
+  at: DefaultTimestamp;
+  device_id: string | null;
+  object_id: number | null;
+  company_id: number;
+  key_id: number;
+  actor: string;
+  /** null while the command is in flight. */
+  outcome: JournalOutcome | null;
+  detail: string | null;
+  command_id: string | null;
+  acked_at: Timestamp | null;
+}
+
+export interface IdempotencyTable {
+  company_id: number;
+  action: string;
+  key: string;
+  body_hash: string;
+  status: number | null;
+  response: Json<unknown> | null;
+  created_at: DefaultTimestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  company_id: number;
+  type: string;
+  data: Json<unknown>;
+  at: DefaultTimestamp;
+  delivered_at: Timestamp | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: DefaultTimestamp;
+}
+
+export interface DB {
+  companies: CompaniesTable;
+  company_secrets: CompanySecretsTable;
+  nonces: NoncesTable;
+  customers: CustomersTable;
+  devices: DevicesTable;
+  device_objects: DeviceObjectsTable;
+  requests: RequestsTable;
+  keys: KeysTable;
+  key_objects: KeyObjectsTable;
+  journal: JournalTable;
+  idempotency: IdempotencyTable;
+  events: EventsTable;
+}

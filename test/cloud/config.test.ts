@@ -1,0 +1,121 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadCloudConfig } from '../../cloud/config.js';
+
+/** The cloud's configuration (decisions.md section 8): defaults, and one clear line for each bad value. */
+
+describe('loadCloudConfig defaults', () => {
+  const config = loadCloudConfig({});
+
+  it('listens on 8080 with the base URL settled once the server listens', () => {
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.baseUrl).toBeUndefined();
+  });
+
+  it('keeps the embedded database and the signing key in ./.data', () => {
+    expect(config.dataDir).toBe(resolve('./.data'));
+    expect(config.database).toEqual({ dataDir: resolve('./.data/db') });
+    expect(config.signingKeyFile).toBe(resolve('./.data/signing-key.pem'));
+  });
+
+  it('runs the embedded broker on 1884 under the gatelink prefix', () => {
+    expect(config.mqtt).toEqual({ kind: 'embedded', port: 1884, publicUrl: undefined });
+    expect(config.topicPrefix).toBe('gatelink');
+  });
+
+  it('generates the operator token, limits openings to 10 a minute, and has no test switches', () => {
+    expect(config.operatorToken).toBeUndefined();
+    expect(config.openRateLimit).toBe(10);
+    expect(config.devKeyfileUrl).toBeUndefined();
+    expect(config.allowPrivateCallbacks).toBe(false);
+    expect(config.production).toBe(false);
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('takes the values it is given', () => {
+    const given = loadCloudConfig({
+      PORT: '9090',
+      BASE_URL: 'https://gate.example.com/',
+      DATABASE_URL: 'postgres://user@db.example:5432/gatelink',
+      MQTT_URL: 'mqtts://broker.example:8883',
+      OPERATOR_TOKEN: 'x'.repeat(32),
+    });
+    expect(given.port).toBe(9090);
+    expect(given.baseUrl).toBe('https://gate.example.com');
+    expect(given.database).toEqual({ url: 'postgres://user@db.example:5432/gatelink' });
+    expect(given.mqtt).toEqual({
+      kind: 'external',
+      url: 'mqtts://broker.example:8883',
+      publicUrl: 'mqtts://broker.example:8883',
+    });
+    expect(given.operatorToken).toBe('x'.repeat(32));
+  });
+});
+
+describe('a bad value stops the start with a ConfigError naming the variable', () => {
+  const cases: { name: string; env: Record<string, string>; variable: string }[] = [
+    { name: 'PORT=abc', env: { PORT: 'abc' }, variable: 'PORT' },
+    { name: 'PORT=70000', env: { PORT: '70000' }, variable: 'PORT' },
+    { name: 'DATABASE_URL=mysql://x', env: { DATABASE_URL: 'mysql://x' }, variable: 'DATABASE_URL' },
+    { name: 'MQTT_URL=http://x', env: { MQTT_URL: 'http://x' }, variable: 'MQTT_URL' },
+    { name: 'OPERATOR_TOKEN=short', env: { OPERATOR_TOKEN: 'short' }, variable: 'OPERATOR_TOKEN' },
+    {
+      name: 'GATELINK_DEV_KEYFILE_URL without {domain}',
+      env: { GATELINK_DEV_KEYFILE_URL: 'http://127.0.0.1:9000/.well-known/service.json' },
+      variable: 'GATELINK_DEV_KEYFILE_URL',
+    },
+  ];
+
+  it.each(cases)('$name', ({ env, variable }) => {
+    let thrown: unknown;
+    try {
+      loadCloudConfig(env);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as ConfigError).message;
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message.startsWith(`${variable}=`)).toBe(true);
+  });
+
+  it('two bad values give one line each', () => {
+    expect(() => loadCloudConfig({ PORT: 'abc', MQTT_URL: 'http://x' })).toThrow(
+      expect.objectContaining({
+        message: expect.stringMatching(/^(PORT=.*\nMQTT_URL=.*|MQTT_URL=.*\nPORT=.*)$/),
+      }),
+    );
+  });
+});
+
+describe('test switches and production', () => {
+  const template = 'http://127.0.0.1:9000/{domain}/.well-known/service.json';
+
+  it('GATELINK_DEV_KEYFILE_URL is honoured outside production', () => {
+    expect(loadCloudConfig({ GATELINK_DEV_KEYFILE_URL: template }).devKeyfileUrl).toBe(template);
+  });
+
+  it('NODE_ENV=production with GATELINK_DEV_KEYFILE_URL set refuses to start', () => {
+    expect(() => loadCloudConfig({ NODE_ENV: 'production', GATELINK_DEV_KEYFILE_URL: template })).toThrow(
+      ConfigError,
+    );
+    expect(() => loadCloudConfig({ NODE_ENV: 'production', GATELINK_DEV_KEYFILE_URL: template })).toThrow(
+      /GATELINK_DEV_KEYFILE_URL/,
+    );
+  });
+
+  it('NODE_ENV=production with GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 refuses to start', () => {
+    expect(() =>
+      loadCloudConfig({ NODE_ENV: 'production', GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '1' }),
+    ).toThrow(/GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS/);
+  });
+
+  it('NODE_ENV=production without the switches starts', () => {
+    expect(loadCloudConfig({ NODE_ENV: 'production' }).production).toBe(true);
+  });
+});
