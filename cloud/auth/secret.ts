@@ -1,0 +1,89 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../shared/errors.js';
+import type { Company } from '../companies/companies.js';
+import type { CloudContext } from '../context.js';
+import { MAX_ID } from '../http/validation.js';
+
+/**
+ * Company secrets (decisions.md section 2): 32 random bytes behind a recognisable prefix, so secret scanners
+ * can find a leaked one; shown once, stored as a SHA-256 hash (a 256-bit random secret needs no slow hash),
+ * compared in constant time. A new secret leaves the previous ones valid for 24 hours.
+ */
+export const SECRET_PREFIX = 'glsk_';
+export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
+
+function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+export async function issueSecret(
+  ctx: CloudContext,
+  companyId: number,
+): Promise<{ secret: string; previousValidUntil: Date | null }> {
+  const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const now = ctx.clock.now();
+  const retiresAt = new Date(now.getTime() + SECRET_OVERLAP_MS);
+  return ctx.db.transaction().execute(async (trx) => {
+    const company = await trx
+      .selectFrom('companies')
+      .select(['id', 'domain'])
+      .where('id', '=', companyId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!company) throw new ApiError('not_found', { message: `No company with id ${companyId}.` });
+    if (company.domain) {
+      throw new ApiError('secret_disabled', {
+        message: 'This company has a domain; it signs calls with its key.',
+      });
+    }
+    const retired = await trx
+      .updateTable('company_secrets')
+      .set({ retires_at: retiresAt })
+      .where('company_id', '=', companyId)
+      .where('retires_at', 'is', null)
+      .executeTakeFirst();
+    await trx
+      .insertInto('company_secrets')
+      .values({
+        company_id: companyId,
+        hash: hashSecret(secret).toString('hex'),
+        hint: secret.slice(-4),
+        created_at: now,
+      })
+      .execute();
+    return { secret, previousValidUntil: retired.numUpdatedRows > 0n ? retiresAt : null };
+  });
+}
+
+/** Checks org_id and secret from the body and returns the company. */
+export async function authenticateSecret(
+  ctx: CloudContext,
+  orgId: unknown,
+  secret: unknown,
+): Promise<Company> {
+  if (typeof orgId !== 'number' || !Number.isSafeInteger(orgId) || orgId < 1 || orgId > MAX_ID) {
+    throw new ApiError('invalid_field', { field: 'org_id', message: 'org_id must be a positive integer.' });
+  }
+  if (typeof secret !== 'string' || secret.length > 256) {
+    throw new ApiError('invalid_field', { field: 'secret', message: 'secret must be a string.' });
+  }
+  const company = await ctx.db.selectFrom('companies').selectAll().where('id', '=', orgId).executeTakeFirst();
+  if (!company) throw new ApiError('unknown_org');
+  if (company.domain) throw new ApiError('secret_disabled');
+  const now = ctx.clock.now();
+  const candidates = await ctx.db
+    .selectFrom('company_secrets')
+    .select('hash')
+    .where('company_id', '=', company.id)
+    .where((eb) => eb.or([eb('retires_at', 'is', null), eb('retires_at', '>', now)]))
+    .execute();
+  const presented = hashSecret(secret);
+  let matched = false;
+  for (const candidate of candidates) {
+    // Every candidate is compared, so the time taken does not say which one matched.
+    if (timingSafeEqual(presented, Buffer.from(candidate.hash, 'hex'))) matched = true;
+  }
+  if (!matched) throw new ApiError('bad_secret');
+  if (company.status !== 'approved') throw new ApiError('org_not_approved');
+  return company;
+}

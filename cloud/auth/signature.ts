@@ -1,0 +1,115 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { decodeBase64, strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { baseString, SIGNATURE_HEADERS } from '../../shared/crypto/request-signing.js';
+import { ApiError } from '../../shared/errors.js';
+import type { Company } from '../companies/companies.js';
+import { isAsciiDomain } from '../companies/domains.js';
+import type { CloudContext } from '../context.js';
+import { consumeNonce } from './nonces.js';
+
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+/** A pinned key not re-confirmed from the domain for this long stops working. */
+export const KEY_CONFIRMATION_LIMIT_MS = 24 * 3600 * 1000;
+
+interface SignatureHeaders {
+  /** Lowercased, for the lookup. */
+  domain: string;
+  /** Exactly as sent, for the base string. */
+  org: string;
+  ts: string;
+  nonce: string;
+  signature: Uint8Array;
+}
+
+/** Reads the four X-Service-* headers: null when none is present, `bad_headers` when some or a bad one is. */
+export function readSignatureHeaders(headers: IncomingHttpHeaders): SignatureHeaders | null {
+  const values = Object.values(SIGNATURE_HEADERS).map((name) => headers[name]);
+  if (values.every((value) => value === undefined)) return null;
+  const [org, ts, nonce, sig] = values;
+  if (
+    typeof org !== 'string' ||
+    typeof ts !== 'string' ||
+    typeof nonce !== 'string' ||
+    typeof sig !== 'string'
+  ) {
+    throw new ApiError('bad_headers');
+  }
+  // Non-ASCII arrives as latin-1 bytes; a national domain must come as punycode (xn--).
+  const domain = org.toLowerCase();
+  if (!isAsciiDomain(domain)) {
+    throw new ApiError('bad_headers', {
+      message: 'X-Service-Org must be the ASCII domain; write national characters in punycode (xn--...).',
+    });
+  }
+  if (!/^[0-9]{1,12}$/.test(ts))
+    throw new ApiError('bad_headers', { message: 'X-Service-Ts must be Unix seconds.' });
+  if (!/^[0-9a-fA-F]{32}$/.test(nonce)) {
+    throw new ApiError('bad_headers', { message: 'X-Service-Nonce must be 32 hexadecimal characters.' });
+  }
+  const signature = decodeBase64(sig);
+  if (signature?.length !== 64) {
+    throw new ApiError('bad_headers', {
+      message: 'X-Service-Sig must be the base64 of a 64-byte signature.',
+    });
+  }
+  return { domain, org, ts, nonce, signature };
+}
+
+/**
+ * Verifies a signed call (decisions.md section 2) and returns the company. The nonce is consumed only
+ * after the signature verifies, so nobody can burn a company's nonces without its key.
+ */
+export async function authenticateSignature(
+  ctx: CloudContext,
+  signed: SignatureHeaders,
+  rawBody: Uint8Array,
+  keys: VerifyKeyCache,
+): Promise<Company> {
+  const now = ctx.clock.now();
+  if (Math.abs(Number(signed.ts) - now.getTime() / 1000) > TIMESTAMP_TOLERANCE_SECONDS) {
+    throw new ApiError('stale_timestamp');
+  }
+  const company = await ctx.db
+    .selectFrom('companies')
+    .selectAll()
+    .where('domain', '=', signed.domain)
+    .executeTakeFirst();
+  if (!company) throw new ApiError('unknown_org');
+  if (!company.key_pub) throw new ApiError('org_not_approved');
+  if (company.key_seen_other !== null) throw new ApiError('key_changed');
+  if (
+    !company.key_confirmed_at ||
+    now.getTime() - company.key_confirmed_at.getTime() > KEY_CONFIRMATION_LIMIT_MS
+  ) {
+    throw new ApiError('key_unavailable');
+  }
+  // The string as signed: the header exactly as sent, not our lowercased copy.
+  const message = new TextEncoder().encode(baseString(signed.org, signed.ts, signed.nonce, rawBody));
+  if (!keys.get(company.key_pub).verify(message, signed.signature)) throw new ApiError('bad_signature');
+  if (company.status !== 'approved') throw new ApiError('org_not_approved');
+  if (!(await consumeNonce(ctx, company.id, signed.nonce))) throw new ApiError('nonce_reused');
+  return company;
+}
+
+/**
+ * Pinned keys were strictly checked when pinned; they are checked again when first used by this process
+ * (a VerifyKey can only come from the strict check) and then kept, so the hot path is one native verify.
+ */
+export class VerifyKeyCache {
+  readonly #keys = new Map<string, VerifyKey>();
+  readonly #limit: number;
+
+  constructor(limit = 10_000) {
+    this.#limit = limit;
+  }
+
+  get(base64: string): VerifyKey {
+    let key = this.#keys.get(base64);
+    if (!key) {
+      key = strictPublicKeyFromBase64(base64);
+      if (this.#keys.size >= this.#limit) this.#keys.clear();
+      this.#keys.set(base64, key);
+    }
+    return key;
+  }
+}

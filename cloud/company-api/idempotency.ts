@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { ApiError } from '../../shared/errors.js';
+import type { CloudContext } from '../context.js';
+import { jsonb } from '../db/database.js';
+import type { DB } from '../db/schema.js';
+
+/**
+ * `Idempotency-Key` (decisions.md section 3): the same key with the same body returns the first answer
+ * again for 24 hours; the same key with another body is refused. Keys are per company and per action.
+ */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+
+export interface StoredAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface IdempotencyClaim {
+  companyId: number;
+  action: string;
+  key: string;
+  bodyHash: string;
+}
+
+/** Reads the header: undefined when absent; 1..255 visible ASCII characters otherwise. */
+export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(value)) {
+    throw new ApiError('invalid_field', {
+      field: 'Idempotency-Key',
+      message: 'Idempotency-Key must be 1..255 visible ASCII characters.',
+    });
+  }
+  return value;
+}
+
+export function hashBody(raw: Uint8Array): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+/**
+ * Claims the key inside `trx`. Returns the stored answer when the call was made before, or null when this
+ * call is the first and must store its answer with `storeAnswer` before the transaction commits. A second
+ * call racing the first waits on the row and then sees the stored answer.
+ */
+export async function claimIdempotencyKey(
+  ctx: CloudContext,
+  trx: Transaction<DB>,
+  claim: IdempotencyClaim,
+): Promise<StoredAnswer | null> {
+  const now = ctx.clock.now();
+  const where = { company_id: claim.companyId, action: claim.action, key: claim.key };
+  await trx
+    .deleteFrom('idempotency')
+    .where('company_id', '=', where.company_id)
+    .where('action', '=', where.action)
+    .where('key', '=', where.key)
+    .where('created_at', '<=', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
+    .execute();
+  const inserted = await trx
+    .insertInto('idempotency')
+    .values({ ...where, body_hash: claim.bodyHash, created_at: now })
+    .onConflict((oc) => oc.columns(['company_id', 'action', 'key']).doNothing())
+    .executeTakeFirst();
+  if (inserted.numInsertedOrUpdatedRows === 1n) return null;
+  const existing = await trx
+    .selectFrom('idempotency')
+    .selectAll()
+    .where('company_id', '=', where.company_id)
+    .where('action', '=', where.action)
+    .where('key', '=', where.key)
+    .executeTakeFirstOrThrow();
+  if (existing.body_hash !== claim.bodyHash) throw new ApiError('idempotency_conflict');
+  if (existing.status === null || existing.response === null) throw new ApiError('idempotency_in_progress');
+  return { status: existing.status, body: existing.response as Record<string, unknown> };
+}
+
+export async function storeAnswer(
+  trx: Transaction<DB>,
+  claim: IdempotencyClaim,
+  answer: StoredAnswer,
+): Promise<void> {
+  await trx
+    .updateTable('idempotency')
+    .set({ status: answer.status, response: jsonb(answer.body) })
+    .where('company_id', '=', claim.companyId)
+    .where('action', '=', claim.action)
+    .where('key', '=', claim.key)
+    .execute();
+}
+
+export async function purgeIdempotencyKeys(ctx: CloudContext): Promise<number> {
+  const cutoff = new Date(ctx.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS);
+  const result = await ctx.db.deleteFrom('idempotency').where('created_at', '<=', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

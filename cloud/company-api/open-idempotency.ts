@@ -1,0 +1,46 @@
+import { ApiError } from '../../shared/errors.js';
+import type { Caller } from '../auth/authenticate.js';
+import type { CloudContext } from '../context.js';
+import type { CommandDispatcher } from '../opening/dispatcher.js';
+import { handleOpen, readOpenBody } from '../opening/open.js';
+import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
+
+/**
+ * `open` with an Idempotency-Key. Unlike `request`, an open spans a round trip to the gate, so the key is
+ * claimed and committed first, and the outcome stored afterwards, refusals and device failures included:
+ * a retry after a timeout gets the first outcome back and never opens the gate a second time.
+ */
+export async function handleOpenIdempotently(
+  ctx: CloudContext,
+  dispatcher: CommandDispatcher,
+  caller: Caller,
+  idempotency: Omit<IdempotencyClaim, 'companyId' | 'action'>,
+): Promise<StoredAnswer> {
+  readOpenBody(caller.body);
+  const claim: IdempotencyClaim = { ...idempotency, companyId: caller.company.id, action: 'open' };
+  const previous = await ctx.db.transaction().execute((trx) => claimIdempotencyKey(ctx, trx, claim));
+  if (previous) return previous;
+  let answer: StoredAnswer;
+  try {
+    answer = await handleOpen(ctx, dispatcher, caller);
+  } catch (error) {
+    if (!(error instanceof ApiError)) {
+      await releaseClaim(ctx, claim);
+      throw error;
+    }
+    answer = { status: error.status, body: { ...error.toBody() } };
+  }
+  await ctx.db.transaction().execute((trx) => storeAnswer(trx, claim, answer));
+  return answer;
+}
+
+/** After an unexpected failure nothing is known to have happened at the gate, so a retry may run again. */
+async function releaseClaim(ctx: CloudContext, claim: IdempotencyClaim): Promise<void> {
+  await ctx.db
+    .deleteFrom('idempotency')
+    .where('company_id', '=', claim.companyId)
+    .where('action', '=', claim.action)
+    .where('key', '=', claim.key)
+    .where('status', 'is', null)
+    .execute();
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../shared/errors.js';
+import { authenticate } from '../auth/authenticate.js';
+import { VerifyKeyCache } from '../auth/signature.js';
+import type { CloudContext } from '../context.js';
+import type { CommandDispatcher } from '../opening/dispatcher.js';
+import { handleOpen } from '../opening/open.js';
+import { hashBody, readIdempotencyKey, type StoredAnswer } from './idempotency.js';
+import { handleOpenIdempotently } from './open-idempotency.js';
+import { handleRequest } from './request.js';
+import { handleStatus } from './status.js';
+
+/** Bodies over 16 KiB are refused before they are read in full (decisions.md section 1). */
+export const COMPANY_BODY_LIMIT = 16 * 1024;
+const ACTIONS = ['request', 'status', 'open'] as const;
+type Action = (typeof ACTIONS)[number];
+
+function readAction(query: unknown): Action {
+  const action = (query as Record<string, unknown> | undefined)?.a;
+  if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
+    throw new ApiError('unknown_action');
+  }
+  return action as Action;
+}
+
+/**
+ * `POST /api/company.php?a=request|status|open`, version 1 for good (only additive changes). The body is
+ * kept as raw bytes: a signature covers exactly the bytes sent.
+ */
+export async function companyApiRoutes(
+  app: FastifyInstance,
+  options: { ctx: CloudContext; dispatcher: CommandDispatcher },
+): Promise<void> {
+  const { ctx, dispatcher } = options;
+  const keys = new VerifyKeyCache();
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post('/api/company.php', { bodyLimit: COMPANY_BODY_LIMIT }, async (request, reply) => {
+    const action = readAction(request.query);
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const caller = await authenticate(ctx, request.headers, raw, keys);
+    const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
+    const idempotency =
+      idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: hashBody(raw) };
+    let answer: StoredAnswer;
+    switch (action) {
+      case 'request':
+        answer = await handleRequest(ctx, caller, idempotency);
+        break;
+      case 'status':
+        answer = await handleStatus(ctx, caller);
+        break;
+      case 'open':
+        answer = idempotency
+          ? await handleOpenIdempotently(ctx, dispatcher, caller, idempotency)
+          : await handleOpen(ctx, dispatcher, caller);
+        break;
+    }
+    return reply.code(answer.status).send(answer.body);
+  });
+}

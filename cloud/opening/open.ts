@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import { z } from 'zod';
+import { ApiError } from '../../shared/errors.js';
+import type { Caller } from '../auth/authenticate.js';
+import type { StoredAnswer } from '../company-api/idempotency.js';
+import type { CloudContext } from '../context.js';
+import type { DB, JournalOutcome } from '../db/schema.js';
+import { MAX_ID, validate } from '../http/validation.js';
+import { ackOutcome, recordOutcome } from '../journal/journal.js';
+import type { CommandDispatcher } from './dispatcher.js';
+
+const RATE_WINDOW_MS = 60_000;
+/** Outcomes that count against the per-key rate limit: attempts that reached (or tried to reach) the gate. */
+const COUNTED: JournalOutcome[] = ['opened', 'device_offline', 'device_timeout', 'device_error'];
+
+/**
+ * No control characters, and no text-direction overrides either: they could make a name in the customer's
+ * journal read as something else (U+202E turns "Bob" into what looks like another text).
+ */
+const NO_CONTROLS = /^[^\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/u;
+
+export const openBodySchema = z.looseObject({
+  key_ref: z
+    .number({ error: 'key_ref must be an integer' })
+    .int('key_ref must be an integer')
+    .positive()
+    .max(MAX_ID, 'key_ref is out of range'),
+  number_id: z
+    .number({ error: 'number_id must be an integer' })
+    .int('number_id must be an integer')
+    .positive()
+    .max(MAX_ID, 'number_id is out of range'),
+  actor: z
+    .string()
+    .transform((value) => value.trim())
+    .pipe(
+      z
+        .string()
+        .max(128, 'actor must be at most 128 characters')
+        .regex(NO_CONTROLS, 'actor must not contain control or text-direction characters'),
+    ),
+});
+
+/** `actor` is checked first: a call that does not name the employee is refused whatever else it holds. */
+export function readOpenBody(body: Record<string, unknown>) {
+  const actor = body.actor;
+  if (actor === undefined || actor === null || (typeof actor === 'string' && actor.trim() === '')) {
+    throw new ApiError('actor_required');
+  }
+  return validate(openBodySchema, body);
+}
+
+type Decision =
+  | { kind: 'refused'; error: ApiError; journalId: number }
+  | {
+      kind: 'dispatch';
+      journalId: number;
+      commandId: string;
+      deviceId: string;
+      object: string;
+      numberId: number;
+    };
+
+/**
+ * The checks of decisions.md section 4, in order, and the journal entry, in one transaction. The key row
+ * is locked so that the rate limit counts correctly across concurrent calls and cloud instances.
+ */
+async function decide(
+  ctx: CloudContext,
+  caller: Caller,
+  body: { key_ref: number; number_id: number; actor: string },
+): Promise<Decision> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    const key = await trx
+      .selectFrom('keys')
+      .select(['id', 'company_id', 'device_id', 'revoked_at', 'expires_at'])
+      .where('id', '=', body.key_ref)
+      .forUpdate()
+      .executeTakeFirst();
+    // Another company's key is answered like a missing one, and leaves no trace in that customer's journal.
+    if (!key || key.company_id !== caller.company.id) throw new ApiError('forbidden');
+    const object = await trx
+      .selectFrom('key_objects')
+      .innerJoin('device_objects', 'device_objects.id', 'key_objects.object_id')
+      .select(['device_objects.id', 'device_objects.local_id'])
+      .where('key_objects.key_id', '=', key.id)
+      .where('device_objects.id', '=', body.number_id)
+      .where('device_objects.removed_at', 'is', null)
+      .executeTakeFirst();
+
+    let refusal: ApiError | null = null;
+    if (key.revoked_at) refusal = new ApiError('revoked');
+    else if (key.expires_at && key.expires_at <= now) refusal = new ApiError('expired');
+    else if (!object) refusal = new ApiError('forbidden');
+    else refusal = await rateLimitRefusal(trx, key.id, now, ctx.config.openRateLimit);
+
+    const commandId = randomUUID();
+    const entry = await trx
+      .insertInto('journal')
+      .values({
+        at: now,
+        device_id: key.device_id,
+        object_id: object?.id ?? null,
+        company_id: caller.company.id,
+        key_id: key.id,
+        actor: body.actor,
+        outcome: refusal ? (refusal.code as JournalOutcome) : null,
+        command_id: refusal ? null : commandId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (refusal) {
+      await recordOutcome(trx, {
+        id: entry.id,
+        outcome: refusal.code as JournalOutcome,
+        detail: null,
+        ackedAt: null,
+        now,
+      });
+      return { kind: 'refused', error: refusal, journalId: entry.id };
+    }
+    return {
+      kind: 'dispatch',
+      journalId: entry.id,
+      commandId,
+      deviceId: key.device_id,
+      object: object!.local_id,
+      numberId: object!.id,
+    };
+  });
+}
+
+async function rateLimitRefusal(
+  trx: Transaction<DB>,
+  keyId: number,
+  now: Date,
+  limit: number,
+): Promise<ApiError | null> {
+  const since = new Date(now.getTime() - RATE_WINDOW_MS);
+  const counted = await trx
+    .selectFrom('journal')
+    .select([sql<number>`count(*)::int`.as('count'), sql<Date | null>`min(at)`.as('oldest')])
+    .where('key_id', '=', keyId)
+    .where('at', '>', since)
+    .where((eb) => eb.or([eb('outcome', 'is', null), eb('outcome', 'in', COUNTED)]))
+    .executeTakeFirstOrThrow();
+  if (counted.count < limit) return null;
+  const oldest = counted.oldest ? new Date(counted.oldest) : now;
+  const retryAfter = Math.max(1, Math.ceil((oldest.getTime() + RATE_WINDOW_MS - now.getTime()) / 1000));
+  return new ApiError('rate_limit', { headers: { 'retry-after': String(retryAfter) } });
+}
+
+/**
+ * `a=open`: checks, journal entry, the signed command to the controller, and the answer only once the
+ * controller acknowledged. Every outcome, refusals included, lands in the journal.
+ */
+export async function handleOpen(
+  ctx: CloudContext,
+  dispatcher: CommandDispatcher,
+  caller: Caller,
+): Promise<StoredAnswer> {
+  const body = readOpenBody(caller.body);
+  const decision = await decide(ctx, caller, body);
+  if (decision.kind === 'refused') throw decision.error;
+  const result = await dispatcher.dispatch({
+    commandId: decision.commandId,
+    deviceId: decision.deviceId,
+    object: decision.object,
+    numberId: decision.numberId,
+  });
+  if (result.kind === 'acked') {
+    const { outcome, detail } = ackOutcome(result.ack);
+    // The broker side may have applied the same ack first; the entry's outcome is the ack's either way.
+    await completeEntry(ctx, decision.journalId, outcome, detail, new Date(result.ack.finished_at));
+    if (outcome === 'opened') return { status: 200, body: { ok: 1, id: decision.journalId } };
+    throw new ApiError('device_error', { detail: detail ?? 'failed', message: deviceErrorMessage(detail) });
+  }
+  const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
+  await completeEntry(ctx, decision.journalId, outcome, null, null);
+  throw new ApiError(outcome);
+}
+
+async function completeEntry(
+  ctx: CloudContext,
+  journalId: number,
+  outcome: JournalOutcome,
+  detail: string | null,
+  ackedAt: Date | null,
+): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const entry = await trx
+      .selectFrom('journal')
+      .select(['outcome', 'acked_at'])
+      .where('id', '=', journalId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    // An acknowledgement applied by the broker side wins over our own timeout or offline verdict.
+    if (entry.acked_at || entry.outcome !== null) return;
+    await recordOutcome(trx, { id: journalId, outcome, detail, ackedAt, now: ctx.clock.now() });
+  });
+}
+
+function deviceErrorMessage(detail: string | null): string {
+  return `The controller reported a failure: ${detail ?? 'unknown'}.`;
+}

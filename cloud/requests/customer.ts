@@ -1,0 +1,192 @@
+import { ApiError } from '../../shared/errors.js';
+import type { CloudContext } from '../context.js';
+import { enqueueEvent } from '../events/outbox.js';
+import { formatTimestamp } from '../http/timestamps.js';
+import { type AccessRequest, effectiveState, findRequestByCode } from './requests.js';
+
+/**
+ * The customer's moves on a request (company-access-api.md section 3, decisions.md section 3): claim,
+ * grant (issue a key) and withdraw (revoke). Each is one transaction together with its event, so a
+ * company never hears of a change that was not committed.
+ */
+
+async function lockRequest(ctx: CloudContext, code: string): Promise<number> {
+  const found = await findRequestByCode(ctx.db, code);
+  if (!found) throw new ApiError('not_found', { message: 'No request with this code.' });
+  return found.id;
+}
+
+function eventData(request: AccessRequest, extra: Record<string, unknown> = {}) {
+  return { code: request.code, ref: request.ref, state: request.state, ...extra };
+}
+
+/** The customer opened the request in the application: `new` becomes `claimed`. */
+export async function claimRequest(
+  ctx: CloudContext,
+  input: { code: string; customerId: number },
+): Promise<AccessRequest> {
+  const id = await lockRequest(ctx, input.code);
+  return ctx.db.transaction().execute(async (trx) => {
+    const request = await trx
+      .selectFrom('requests')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const now = ctx.clock.now();
+    const state = effectiveState(request, now);
+    if (state === 'expired') throw new ApiError('invalid_state', { message: 'The request has expired.' });
+    if (state !== 'new') {
+      if (request.customer_id !== input.customerId) {
+        throw new ApiError('invalid_state', { message: 'The request was claimed by another customer.' });
+      }
+      return request;
+    }
+    const claimed = await trx
+      .updateTable('requests')
+      .set({ state: 'claimed', claimed_at: now, customer_id: input.customerId })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await enqueueEvent(trx, {
+      companyId: claimed.company_id,
+      type: 'request.claimed',
+      at: now,
+      data: eventData(claimed, { claimed_at: formatTimestamp(now) }),
+    });
+    return claimed;
+  });
+}
+
+/**
+ * The customer grants access: chooses the barrier, the objects in the key and its lifetime (until revoked,
+ * or until `keyExpiresAt`). Returns the `key_ref` the company opens with.
+ */
+export async function issueKey(
+  ctx: CloudContext,
+  input: {
+    code: string;
+    customerId: number;
+    deviceId: string;
+    objectIds: number[];
+    keyExpiresAt: Date | null;
+  },
+): Promise<{ keyRef: number; request: AccessRequest }> {
+  const id = await lockRequest(ctx, input.code);
+  const objectIds = [...new Set(input.objectIds)];
+  if (objectIds.length === 0)
+    throw new ApiError('invalid_field', { field: 'objects', message: 'Choose at least one object.' });
+  return ctx.db.transaction().execute(async (trx) => {
+    const request = await trx
+      .selectFrom('requests')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const now = ctx.clock.now();
+    const state = effectiveState(request, now);
+    if (state !== 'claimed' || request.customer_id !== input.customerId) {
+      throw new ApiError('invalid_state', {
+        message: `Access can be granted on a claimed request; this one is ${state}.`,
+      });
+    }
+    if (input.keyExpiresAt && input.keyExpiresAt <= now) {
+      throw new ApiError('invalid_field', {
+        field: 'key_expires_at',
+        message: 'The end of access must be in the future.',
+      });
+    }
+    const device = await trx
+      .selectFrom('devices')
+      .select('id')
+      .where('id', '=', input.deviceId)
+      .where('customer_id', '=', input.customerId)
+      .executeTakeFirst();
+    if (!device) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+    const objects = await trx
+      .selectFrom('device_objects')
+      .select(['id', 'label'])
+      .where('device_id', '=', input.deviceId)
+      .where('id', 'in', objectIds)
+      .where('removed_at', 'is', null)
+      .execute();
+    if (objects.length !== objectIds.length) {
+      throw new ApiError('invalid_field', {
+        field: 'objects',
+        message: 'Every object must belong to the barrier.',
+      });
+    }
+    const key = await trx
+      .insertInto('keys')
+      .values({
+        request_id: request.id,
+        company_id: request.company_id,
+        customer_id: input.customerId,
+        device_id: input.deviceId,
+        issued_at: now,
+        expires_at: input.keyExpiresAt,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('key_objects')
+      .values(objectIds.map((objectId) => ({ key_id: key.id, object_id: objectId })))
+      .execute();
+    const issued = await trx
+      .updateTable('requests')
+      .set({ state: 'issued', issued_at: now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await enqueueEvent(trx, {
+      companyId: issued.company_id,
+      type: 'request.issued',
+      at: now,
+      data: eventData(issued, {
+        key_ref: key.id,
+        issued_at: formatTimestamp(now),
+        numbers: objects.map((object) => ({ number_id: object.id, label: object.label })),
+        ...(input.keyExpiresAt ? { key_expires_at: formatTimestamp(input.keyExpiresAt) } : {}),
+      }),
+    });
+    return { keyRef: key.id, request: issued };
+  });
+}
+
+/** The customer withdraws access at once: the next `open` answers 403 `revoked`. */
+export async function revokeKey(
+  ctx: CloudContext,
+  input: { keyRef: number; customerId: number },
+): Promise<AccessRequest> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const key = await trx
+      .selectFrom('keys')
+      .selectAll()
+      .where('id', '=', input.keyRef)
+      .where('customer_id', '=', input.customerId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
+    const current = await trx
+      .selectFrom('requests')
+      .selectAll()
+      .where('id', '=', key.request_id)
+      .executeTakeFirstOrThrow();
+    if (key.revoked_at) return current;
+    const now = ctx.clock.now();
+    await trx.updateTable('keys').set({ revoked_at: now }).where('id', '=', key.id).execute();
+    const revoked = await trx
+      .updateTable('requests')
+      .set({ state: 'revoked', revoked_at: now })
+      .where('id', '=', key.request_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await enqueueEvent(trx, {
+      companyId: revoked.company_id,
+      type: 'request.revoked',
+      at: now,
+      data: eventData(revoked, { key_ref: key.id, revoked_at: formatTimestamp(now) }),
+    });
+    return revoked;
+  });
+}
