@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { Broker } from './broker/broker.js';
+import { companyApiRoutes } from './company-api/route.js';
+import type { CloudContext } from './context.js';
+import { deviceApiRoutes } from './device-api/routes.js';
+import { registerErrorHandling } from './http/errors.js';
+import { opsRoutes } from './ops/routes.js';
+import { wellKnownRoutes } from './well-known/routes.js';
+
+/** A Fastify instance with the cloud's logger settings; routes are added by `registerRoutes`. */
+export function createHttpServer(logLevel: string): FastifyInstance {
+  return Fastify({
+    logger: { level: logLevel },
+    genReqId: () => randomUUID(),
+    // Never trust a request id sent by the client: ours is the one in the log.
+    requestIdHeader: false,
+    // One line per request only when debugging; failures are logged by our error handler at any level.
+    logController: new LogController({ disableRequestLogging: logLevel !== 'debug' && logLevel !== 'trace' }),
+    bodyLimit: 64 * 1024,
+  });
+}
+
+export async function registerRoutes(
+  app: FastifyInstance,
+  deps: { ctx: CloudContext; broker: Broker; operatorToken: string },
+): Promise<void> {
+  registerErrorHandling(app);
+  app.get('/healthz', async () => ({ ok: 1 }));
+  await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.broker });
+  await app.register(deviceApiRoutes, { ctx: deps.ctx, broker: deps.broker });
+  await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
+  await app.register(wellKnownRoutes, { ctx: deps.ctx });
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { SigningKey } from '../shared/crypto/ed25519.js';
+import { createHttpServer, registerRoutes } from './app.js';
+import { purgeNonces } from './auth/nonces.js';
+import type { Broker } from './broker/broker.js';
+import { startBroker } from './broker/start.js';
+import { type Clock, systemClock } from './clock.js';
+import { purgeIdempotencyKeys } from './company-api/idempotency.js';
+import type { CloudConfig } from './config.js';
+import type { CloudContext } from './context.js';
+import { type DatabaseHandle, openDatabase } from './db/database.js';
+import { PeriodicJob } from './jobs/periodic.js';
+import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
+import { fetchKeyFile } from './keys/keyfile-fetch.js';
+import { sweepExpired } from './requests/expiry.js';
+
+export interface CloudOptions {
+  config: CloudConfig;
+  clock?: Clock;
+  /** A database opened by the caller (tests share one per file); closed by the caller too. */
+  database?: DatabaseHandle;
+  fetchKeyFile?: KeyFileFetcher;
+  /** Background jobs (expiry sweep, key re-confirmation, purges). Tests that drive them by hand turn them off. */
+  jobs?: boolean;
+  /** Options for the broker, such as a shorter acknowledgement timeout in tests. */
+  ackTimeoutMs?: number;
+}
+
+export interface RunningCloud {
+  readonly baseUrl: string;
+  readonly ctx: CloudContext;
+  readonly app: FastifyInstance;
+  readonly broker: Broker;
+  readonly operatorToken: string;
+  /** Where the generated operator token was written, when it was generated. */
+  readonly operatorTokenFile: string | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * Composes the cloud: database, signing key, broker, HTTP routes and background jobs, each started in order
+ * and stopped in reverse.
+ */
+export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
+  const { config } = options;
+  mkdirSync(config.dataDir, { recursive: true });
+  const database = options.database ?? (await openDatabase(config.database));
+  const app = createHttpServer(config.logLevel);
+  let listeningPort = config.port;
+  const ctx: CloudContext = {
+    config,
+    db: database.db,
+    clock: options.clock ?? systemClock,
+    log: app.log,
+    signingKey: loadSigningKey(config.signingKeyFile),
+    fetchKeyFile:
+      options.fetchKeyFile ??
+      ((domain) =>
+        fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
+    baseUrl: () => config.baseUrl ?? `http://localhost:${listeningPort}`,
+  };
+  const { token: operatorToken, file: operatorTokenFile } = loadOperatorToken(config);
+  const jobs: PeriodicJob[] = [];
+  let broker: Broker;
+  try {
+    broker = await startBroker(
+      ctx,
+      options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
+    );
+  } catch (error) {
+    if (!options.database) await database.close();
+    throw error;
+  }
+  try {
+    await registerRoutes(app, { ctx, broker, operatorToken });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    if (address && typeof address === 'object') listeningPort = address.port;
+    if (options.jobs !== false) jobs.push(...backgroundJobs(ctx));
+    for (const job of jobs) job.start();
+  } catch (error) {
+    await app.close();
+    await broker.stop();
+    if (!options.database) await database.close();
+    throw error;
+  }
+  return {
+    baseUrl: ctx.baseUrl(),
+    ctx,
+    app,
+    broker,
+    operatorToken,
+    operatorTokenFile,
+    async stop() {
+      for (const job of jobs) await job.stop();
+      await app.close();
+      await broker.stop();
+      if (!options.database) await database.close();
+    },
+  };
+}
+
+function backgroundJobs(ctx: CloudContext): PeriodicJob[] {
+  const job = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
+    new PeriodicJob({ name, intervalMs, run, log: ctx.log });
+  return [
+    job('expiry sweep', 30_000, () => sweepExpired(ctx)),
+    job('key re-confirmation', 60_000, () => reconfirmDueKeys(ctx)),
+    job('nonce purge', 60_000, () => purgeNonces(ctx)),
+    job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),
+  ];
+}
+
+/** The cloud's Ed25519 key, made on first start. Instances that share a database must share this file. */
+function loadSigningKey(file: string): SigningKey {
+  if (existsSync(file)) return SigningKey.fromPem(readFileSync(file, 'utf8'));
+  const key = SigningKey.generate();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, key.toPem(), { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+/** OPERATOR_TOKEN, or one generated at first start into the data folder (decisions.md section 8). */
+function loadOperatorToken(config: CloudConfig): { token: string; file: string | undefined } {
+  if (config.operatorToken) return { token: config.operatorToken, file: undefined };
+  const file = join(config.dataDir, 'operator-token');
+  if (!existsSync(file)) {
+    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  chmodSync(file, 0o600);
+  return { token: readFileSync(file, 'utf8').trim(), file };
+}

@@ -1,0 +1,43 @@
+import { startCloud } from './cloud.js';
+import { ConfigError, loadCloudConfig } from './config.js';
+
+/** `npm run cloud`: the cloud alone, configured by the environment (decisions.md section 8). */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadCloudConfig>;
+  try {
+    config = loadCloudConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`gatelink cloud: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const cloud = await startCloud({ config });
+  process.stdout.write(`Gatelink cloud listening at ${cloud.baseUrl}\n`);
+  process.stdout.write(
+    `Database: ${'url' in config.database ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}\n`,
+  );
+  process.stdout.write(`MQTT for devices: ${cloud.broker.deviceUrl}\n`);
+  process.stdout.write(
+    cloud.operatorTokenFile
+      ? `Operator token: ${cloud.operatorTokenFile}\n`
+      : 'Operator token: from OPERATOR_TOKEN\n',
+  );
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await cloud.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `gatelink cloud could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

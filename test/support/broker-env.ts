@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import type { Broker } from '../../cloud/broker/broker.js';
+import { type StartBrokerOptions, startBroker } from '../../cloud/broker/start.js';
+import { systemClock } from '../../cloud/clock.js';
+import { loadCloudConfig } from '../../cloud/config.js';
+import type { CloudContext } from '../../cloud/context.js';
+import type { Database } from '../../cloud/db/database.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
+import { mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
+import { type RecordingLogger, recordingLogger } from './recording-logger.js';
+
+/**
+ * The same behaviour suite runs against each kind of broker, like kysely's DIALECTS. The external one needs
+ * the mosquitto binary; without it those runs are skipped and say why.
+ */
+export const BROKER_KINDS = ['embedded', 'external'] as const;
+export type BrokerKind = (typeof BROKER_KINDS)[number];
+
+export function brokerKindSkipReason(kind: BrokerKind): string | null {
+  if (kind === 'external' && !mosquittoAvailable) return 'skipped: /usr/sbin/mosquitto is not installed';
+  return null;
+}
+
+export const PREFIX = 'test/gl';
+
+/** One database, one broker (embedded or a private Mosquitto), and the cloud instances started on them. */
+export class BrokerEnv {
+  readonly log: RecordingLogger = recordingLogger();
+  /** The cloud's command key, shared by every instance (they read the same key file in production). */
+  readonly signingKey = SigningKey.generate();
+  readonly #brokers = new Set<Broker>();
+  readonly #devices = new Set<FakeDevice>();
+
+  private constructor(
+    readonly kind: BrokerKind,
+    readonly database: TestDatabase,
+    readonly mosquitto: TestMosquitto | null,
+  ) {}
+
+  static async open(kind: BrokerKind): Promise<BrokerEnv> {
+    const database = await createTestDatabase();
+    try {
+      const mosquitto = kind === 'external' ? await startMosquitto(PREFIX) : null;
+      return new BrokerEnv(kind, database, mosquitto);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  }
+
+  get db(): Database {
+    return this.database.db;
+  }
+
+  context(env: Record<string, string> = {}): CloudContext {
+    const config = loadCloudConfig({
+      HOST: '127.0.0.1',
+      MQTT_PORT: '0',
+      MQTT_TOPIC_PREFIX: PREFIX,
+      ...(this.mosquitto ? { MQTT_URL: this.mosquitto.cloudUrl } : {}),
+      ...env,
+    });
+    return {
+      config,
+      db: this.db,
+      clock: systemClock,
+      log: this.log,
+      signingKey: this.signingKey,
+      fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
+      baseUrl: () => 'http://127.0.0.1:0',
+    };
+  }
+
+  /** A cloud instance; stopped with the env. */
+  async start(options: StartBrokerOptions = {}, env: Record<string, string> = {}): Promise<Broker> {
+    const broker = await startBroker(this.context(env), options);
+    this.#brokers.add(broker);
+    return broker;
+  }
+
+  async stopBroker(broker: Broker): Promise<void> {
+    this.#brokers.delete(broker);
+    await broker.stop();
+  }
+
+  /**
+   * Restarts the broker under `broker`: the embedded one is a new cloud instance on the same port (its
+   * broker lives in the cloud process), the external one is the Mosquitto process (the cloud instance stays).
+   */
+  async restartBroker(broker: Broker, options: StartBrokerOptions = {}): Promise<Broker> {
+    if (this.mosquitto) {
+      await this.mosquitto.restart();
+      return broker;
+    }
+    const port = new URL(broker.deviceUrl).port;
+    await this.stopBroker(broker);
+    return this.start(options, { MQTT_PORT: port });
+  }
+
+  /** A device row with a broker account made through `addDevice`, as provisioning does. */
+  async provision(broker: Broker): Promise<DeviceAccount> {
+    const account = await insertDevice(this.db);
+    await broker.addDevice(account.id, account.password);
+    return account;
+  }
+
+  async connect(broker: Broker, account: DeviceAccount, options: { reconnect?: boolean } = {}) {
+    const device = await FakeDevice.connect(broker.deviceUrl, account, {
+      prefix: PREFIX,
+      cloudKey: this.signingKey.publicKey,
+      ...options,
+    });
+    this.#devices.add(device);
+    return device;
+  }
+
+  /** Until the device's reported state reached the cloud (external dispatch reads it). */
+  async waitOnline(deviceId: string, online = true): Promise<void> {
+    await waitFor(async () => {
+      const row = await this.db
+        .selectFrom('devices')
+        .select('online')
+        .where('id', '=', deviceId)
+        .executeTakeFirst();
+      return row?.online === online;
+    });
+  }
+
+  /** Telemetry from the device, once stored: everything it published before has been handled too. */
+  async roundTrip(device: FakeDevice): Promise<void> {
+    const marker = Math.floor(Math.random() * 1e9);
+    await device.publishTelemetry(marker);
+    await waitFor(async () => {
+      const row = await this.db
+        .selectFrom('devices')
+        .select('telemetry')
+        .where('id', '=', device.id)
+        .executeTakeFirstOrThrow();
+      return (row.telemetry as { uptime_s?: number } | null)?.uptime_s === marker;
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#devices].map((device) => device.close()));
+    for (const broker of this.#brokers) await broker.stop();
+    await this.mosquitto?.stop();
+    await this.database.close();
+  }
+}
+
+/** Polls until the check holds (or fails after a few seconds); the assertions follow it. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+export interface OpenEntry {
+  journalId: number;
+  commandId: string;
+  objectId: number;
+  keyId: number;
+}
+
+/**
+ * What the open flow leaves before dispatching (cloud/opening/open.ts): a company's key to the device, one
+ * object, and a journal entry without outcome carrying the command id.
+ */
+export async function insertOpenEntry(db: Database, deviceId: string): Promise<OpenEntry> {
+  const company = await db
+    .insertInto('companies')
+    .values({ name: 'Courier' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const customer = await db
+    .insertInto('customers')
+    .values({ display_name: 'Ada' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const request = await db
+    .insertInto('requests')
+    .values({
+      code: randomUUID(),
+      company_id: company.id,
+      ttl_hours: 24,
+      expires_at: new Date(Date.now() + 86_400_000),
+      state: 'issued',
+      customer_id: customer.id,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const key = await db
+    .insertInto('keys')
+    .values({ request_id: request.id, company_id: company.id, customer_id: customer.id, device_id: deviceId })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const object = await db
+    .insertInto('device_objects')
+    .values({ device_id: deviceId, local_id: 'gate', label: 'Gate', kind: 'relay' })
+    .onConflict((conflict) => conflict.columns(['device_id', 'local_id']).doUpdateSet({ label: 'Gate' }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const commandId = randomUUID();
+  const entry = await db
+    .insertInto('journal')
+    .values({
+      device_id: deviceId,
+      object_id: object.id,
+      company_id: company.id,
+      key_id: key.id,
+      actor: 'driver 7',
+      outcome: null,
+      command_id: commandId,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { journalId: entry.id, commandId, objectId: object.id, keyId: key.id };
+}
+
+export function dispatchRequest(deviceId: string, entry: OpenEntry) {
+  return { commandId: entry.commandId, deviceId, object: 'gate', numberId: entry.objectId };
+}
+
+/** The journal entry and how many events (company callbacks) it produced: one per applied outcome. */
+export async function journalState(db: Database, journalId: number) {
+  const entry = await db
+    .selectFrom('journal')
+    .select(['outcome', 'detail', 'acked_at'])
+    .where('id', '=', journalId)
+    .executeTakeFirstOrThrow();
+  const events = await db
+    .selectFrom('events')
+    .select('data')
+    .execute()
+    .then((rows) => rows.filter((row) => (row.data as { journal_id?: number }).journal_id === journalId));
+  return { ...entry, events: events.length };
+}

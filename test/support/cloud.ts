@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../cloud/clock.js';
+import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
+import { loadCloudConfig } from '../../cloud/config.js';
+import type { DatabaseHandle } from '../../cloud/db/database.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { signRequest } from '../../shared/crypto/request-signing.js';
+
+/**
+ * A cloud for one test file: real HTTP routes, real broker on a free port, the test's database, a temporary
+ * data folder, and quiet logs. Calls go through Fastify's inject (no sockets) unless a test needs the network.
+ */
+export interface TestCloud extends RunningCloud {
+  dataDir: string;
+  /** POST /api/company.php?a=<action> with a JSON body (string bodies are sent as they are). */
+  call(action: string, body: unknown, headers?: Record<string, string>): Promise<Answer>;
+  /** The same call, signed as `domain` with `key`. */
+  signedCall(
+    action: string,
+    body: unknown,
+    signer: Signer,
+    headers?: Record<string, string>,
+  ): Promise<Answer>;
+  ops(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer>;
+}
+
+export interface Signer {
+  domain: string;
+  key: SigningKey;
+  ts?: number;
+  nonce?: string;
+}
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+export async function startTestCloud(options: {
+  database: DatabaseHandle;
+  clock?: Clock;
+  env?: Record<string, string>;
+  ackTimeoutMs?: number;
+}): Promise<TestCloud> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
+  const config = loadCloudConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MQTT_PORT: '0',
+    GATELINK_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const cloud = await startCloud({
+    config,
+    database: options.database,
+    jobs: false,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+  });
+  const send = async (
+    method: 'GET' | 'POST',
+    url: string,
+    payload: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<Answer> => {
+    const response = await cloud.app.inject({
+      method,
+      url,
+      headers,
+      ...(payload === undefined ? {} : { payload }),
+    });
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(response.body);
+    } catch {
+      body = { raw: response.body };
+    }
+    return { status: response.statusCode, body, headers: response.headers };
+  };
+  const encode = (body: unknown) => (typeof body === 'string' ? body : JSON.stringify(body));
+  return {
+    ...cloud,
+    dataDir,
+    call: (action, body, headers = {}) =>
+      send('POST', `/api/company.php?a=${action}`, encode(body), {
+        'content-type': 'application/json',
+        ...headers,
+      }),
+    signedCall: (action, body, signer, headers = {}) => {
+      const payload = encode(body);
+      const now = Math.floor((options.clock?.now().getTime() ?? Date.now()) / 1000);
+      const signed = signRequest(signer.key, {
+        domain: signer.domain,
+        body: payload,
+        ts: signer.ts ?? now,
+        ...(signer.nonce ? { nonce: signer.nonce } : {}),
+      });
+      return send('POST', `/api/company.php?a=${action}`, payload, {
+        'content-type': 'application/json',
+        ...signed,
+        ...headers,
+      });
+    },
+    ops: (method, path, body) =>
+      send(method, path, body === undefined ? undefined : JSON.stringify(body), {
+        authorization: `Bearer ${cloud.operatorToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      }),
+    async stop() {
+      await cloud.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An approved company that signs with its own key, published on the given key file server. */
+export async function signatureCompany(
+  cloud: TestCloud,
+  keyFiles: { publish(domain: string, key: string): void },
+  domain: string,
+): Promise<{ id: number; signer: Signer }> {
+  const key = SigningKey.generate();
+  keyFiles.publish(domain, key.publicKey.base64);
+  const created = await cloud.ops('POST', '/ops/companies', { name: `Company ${domain}`, domain });
+  const id = (created.body.company as { id: number }).id;
+  const approved = await cloud.ops('POST', `/ops/companies/${id}/approve`);
+  if (approved.status !== 200) throw new Error(`approve failed: ${JSON.stringify(approved.body)}`);
+  return { id, signer: { domain, key } };
+}
+
+/** An approved company without a domain, with a fresh secret. */
+export async function secretCompany(
+  cloud: TestCloud,
+  name: string,
+): Promise<{ org_id: number; secret: string }> {
+  const created = await cloud.ops('POST', '/ops/companies', { name });
+  const id = (created.body.company as { id: number }).id;
+  await cloud.ops('POST', `/ops/companies/${id}/approve`);
+  const issued = await cloud.ops('POST', `/ops/companies/${id}/secret`);
+  return { org_id: id, secret: issued.body.secret as string };
+}
