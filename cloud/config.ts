@@ -110,7 +110,7 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     database: v.DATABASE_URL ? { url: v.DATABASE_URL } : { dataDir: resolve(dataDir, 'db') },
     dataDir,
     mqtt: v.MQTT_URL
-      ? { kind: 'external' as const, url: v.MQTT_URL, publicUrl: v.MQTT_PUBLIC_URL ?? v.MQTT_URL }
+      ? { kind: 'external' as const, url: v.MQTT_URL, publicUrl: v.MQTT_PUBLIC_URL }
       : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
     topicPrefix: v.MQTT_TOPIC_PREFIX,
     operatorToken: v.OPERATOR_TOKEN,

@@ -1,0 +1,91 @@
+import { type DeviceChannel, parseDeviceTopic } from '../../shared/protocol/topics.js';
+import type { CloudContext } from '../context.js';
+import type { CommandWaiters } from './command-waiters.js';
+import { DeviceKeys } from './device-keys.js';
+import { handleAck } from './handlers/ack.js';
+import type { DeviceMessageContext, IncomingDeviceMessage } from './handlers/handler.js';
+import { handleState } from './handlers/state.js';
+import { handleTelemetry } from './handlers/telemetry.js';
+import type { DeviceMessage } from './transport.js';
+
+/** Larger payloads are dropped unread; the biggest legitimate one (a state with 32 objects) is far smaller. */
+const MAX_PAYLOAD_BYTES = 16 * 1024;
+
+/**
+ * Routes what devices publish to one handler per channel. Messages of one device are handled one after
+ * another, in the order the broker delivered them, so a will's "offline" never overtakes the "online" that
+ * preceded it; different devices proceed in parallel.
+ */
+export class DeviceMessages {
+  readonly #deps: DeviceMessageContext;
+  readonly #queues = new Map<string, Promise<void>>();
+
+  constructor(ctx: CloudContext, waiters: CommandWaiters) {
+    this.#deps = { ctx, waiters, keys: new DeviceKeys(ctx) };
+  }
+
+  /** Takes one message from the transport; never throws. */
+  readonly receive = (message: DeviceMessage): void => {
+    const { log, config } = this.#deps.ctx;
+    const target = parseDeviceTopic(config.topicPrefix, message.topic);
+    if (!target) {
+      log.warn({ topic: message.topic }, 'dropped a message on a topic that is not a device topic');
+      return;
+    }
+    const { deviceId, channel } = target;
+    // Only `state` is retained on purpose; a stored ack or report would be an old one replayed at us.
+    if (message.retain && channel !== 'state') {
+      log.warn({ deviceId, channel }, 'dropped a retained message on a channel that is never retained');
+      return;
+    }
+    if (message.payload.length > MAX_PAYLOAD_BYTES) {
+      log.warn({ deviceId, channel, bytes: message.payload.length }, 'dropped an oversized message');
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(message.payload.toString('utf8'));
+    } catch {
+      log.warn({ deviceId, channel }, 'dropped a message that is not JSON');
+      return;
+    }
+    this.#enqueue(deviceId, () => this.#handle(channel, { deviceId, body }));
+  };
+
+  /** Resolves once every message received so far has been handled. */
+  async idle(): Promise<void> {
+    while (this.#queues.size > 0) await Promise.all(this.#queues.values());
+  }
+
+  #handle(channel: DeviceChannel, message: IncomingDeviceMessage): Promise<void> {
+    switch (channel) {
+      case 'ack':
+        return handleAck(this.#deps, message);
+      case 'state':
+        return handleState(this.#deps, message);
+      case 'telemetry':
+        return handleTelemetry(this.#deps, message);
+      case 'cmd':
+        // The cloud never subscribes to commands; a device cannot publish them.
+        this.#deps.ctx.log.warn({ deviceId: message.deviceId }, 'dropped a command seen coming back');
+        return Promise.resolve();
+      default:
+        return unreachable(channel);
+    }
+  }
+
+  #enqueue(deviceId: string, work: () => Promise<void>): void {
+    const previous = this.#queues.get(deviceId) ?? Promise.resolve();
+    const next = previous.then(work).catch((error: unknown) => {
+      this.#deps.ctx.log.error({ deviceId, err: error }, 'handling a device message failed');
+    });
+    this.#queues.set(deviceId, next);
+    void next.then(() => {
+      if (this.#queues.get(deviceId) === next) this.#queues.delete(deviceId);
+    });
+  }
+}
+
+function unreachable(value: never): never {
+  throw new Error(`unexpected device channel ${String(value)}`);
+}

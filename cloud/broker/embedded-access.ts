@@ -1,0 +1,76 @@
+import type { AedesOptions, AuthErrorCode, AuthenticateError, Client, PublishPacket } from 'aedes';
+import { isDeviceId } from '../../shared/protocol/topics.js';
+import type { CloudContext } from '../context.js';
+import { devicePasswordMatches } from '../devices/credentials.js';
+import { deviceMayPublish, deviceMaySubscribe } from './device-access.js';
+
+/** CONNACK return codes of MQTT 3.1.1 (section 3.2.2.3); aedes declares them as a const enum. */
+const IDENTIFIER_REJECTED = 2 as AuthErrorCode;
+const SERVER_UNAVAILABLE = 3 as AuthErrorCode;
+const BAD_USERNAME_OR_PASSWORD = 4 as AuthErrorCode;
+
+type AccessHooks = Required<Pick<AedesOptions, 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
+
+/**
+ * The embedded broker's access rules. Only devices connect to it (the cloud talks to aedes in-process), so
+ * every client is a device: user name = device id = client id, password checked against the stored hash.
+ * aedes authenticates before it ends an older session with the same client id [MQTT-3.1.4-2], so a
+ * connection with wrong credentials cannot take over a device's session.
+ */
+export function deviceAccessHooks(ctx: CloudContext): AccessHooks {
+  const prefix = ctx.config.topicPrefix;
+  return {
+    authenticate(client, username, password, done) {
+      const refuse = (returnCode: AuthErrorCode, message: string) =>
+        done(Object.assign(new Error(message), { returnCode }) satisfies AuthenticateError, false);
+      if (!username || !isDeviceId(username) || !password) {
+        return refuse(BAD_USERNAME_OR_PASSWORD, 'a device id and password are required');
+      }
+      // [MQTT-3.1.3-9] the server may refuse a client id; ours must be the device id itself.
+      if (client.id !== username) return refuse(IDENTIFIER_REJECTED, 'the client id must be the device id');
+      ctx.db
+        .selectFrom('devices')
+        .select('mqtt_password_hash')
+        .where('id', '=', username)
+        .executeTakeFirst()
+        .then(
+          (row) => {
+            if (devicePasswordMatches(password, row?.mqtt_password_hash ?? null)) return done(null, true);
+            ctx.log.warn({ deviceId: username }, 'refused a device connection with bad credentials');
+            refuse(BAD_USERNAME_OR_PASSWORD, 'bad device id or password');
+          },
+          (error: unknown) => {
+            ctx.log.error({ err: error }, 'could not check device credentials');
+            refuse(SERVER_UNAVAILABLE, 'credentials cannot be checked now');
+          },
+        );
+    },
+
+    authorizeSubscribe(client, subscription, done) {
+      if (deviceMaySubscribe(prefix, client.id, subscription.topic)) {
+        return done(null, { ...subscription, qos: Math.min(subscription.qos, 1) as 0 | 1 });
+      }
+      ctx.log.warn({ deviceId: client.id, topic: subscription.topic }, 'refused a device subscription');
+      // [MQTT-3.9.3] a null subscription is answered with the failure code 0x80.
+      done(null, null);
+    },
+
+    authorizePublish(client, packet, done) {
+      const deviceId = publisherOf(client, packet);
+      if (deviceId && deviceMayPublish(prefix, deviceId, packet.topic, packet.retain)) return done(null);
+      ctx.log.warn({ deviceId, topic: packet.topic, retain: packet.retain }, 'refused a device publish');
+      // aedes closes the connection of a client whose publish is refused.
+      done(new Error('not authorized to publish there'));
+    },
+  };
+}
+
+/**
+ * Who publishes: the client, or for a will that aedes publishes after its client is gone (client null), the
+ * client id stored with the will, which was authenticated when the will was given. Anything else is nobody.
+ */
+function publisherOf(client: Client | null, packet: PublishPacket): string | null {
+  if (client) return client.id;
+  const stored = 'clientId' in packet ? packet.clientId : undefined;
+  return typeof stored === 'string' && isDeviceId(stored) ? stored : null;
+}

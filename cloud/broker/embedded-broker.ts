@@ -1,0 +1,112 @@
+import type { EventEmitter } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Socket } from 'node:net';
+import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
+import { allDevicesTopic, type DeviceChannel } from '../../shared/protocol/topics.js';
+import type { CloudContext } from '../context.js';
+import { hashDevicePassword } from '../devices/credentials.js';
+import { deviceAccessHooks } from './embedded-access.js';
+import type { BrokerTransport, DeviceMessageListener } from './transport.js';
+
+export interface EmbeddedOptions {
+  /** 0: a free port chosen by the system, reported in deviceUrl. */
+  port: number;
+  publicUrl: string | undefined;
+  onMessage: DeviceMessageListener;
+}
+
+const DEVICE_CHANNELS_IN: DeviceChannel[] = ['ack', 'state', 'telemetry'];
+
+/**
+ * aedes on plain TCP. The cloud publishes and subscribes in-process, so the only clients are devices.
+ * A device's account is its row: `devices.mqtt_password_hash`, checked at every connection.
+ */
+export async function startEmbeddedTransport(
+  ctx: CloudContext,
+  options: EmbeddedOptions,
+): Promise<BrokerTransport> {
+  const aedes = await Aedes.createBroker(deviceAccessHooks(ctx));
+  const sessions = new Map<string, Client>();
+  aedes.on('clientReady', (client) => sessions.set(client.id, client));
+  aedes.on('clientDisconnect', (client) => {
+    if (sessions.get(client.id) === client) sessions.delete(client.id);
+  });
+  aedes.on('clientError', (client, error) =>
+    ctx.log.debug({ deviceId: client.id, err: error }, 'device error'),
+  );
+  aedes.on('connectionError', (_client, error) => ctx.log.debug({ err: error }, 'broker connection error'));
+  // Errors aedes raises itself (such as a will it cannot publish) are logged, never thrown.
+  const events: EventEmitter = aedes;
+  events.on('error', (error: unknown) => ctx.log.error({ err: error }, 'embedded broker error'));
+
+  const deliver = (packet: AedesPublishPacket, done: () => void) => {
+    options.onMessage({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: false });
+    done();
+  };
+  for (const channel of DEVICE_CHANNELS_IN) {
+    await new Promise<void>((resolve) =>
+      aedes.subscribe(allDevicesTopic(ctx.config.topicPrefix, channel), deliver, resolve),
+    );
+  }
+
+  // A fresh broker has no sessions: every device is offline until it connects and says so.
+  await ctx.db.updateTable('devices').set({ online: false }).where('online', '=', true).execute();
+
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    aedes.handle(socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, ctx.config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  ctx.log.info({ port }, 'embedded MQTT broker listening');
+
+  const endSession = (deviceId: string) =>
+    new Promise<void>((resolve) => {
+      const client = sessions.get(deviceId);
+      if (!client) return resolve();
+      client.close(() => resolve());
+    });
+
+  return {
+    get deviceUrl() {
+      return options.publicUrl ?? `mqtt://${new URL(ctx.baseUrl()).hostname}:${port}`;
+    },
+    isConnected: async (deviceId) => sessions.get(deviceId)?.connected === true,
+    publish: (topic, payload) =>
+      new Promise<void>((resolve, reject) =>
+        aedes.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      ),
+    async addDevice(deviceId, password) {
+      await ctx.db
+        .updateTable('devices')
+        .set({ mqtt_password_hash: hashDevicePassword(password) })
+        .where('id', '=', deviceId)
+        .execute();
+      await endSession(deviceId);
+    },
+    async removeDevice(deviceId) {
+      await ctx.db
+        .updateTable('devices')
+        .set({ mqtt_password_hash: null })
+        .where('id', '=', deviceId)
+        .execute();
+      await endSession(deviceId);
+    },
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import mqtt, { type MqttClient } from 'mqtt';
+import { allDevicesTopic } from '../../shared/protocol/topics.js';
+import type { CloudContext } from '../context.js';
+import { DYNSEC_RESPONSE_TOPIC, DynamicSecurity } from './dynamic-security.js';
+import { type BrokerTransport, type DeviceMessageListener, NotConnectedError } from './transport.js';
+
+export interface ExternalOptions {
+  /** MQTT_URL: the broker and the cloud's own account, `mqtt://cloud:<password>@host:port`. */
+  url: string;
+  publicUrl: string | undefined;
+  connectTimeoutMs: number;
+  onMessage: DeviceMessageListener;
+}
+
+/** CONNACK codes meaning the broker will not take these credentials (MQTT 3.1.1 section 3.2.2.3). */
+const REFUSED_CODES = new Set([2, 4, 5]);
+
+/**
+ * An external broker (Mosquitto with dynamic security, see ./mosquitto/README.md) reached with mqtt.js.
+ * Every cloud instance has its own client id and subscribes to all devices' messages (not shared), so the
+ * instance waiting for an ack always hears it. Whether a device is connected is its last reported state:
+ * its retained `state` and its will keep `devices.online`.
+ */
+export async function startExternalTransport(
+  ctx: CloudContext,
+  options: ExternalOptions,
+): Promise<BrokerTransport> {
+  const client = mqtt.connect(options.url, {
+    clientId: `gatelink-cloud-${randomBytes(8).toString('hex')}`,
+    protocolVersion: 4,
+    // A session of its own that the broker keeps across a broker restart, so acks published while this
+    // instance reconnects are queued for it rather than lost.
+    clean: false,
+    reconnectPeriod: 1000,
+    connectTimeout: options.connectTimeoutMs,
+  });
+  const dynsec = new DynamicSecurity(client, options.connectTimeoutMs);
+  client.on('message', (topic, payload, packet) => {
+    if (topic === DYNSEC_RESPONSE_TOPIC) dynsec.receive(payload);
+    else options.onMessage({ topic, payload, retain: packet.retain });
+  });
+  try {
+    await firstConnection(client, options.connectTimeoutMs);
+    await subscribeAll(client, ctx.config.topicPrefix);
+  } catch (error) {
+    await client.endAsync(true);
+    throw error;
+  }
+  client.on('error', (error) => ctx.log.warn({ err: error }, 'external MQTT broker error'));
+  client.on('offline', () => ctx.log.warn('lost the external MQTT broker; reconnecting'));
+  client.on('connect', () => ctx.log.info('connected to the external MQTT broker'));
+  ctx.log.info({ broker: withoutCredentials(options.url) }, 'connected to the external MQTT broker');
+
+  return {
+    deviceUrl: withoutCredentials(options.publicUrl ?? options.url),
+    async isConnected(deviceId) {
+      const row = await ctx.db
+        .selectFrom('devices')
+        .select('online')
+        .where('id', '=', deviceId)
+        .executeTakeFirst();
+      return row?.online === true;
+    },
+    async publish(topic, payload) {
+      if (!client.connected) throw new NotConnectedError('the cloud is not connected to the MQTT broker');
+      await client.publishAsync(topic, payload, { qos: 1, retain: false });
+    },
+    addDevice: (deviceId, password) => dynsec.putDevice(ctx.config.topicPrefix, deviceId, password),
+    removeDevice: (deviceId) => dynsec.deleteDevice(deviceId),
+    async stop() {
+      await client.endAsync(!client.connected);
+    },
+  };
+}
+
+function firstConnection(client: MqttClient, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new Error(`the MQTT broker in MQTT_URL did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onConnect = () => finish(null);
+    const onError = (error: Error & { code?: unknown }) => {
+      if (typeof error.code === 'number' && REFUSED_CODES.has(error.code)) {
+        finish(new Error(`the MQTT broker refused the cloud's account in MQTT_URL: ${error.message}`));
+      }
+    };
+    function finish(error: Error | null) {
+      clearTimeout(timer);
+      client.off('connect', onConnect);
+      client.off('error', onError);
+      if (error) reject(error);
+      else resolve();
+    }
+    client.on('connect', onConnect);
+    client.on('error', onError);
+  });
+}
+
+/** Acks, states and telemetry of every device, and the answers to device account changes. */
+async function subscribeAll(client: MqttClient, prefix: string): Promise<void> {
+  const topics = [
+    allDevicesTopic(prefix, 'ack'),
+    allDevicesTopic(prefix, 'state'),
+    allDevicesTopic(prefix, 'telemetry'),
+    DYNSEC_RESPONSE_TOPIC,
+  ];
+  const granted = await client.subscribeAsync(topics, { qos: 1 });
+  const refused = granted.filter((grant) => grant.qos === 128).map((grant) => grant.topic);
+  if (refused.length > 0) {
+    throw new Error(
+      `the MQTT broker refused the cloud's subscription to ${refused.join(', ')}: give the cloud's account ` +
+        'the cloud role (cloud/broker/mosquitto/README.md)',
+    );
+  }
+}
+
+/** A broker URL as shown to devices and in logs: never with the cloud's own user name and password. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
+}

@@ -1,0 +1,35 @@
+import { ackSchema } from '../../../shared/protocol/messages.js';
+import { verifyAck } from '../../../shared/protocol/signing.js';
+import { applyAck } from '../../journal/journal.js';
+import type { DeviceMessageContext, IncomingDeviceMessage } from './handler.js';
+
+/**
+ * `.../ack`: a controller's signed acknowledgement. Checked in order: the schema, the device named inside
+ * equals the topic's, the signature under that device's stored key. Then applied to the journal (once, by
+ * command id, whichever instance gets there first) and handed to this instance's waiting dispatch, if any.
+ */
+export async function handleAck(deps: DeviceMessageContext, message: IncomingDeviceMessage): Promise<void> {
+  const { ctx, keys, waiters } = deps;
+  const { deviceId } = message;
+  const parsed = ackSchema.safeParse(message.body);
+  if (!parsed.success) {
+    ctx.log.warn({ deviceId, issues: parsed.error.issues.length }, 'dropped a malformed acknowledgement');
+    return;
+  }
+  const ack = parsed.data;
+  if (ack.device_id !== deviceId) {
+    ctx.log.warn({ deviceId, named: ack.device_id }, 'dropped an acknowledgement naming another device');
+    return;
+  }
+  const key = await keys.forDevice(deviceId);
+  if (!key || !verifyAck(key, ack)) {
+    ctx.log.warn({ deviceId, commandId: ack.command_id }, 'dropped an acknowledgement with a bad signature');
+    return;
+  }
+  try {
+    const applied = await applyAck(ctx, ack);
+    ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
+  } finally {
+    waiters.settle(ack);
+  }
+}

@@ -1,0 +1,395 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Broker } from '../../cloud/broker/broker.js';
+import { recordOutcome } from '../../cloud/journal/journal.js';
+import { COMMAND_LIFETIME_MS } from '../../cloud/opening/dispatcher.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { deviceTopic } from '../../shared/protocol/topics.js';
+import {
+  BROKER_KINDS,
+  BrokerEnv,
+  brokerKindSkipReason,
+  dispatchRequest,
+  insertOpenEntry,
+  journalState,
+  PREFIX,
+  waitFor,
+} from '../support/broker-env.js';
+import { type FakeDevice, insertDevice, tryConnect } from '../support/fake-device.js';
+
+/*
+ * The controller link as devices and the open flow see it, written once and run against the embedded
+ * broker and an external Mosquitto. Attacks are tried by devices that hold valid accounts of their own.
+ */
+const ACK_TIMEOUT_MS = 1500;
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe.each(BROKER_KINDS)('the %s broker', (kind) => {
+  const skip = brokerKindSkipReason(kind);
+  if (skip) {
+    it.skip(skip, () => {});
+    return;
+  }
+
+  let env: BrokerEnv;
+  let broker: Broker;
+
+  beforeAll(async () => {
+    env = await BrokerEnv.open(kind);
+    broker = await env.start({ ackTimeoutMs: ACK_TIMEOUT_MS });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  async function onlineDevice(): Promise<FakeDevice> {
+    const device = await env.connect(broker, await env.provision(broker));
+    await env.waitOnline(device.id);
+    return device;
+  }
+
+  const roundTrip = (device: FakeDevice) => env.roundTrip(device);
+
+  /**
+   * A publish the broker must refuse, then a sign that it was handled: the embedded broker closes the
+   * connection, Mosquitto drops the message and the attacker's next one comes through. Then a short pause
+   * for anything wrongly forwarded to reach its subscriber.
+   */
+  async function attempt(
+    attacker: FakeDevice,
+    topic: string,
+    payload: string,
+    retain = false,
+  ): Promise<void> {
+    const closed = attacker.closed();
+    attacker.client.publish(topic, payload, { qos: 1, retain }, () => {});
+    await Promise.race([closed, roundTrip(attacker).catch(() => closed)]);
+    await pause(150);
+  }
+
+  /** Whether the broker granted the subscription (MQTT 3.1.1 answers a refusal with 0x80). */
+  async function mayReceive(device: FakeDevice, filter: string): Promise<boolean> {
+    try {
+      const [grant] = await device.client.subscribeAsync(filter, { qos: 1 });
+      return grant !== undefined && grant.qos !== 128;
+    } catch (error) {
+      if (error instanceof Error && 'packet' in error) return false;
+      throw error;
+    }
+  }
+
+  const logsAbout = (deviceId: string) =>
+    env.log.entries.filter((entry) => entry.fields.deviceId === deviceId);
+
+  describe('commands and acknowledgements', () => {
+    it('delivers a signed command and answers with the acknowledgement, applied to the journal once', async () => {
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const command = await device.nextCommand();
+      expect(command).toMatchObject({
+        v: 1,
+        id: entry.commandId,
+        device_id: device.id,
+        object: 'gate',
+        number_id: entry.objectId,
+        action: 'open',
+      });
+      expect(command.expires_at - command.issued_at).toBe(COMMAND_LIFETIME_MS);
+      const ack = await device.ack(command);
+      expect(await result).toEqual({ kind: 'acked', ack });
+      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
+    });
+
+    it('passes on a failure the controller reports, with its reason', async () => {
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      await device.ack(await device.nextCommand(), 'failed', { reason: 'relay_fault' });
+      const answer = await result;
+      expect(answer.kind === 'acked' && answer.ack.reason).toBe('relay_fault');
+      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({
+        outcome: 'device_error',
+        detail: 'relay_fault',
+      });
+    });
+
+    it('answers offline for a device that is not connected, and sends it nothing', async () => {
+      const device = await onlineDevice();
+      device.vanish();
+      await env.waitOnline(device.id, false);
+      const entry = await insertOpenEntry(env.db, device.id);
+      expect(await broker.dispatch(dispatchRequest(device.id, entry))).toEqual({ kind: 'offline' });
+      const back = await env.connect(broker, device.account);
+      await roundTrip(back);
+      await pause(150);
+      expect([...back.commands, ...back.unverified]).toEqual([]);
+      const never = await insertDevice(env.db);
+      const other = await insertOpenEntry(env.db, never.id);
+      expect(await broker.dispatch(dispatchRequest(never.id, other))).toEqual({ kind: 'offline' });
+    });
+
+    it('still applies an acknowledgement that arrives after the timeout', async () => {
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const command = await device.nextCommand();
+      expect(await result).toEqual({ kind: 'timeout' });
+      // What the open flow records on a timeout.
+      await env.db.transaction().execute((trx) =>
+        recordOutcome(trx, {
+          id: entry.journalId,
+          outcome: 'device_timeout',
+          detail: null,
+          ackedAt: null,
+          now: new Date(),
+        }),
+      );
+      await device.ack(command);
+      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      const journal = await journalState(env.db, entry.journalId);
+      expect(journal.outcome).toBe('opened');
+      expect(journal.detail).toContain("acknowledged after the caller's timeout");
+    });
+
+    it('does not apply a forged acknowledgement (signed with another key)', async () => {
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const command = await device.nextCommand();
+      await device.ack(command, 'failed', { reason: 'relay_fault', key: SigningKey.generate() });
+      await roundTrip(device);
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: null, acked_at: null });
+      expect(logsAbout(device.id).map((log) => log.msg)).toContain(
+        'dropped an acknowledgement with a bad signature',
+      );
+      const genuine = await device.ack(command);
+      expect(await result).toEqual({ kind: 'acked', ack: genuine });
+      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
+    });
+
+    it('applies a replayed acknowledgement once', async () => {
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const ack = await device.ack(await device.nextCommand());
+      await result;
+      await device.publish('ack', ack);
+      await device.publish('ack', ack);
+      await roundTrip(device);
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
+    });
+
+    it("does not let a device acknowledge another device's command", async () => {
+      const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
+      const entry = await insertOpenEntry(env.db, victim.id);
+      const result = broker.dispatch(dispatchRequest(victim.id, entry));
+      const command = await victim.nextCommand();
+      // Signed by mallory, naming mallory, on mallory's own topic: a real ack, for a command not sent to it.
+      await mallory.ack(command);
+      await roundTrip(mallory);
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: null, acked_at: null });
+      const genuine = await victim.ack(command);
+      expect(await result).toEqual({ kind: 'acked', ack: genuine });
+    });
+  });
+
+  describe('state and telemetry', () => {
+    it('keeps online, version and the objects with stable numbers', async () => {
+      const device = await onlineDevice();
+      const objects = async () =>
+        env.db
+          .selectFrom('device_objects')
+          .select(['id', 'local_id', 'label', 'removed_at'])
+          .where('device_id', '=', device.id)
+          .orderBy('local_id')
+          .execute();
+      const gate = { id: 'gate', label: 'Front gate', kind: 'relay' } as const;
+      const door = { id: 'door', label: 'Side door', kind: 'relay' } as const;
+      await device.publishState(true, [gate, door]);
+      await roundTrip(device);
+      const first = await objects();
+      expect(first.map((row) => [row.local_id, row.removed_at])).toEqual([
+        ['door', null],
+        ['gate', null],
+      ]);
+      await device.publishState(true, [{ ...gate, label: 'Main gate' }]);
+      await roundTrip(device);
+      const second = await objects();
+      expect(second.map((row) => row.id)).toEqual(first.map((row) => row.id));
+      expect(second[0]?.removed_at).not.toBeNull();
+      expect(second[1]?.label).toBe('Main gate');
+      await device.publishState(true, [gate, door]);
+      await roundTrip(device);
+      const third = await objects();
+      expect(third.map((row) => [row.id, row.removed_at])).toEqual(first.map((row) => [row.id, null]));
+      const row = await env.db
+        .selectFrom('devices')
+        .select(['online', 'version', 'state_at'])
+        .where('id', '=', device.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ online: true, version: '1.0.0' });
+      expect(row.state_at).toBeInstanceOf(Date);
+    });
+
+    it('stores the latest telemetry', async () => {
+      const device = await onlineDevice();
+      await device.publishTelemetry(4242);
+      await waitFor(async () => {
+        const row = await env.db
+          .selectFrom('devices')
+          .select(['telemetry', 'telemetry_at'])
+          .where('id', '=', device.id)
+          .executeTakeFirstOrThrow();
+        return row.telemetry_at !== null && (row.telemetry as { uptime_s: number }).uptime_s === 4242;
+      });
+    });
+  });
+
+  describe('attacks by a device with an account of its own', () => {
+    it("cannot publish to another device's ack", async () => {
+      const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
+      const before = logsAbout(victim.id).length;
+      await attempt(mallory, deviceTopic(PREFIX, victim.id, 'ack'), 'not even JSON');
+      expect(logsAbout(victim.id).length).toBe(before);
+    });
+
+    it("cannot subscribe to another device's cmd, to every device's, to # or to $SYS/#", async () => {
+      const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
+      const filters = [deviceTopic(PREFIX, victim.id, 'cmd'), `${PREFIX}/dev/+/cmd`, '#', '$SYS/#'];
+      for (const filter of filters) {
+        expect({ filter, granted: await mayReceive(mallory, filter) }).toEqual({ filter, granted: false });
+      }
+      const entry = await insertOpenEntry(env.db, victim.id);
+      const result = broker.dispatch(dispatchRequest(victim.id, entry));
+      await victim.ack(await victim.nextCommand());
+      await result;
+      await roundTrip(mallory);
+      await pause(150);
+      expect([...mallory.commands, ...mallory.unverified]).toEqual([]);
+    });
+
+    it('cannot publish on a cmd topic, retained or not, its own or another', async () => {
+      const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
+      const fake = JSON.stringify({ v: 1, note: 'open everything' });
+      await attempt(mallory, deviceTopic(PREFIX, victim.id, 'cmd'), fake, true);
+      let again = await env.connect(broker, mallory.account);
+      await attempt(again, deviceTopic(PREFIX, victim.id, 'cmd'), fake);
+      again = await env.connect(broker, mallory.account);
+      await attempt(again, deviceTopic(PREFIX, mallory.id, 'cmd'), fake, true);
+      expect([...victim.commands, ...victim.unverified]).toEqual([]);
+      // A retained command would reach every later subscriber.
+      for (const account of [victim.account, mallory.account]) {
+        const fresh = await env.connect(broker, account);
+        await roundTrip(fresh);
+        await pause(150);
+        expect([...fresh.commands, ...fresh.unverified]).toEqual([]);
+      }
+    });
+
+    it('cannot connect with a client id holding +, # or /', async () => {
+      const device = await env.provision(broker);
+      for (const clientId of [
+        `${device.id}+`,
+        `${device.id}#`,
+        `${device.id}/x`,
+        '+',
+        '#',
+        `${PREFIX}/dev`,
+      ]) {
+        const result = await tryConnect(broker.deviceUrl, {
+          clientId,
+          username: device.id,
+          password: device.password,
+        });
+        expect({ clientId, ok: result.ok }).toEqual({ clientId, ok: false });
+      }
+    });
+
+    it("cannot connect with another device's identity, nor take over its session", async () => {
+      const mallory = await env.provision(broker);
+      const victim = await onlineDevice();
+      const attempts = [
+        { clientId: victim.id, username: mallory.id, password: mallory.password },
+        { clientId: victim.id, username: victim.id, password: mallory.password },
+        { clientId: victim.id, username: victim.id, password: 'guessed' },
+        { clientId: victim.id, username: victim.id },
+      ];
+      for (const options of attempts) {
+        const result = await tryConnect(broker.deviceUrl, options);
+        expect({ ...options, ok: result.ok }).toEqual({ ...options, ok: false });
+      }
+      // The victim's session was never interrupted: it still gets and answers commands.
+      expect(victim.client.connected).toBe(true);
+      const entry = await insertOpenEntry(env.db, victim.id);
+      const result = broker.dispatch(dispatchRequest(victim.id, entry));
+      await victim.ack(await victim.nextCommand());
+      expect((await result).kind).toBe('acked');
+    });
+
+    it('cannot connect before it has broker credentials', async () => {
+      const device = await insertDevice(env.db, { provisioned: false });
+      const result = await tryConnect(broker.deviceUrl, {
+        clientId: device.id,
+        username: device.id,
+        password: device.password,
+      });
+      expect(result.ok).toBe(false);
+    });
+  });
+
+  describe('device accounts', () => {
+    it('addDevice with a new password ends the old session and only the new password works', async () => {
+      const device = await onlineDevice();
+      const closed = device.closed();
+      await broker.addDevice(device.id, 'the-new-password-of-this-device');
+      await closed;
+      const old = await tryConnect(broker.deviceUrl, {
+        clientId: device.id,
+        username: device.id,
+        password: device.account.password,
+      });
+      expect(old.ok).toBe(false);
+      const renewed = await env.connect(broker, {
+        ...device.account,
+        password: 'the-new-password-of-this-device',
+      });
+      expect(renewed.client.connected).toBe(true);
+    });
+
+    it('removeDevice ends the session and refuses the account', async () => {
+      const device = await onlineDevice();
+      const closed = device.closed();
+      await broker.removeDevice(device.id);
+      await closed;
+      const result = await tryConnect(broker.deviceUrl, {
+        clientId: device.id,
+        username: device.id,
+        password: device.account.password,
+      });
+      expect(result.ok).toBe(false);
+    });
+  });
+
+  // Last: it restarts the broker the other tests use (external) or replaces the cloud instance (embedded).
+  it('applies once an acknowledgement sent after the device reconnected to a restarted broker', async () => {
+    const account = await env.provision(broker);
+    const device = await env.connect(broker, account, { reconnect: true });
+    await env.waitOnline(device.id);
+    const entry = await insertOpenEntry(env.db, device.id);
+    const result = broker.dispatch(dispatchRequest(device.id, entry));
+    const command = await device.nextCommand();
+    const reconnected = device.reconnected();
+    broker = await env.restartBroker(broker, { ackTimeoutMs: ACK_TIMEOUT_MS });
+    await reconnected;
+    const ack = await device.ack(command);
+    expect(['acked', 'timeout']).toContain((await result).kind);
+    await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+    await device.publish('ack', ack);
+    await roundTrip(device);
+    expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
+  });
+});

@@ -1,0 +1,59 @@
+import type { Client, PublishPacket } from 'aedes';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceAccessHooks } from '../../cloud/broker/embedded-access.js';
+import { deviceTopic } from '../../shared/protocol/topics.js';
+import { BrokerEnv, PREFIX } from '../support/broker-env.js';
+import { newDeviceId } from '../support/fake-device.js';
+
+/* What only the embedded broker has: its address, and wills aedes publishes with no client. */
+describe('the embedded broker', () => {
+  let env: BrokerEnv;
+
+  beforeAll(async () => {
+    env = await BrokerEnv.open('embedded');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('reports the port it got in deviceUrl, on the host of the base URL', async () => {
+    const broker = await env.start();
+    const url = new URL(broker.deviceUrl);
+    expect(url.protocol).toBe('mqtt:');
+    expect(url.hostname).toBe('127.0.0.1');
+    expect(Number(url.port)).toBeGreaterThan(0);
+  });
+
+  it('reports MQTT_PUBLIC_URL when it is set', async () => {
+    const broker = await env.start({}, { MQTT_PUBLIC_URL: 'mqtts://gate.example.com:8883' });
+    expect(broker.deviceUrl).toBe('mqtts://gate.example.com:8883');
+  });
+
+  describe('a will published with no client', () => {
+    const hooks = () => deviceAccessHooks(env.context());
+    const authorize = (packet: PublishPacket, client: Client | null = null) =>
+      new Promise<boolean>((done) => hooks().authorizePublish(client, packet, (error) => done(!error)));
+    const will = (topic: string, clientId?: string): PublishPacket => ({
+      cmd: 'publish',
+      topic,
+      payload: Buffer.from('{}'),
+      qos: 1,
+      retain: true,
+      dup: false,
+      ...(clientId ? { clientId } : {}),
+    });
+    const id = newDeviceId();
+
+    it("is published when it is its device's own state", async () => {
+      expect(await authorize(will(deviceTopic(PREFIX, id, 'state'), id))).toBe(true);
+    });
+
+    it("is refused on another device's topic, on cmd, or without a device behind it", async () => {
+      const other = newDeviceId();
+      expect(await authorize(will(deviceTopic(PREFIX, other, 'state'), id))).toBe(false);
+      expect(await authorize(will(deviceTopic(PREFIX, id, 'cmd'), id))).toBe(false);
+      expect(await authorize(will(deviceTopic(PREFIX, id, 'state')))).toBe(false);
+      expect(await authorize(will(deviceTopic(PREFIX, id, 'state'), '+'))).toBe(false);
+    });
+  });
+});
