@@ -48,11 +48,8 @@ describe('loadCloudConfig defaults', () => {
     expect(given.port).toBe(9090);
     expect(given.baseUrl).toBe('https://gate.example.com');
     expect(given.database).toEqual({ url: 'postgres://user@db.example:5432/gatelink' });
-    expect(given.mqtt).toEqual({
-      kind: 'external',
-      url: 'mqtts://broker.example:8883',
-      publicUrl: 'mqtts://broker.example:8883',
-    });
+    // Devices are given MQTT_PUBLIC_URL, or the broker's address without the cloud's own credentials.
+    expect(given.mqtt).toEqual({ kind: 'external', url: 'mqtts://broker.example:8883', publicUrl: undefined });
     expect(given.operatorToken).toBe('x'.repeat(32));
   });
 });
