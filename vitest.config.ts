@@ -5,9 +5,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
     pool: 'forks',
+    // Two cores: more workers only make the database and broker suites wait on each other.
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 60_000,
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.data/vitest-report.json' }]] : ['default'],
   },
 });

@@ -1,5 +1,7 @@
+import type { Transaction } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
+import type { DB } from '../db/schema.js';
 import { enqueueEvent } from '../events/outbox.js';
 import { formatTimestamp } from '../http/timestamps.js';
 import { type AccessRequest, effectiveState, findRequestByCode } from './requests.js';
@@ -10,10 +12,15 @@ import { type AccessRequest, effectiveState, findRequestByCode } from './request
  * company never hears of a change that was not committed.
  */
 
-async function lockRequest(ctx: CloudContext, code: string): Promise<number> {
+/** Finds the request by code; the caller then locks its row inside its transaction. */
+async function requestId(ctx: CloudContext, code: string): Promise<number> {
   const found = await findRequestByCode(ctx.db, code);
   if (!found) throw new ApiError('not_found', { message: 'No request with this code.' });
   return found.id;
+}
+
+function lockRequest(trx: Transaction<DB>, id: number): Promise<AccessRequest> {
+  return trx.selectFrom('requests').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
 }
 
 function eventData(request: AccessRequest, extra: Record<string, unknown> = {}) {
@@ -25,14 +32,9 @@ export async function claimRequest(
   ctx: CloudContext,
   input: { code: string; customerId: number },
 ): Promise<AccessRequest> {
-  const id = await lockRequest(ctx, input.code);
+  const id = await requestId(ctx, input.code);
   return ctx.db.transaction().execute(async (trx) => {
-    const request = await trx
-      .selectFrom('requests')
-      .selectAll()
-      .where('id', '=', id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const request = await lockRequest(trx, id);
     const now = ctx.clock.now();
     const state = effectiveState(request, now);
     if (state === 'expired') throw new ApiError('invalid_state', { message: 'The request has expired.' });
@@ -72,17 +74,12 @@ export async function issueKey(
     keyExpiresAt: Date | null;
   },
 ): Promise<{ keyRef: number; request: AccessRequest }> {
-  const id = await lockRequest(ctx, input.code);
+  const id = await requestId(ctx, input.code);
   const objectIds = [...new Set(input.objectIds)];
   if (objectIds.length === 0)
     throw new ApiError('invalid_field', { field: 'objects', message: 'Choose at least one object.' });
   return ctx.db.transaction().execute(async (trx) => {
-    const request = await trx
-      .selectFrom('requests')
-      .selectAll()
-      .where('id', '=', id)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const request = await lockRequest(trx, id);
     const now = ctx.clock.now();
     const state = effectiveState(request, now);
     if (state !== 'claimed' || request.customer_id !== input.customerId) {
