@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
@@ -15,20 +16,14 @@ import {
  * address inject the resolver and a `connect` that stands in for the network, so no other address is dialled.
  */
 
-/** From /work/shared/spec/vectors/request-signing.json (`key_file` and `keys_to_refuse`). */
-const VECTORS = {
-  keyFile: { key: 'PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw=' },
-  keysToRefuse: [
-    { name: 'identity point (small order)', key: 'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
-    { name: 'all zeros (small order)', key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
-    { name: 'order-2 point (y = -1)', key: '7P///////////////////////////////////////38=' },
-    {
-      name: 'non-canonical encoding of y = 1 (y = p + 1)',
-      key: '7v///////////////////////////////////////38=',
-    },
-    { name: '31 bytes', key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==' },
-  ],
+/** The spec's vectors (test/vectors/request-signing.json): the key file and the keys that must be refused. */
+const SPEC = JSON.parse(
+  readFileSync(new URL('../vectors/request-signing.json', import.meta.url), 'utf8'),
+) as {
+  key_file: { key: string };
+  keys_to_refuse: { name: string; key: string }[];
 };
+const VECTORS = { keyFile: SPEC.key_file, keysToRefuse: SPEC.keys_to_refuse };
 
 /** A public address that no test ever dials: the fake network below answers it as unreachable. */
 const PUBLIC = '93.184.215.14';
