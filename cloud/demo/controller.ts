@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CloudContext } from '../context.js';
+
+/**
+ * The demo's controller is the real `gatelink-device` program with simulated outputs, run as its own
+ * process, exactly as an installer would run it on a box: provisioned with a one-time code, then started.
+ */
+const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import.meta.url));
+
+export interface DemoController {
+  configPath: string;
+  stop(): Promise<void>;
+}
+
+/** The objects file an installer would write: two simulated outputs, and no NTP daemon to ask. */
+const OBJECTS_YAML = `# Demo controller: simulated outputs (no relay board or modem attached)
+objects:
+  - id: gate
+    label: Main gate
+    kind: simulated
+    pulse_ms: 300
+  - id: garage
+    label: Garage door
+    kind: simulated
+    pulse_ms: 300
+clock:
+  check: none
+telemetry:
+  interval_s: 30
+`;
+
+export function demoDeviceFolder(dataDir: string): string {
+  return join(dataDir, 'demo', 'device');
+}
+
+/** Provisions the demo controller with `gatelink-device provision` (once: the code works once). */
+export async function provisionDemoController(
+  dataDir: string,
+  cloudUrl: string,
+  code: string,
+): Promise<string> {
+  const folder = demoDeviceFolder(dataDir);
+  mkdirSync(folder, { recursive: true });
+  const objectsPath = join(folder, 'objects.yaml');
+  writeFileSync(objectsPath, OBJECTS_YAML);
+  const configPath = join(folder, 'device.yaml');
+  await runToEnd(
+    ['provision', '--cloud', cloudUrl, '--code', code, '--config', configPath, '--objects-from', objectsPath],
+    join(folder, 'provision.log'),
+  );
+  return configPath;
+}
+
+/** Starts `gatelink-device run` and waits until the cloud sees the controller online. */
+export async function startDemoController(
+  ctx: CloudContext,
+  dataDir: string,
+  deviceId: string,
+): Promise<DemoController> {
+  const folder = demoDeviceFolder(dataDir);
+  const configPath = join(folder, 'device.yaml');
+  if (!existsSync(configPath)) throw new Error(`the demo controller's config ${configPath} is missing`);
+  const log = createWriteStream(join(folder, 'device.log'), { flags: 'a' });
+  const child = spawn(process.execPath, [DEVICE_BIN, 'run', '--config', configPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const online = await waitUntilOnline(ctx, deviceId, exited);
+  if (!online) {
+    child.kill('SIGTERM');
+    throw new Error(`the demo controller did not come online; see ${join(folder, 'device.log')}`);
+  }
+  return {
+    configPath,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      log.end();
+    },
+  };
+}
+
+async function waitUntilOnline(
+  ctx: CloudContext,
+  deviceId: string,
+  exited: Promise<unknown>,
+): Promise<boolean> {
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  for (let i = 0; i < 150 && !gone; i++) {
+    const device = await ctx.db
+      .selectFrom('devices')
+      .select('online')
+      .where('id', '=', deviceId)
+      .executeTakeFirst();
+    if (device?.online) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
+
+function runToEnd(args: string[], logFile: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const log = createWriteStream(logFile, { flags: 'a' });
+    const child = spawn(process.execPath, [DEVICE_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      log.end();
+      if (code === 0) resolve();
+      else reject(new Error(`gatelink-device ${args[0]} failed (exit ${code}); see ${logFile}`));
+    });
+  });
+}

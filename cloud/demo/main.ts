@@ -1,0 +1,141 @@
+import qrcode from 'qrcode-terminal';
+import { type RunningCloud, startCloud } from '../cloud.js';
+import { ConfigError, loadCloudConfig } from '../config.js';
+import type { KeyFileFetcher } from '../keys/confirm.js';
+import { fetchKeyFile } from '../keys/keyfile-fetch.js';
+import { type DemoController, startDemoController } from './controller.js';
+import { DEMO_DOMAIN, type DemoState, demoCompanyKey, demoCompanyKeyPath, loadOrSeed } from './seed.js';
+
+/**
+ * `npm start`: the whole system on one machine (decisions.md section 8). The cloud with its embedded database
+ * and broker, one simulated controller paired to a demo customer, and calls to copy that work as printed.
+ */
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const courierKey = demoCompanyKey(config.dataDir);
+  // The demo courier's domain does not exist, so its key file is answered here; every other domain is
+  // fetched for real.
+  const fetcher: KeyFileFetcher = (domain) =>
+    domain === DEMO_DOMAIN
+      ? Promise.resolve({ ok: true, key: courierKey.publicKey })
+      : fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {});
+
+  say('Starting Gatelink...');
+  const cloud = await startCloud({ config, fetchKeyFile: fetcher }).catch(explainStartFailure);
+  let controller: DemoController | undefined;
+  const stop = async () => {
+    say('\nStopping...');
+    await controller?.stop();
+    await cloud.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  try {
+    const state = await loadOrSeed(cloud.ctx, say);
+    controller = await startDemoController(cloud.ctx, config.dataDir, state.deviceId);
+    const qrUrl = await freshRequestUrl(cloud, state);
+    printWelcome(cloud, state, qrUrl, config.dataDir);
+  } catch (error) {
+    say(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
+    say(`To start afresh, stop it and remove ${config.dataDir}.`);
+    await controller?.stop();
+    await cloud.stop();
+    process.exit(1);
+  }
+}
+
+function loadConfigOrExit() {
+  try {
+    // The demo talks to a person: service logs only when something is wrong, unless LOG_LEVEL says otherwise.
+    return loadCloudConfig({ LOG_LEVEL: 'warn', ...process.env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`gatelink: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+function explainStartFailure(error: unknown): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    process.stderr.write(
+      `gatelink: a port is in use (${(error as Error).message}). Stop the other program, or start with other ports: PORT=8090 MQTT_PORT=1894 npm start\n`,
+    );
+  } else {
+    process.stderr.write(
+      `gatelink could not start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+}
+
+/** A new request by the secret-mode company, made through the API itself, for the QR code. */
+async function freshRequestUrl(cloud: RunningCloud, state: DemoState): Promise<string> {
+  const response = await fetch(`${cloud.baseUrl}/api/company.php?a=request`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      org_id: state.secretCompany.orgId,
+      secret: state.secretCompany.secret,
+      ref: 'DEMO-QR',
+      ttl_hours: 1,
+    }),
+  });
+  const body = (await response.json()) as { url?: string; message?: string };
+  if (!body.url) throw new Error(`the demo request failed: ${body.message ?? response.status}`);
+  return body.url;
+}
+
+function printWelcome(cloud: RunningCloud, state: DemoState, qrUrl: string, dataDir: string): void {
+  const base = cloud.baseUrl;
+  const { orgId, secret } = state.secretCompany;
+  const [gate] = state.key.numberIds;
+  say();
+  say(`Gatelink is running at ${base}`);
+  say(`  database: PGlite in ${dataDir}   broker for controllers: ${cloud.broker.deviceUrl}`);
+  say(`  operator token: ${cloud.operatorTokenFile ?? 'from OPERATOR_TOKEN'}`);
+  say(`  demo controller ${state.deviceId} (simulated "Main gate" and "Garage door") is online`);
+  say();
+  say('A fresh access request of "Demo Cleaning Ltd"; a customer scans this QR code:');
+  qrcode.generate(qrUrl, { small: true }, (text) => say(text));
+  say(`  ${qrUrl}`);
+  say();
+  say('1. Open the gate, as Demo Cleaning Ltd (secret mode), with the key the demo customer granted:');
+  say(
+    `   curl -s -X POST '${base}/api/company.php?a=open' -H 'Content-Type: application/json' \\\n     -d '{"org_id":${orgId},"secret":"${secret}","key_ref":${state.key.keyRef},"number_id":${gate},"actor":"Anna, shift 2"}'`,
+  );
+  say('   answers {"ok":1,"id":...} once the controller confirms; then see the journal:');
+  say('   npm run admin -- journal');
+  say();
+  say('2. Ask for access (secret mode):');
+  say(
+    `   curl -s -X POST '${base}/api/company.php?a=request' -H 'Content-Type: application/json' \\\n     -d '{"org_id":${orgId},"secret":"${secret}","ref":"ORDER-42","ttl_hours":48}'`,
+  );
+  say();
+  say(
+    `3. A signed call (signature mode), as the courier ${DEMO_DOMAIN}, with its key ${demoCompanyKeyPath(dataDir)}:`,
+  );
+  say(`   BODY='{"code":"${state.courier.code}"}'; TS=$(date +%s); NONCE=$(openssl rand -hex 16)`);
+  say(
+    `   printf %s "${DEMO_DOMAIN}.$TS.$NONCE.$(printf %s "$BODY" | sha256sum | cut -d' ' -f1)" > /tmp/gatelink-base`,
+  );
+  say(
+    `   SIG=$(openssl pkeyutl -sign -inkey ${demoCompanyKeyPath(dataDir)} -rawin -in /tmp/gatelink-base | base64 -w0)`,
+  );
+  say(
+    `   curl -s -X POST '${base}/api/company.php?a=status' -H 'Content-Type: application/json' \\\n     -H "X-Service-Org: ${DEMO_DOMAIN}" -H "X-Service-Ts: $TS" -H "X-Service-Nonce: $NONCE" -H "X-Service-Sig: $SIG" -d "$BODY"`,
+  );
+  say();
+  say('Operators: npm run admin -- company list | device list | journal   (--json for machines)');
+  say('The API: cloud/README.md. Stop with Ctrl-C; the data stays in the data folder for the next start.');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gatelink: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

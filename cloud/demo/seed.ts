@@ -1,0 +1,124 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { issueSecret } from '../auth/secret.js';
+import { approveCompany, createCompany } from '../companies/companies.js';
+import type { CloudContext } from '../context.js';
+import { createCustomer } from '../customers/customers.js';
+import { createDevice, pairDevice } from '../devices/devices.js';
+import { claimRequest, issueKey } from '../requests/customer.js';
+import { createRequest } from '../requests/requests.js';
+import { demoDeviceFolder, provisionDemoController } from './controller.js';
+
+/**
+ * The demo's world, made once and kept in the data folder: a customer with a paired controller, a company
+ * that signs with its domain key, a company with a secret, and a key already issued to the latter on the
+ * simulated barrier. A later start finds it again; a wiped database makes it anew.
+ */
+export const DEMO_DOMAIN = 'courier.demo.localhost';
+
+const stateSchema = z.object({
+  customerId: z.number(),
+  deviceId: z.string(),
+  secretCompany: z.object({ orgId: z.number(), secret: z.string() }),
+  courier: z.object({ id: z.number(), domain: z.string(), code: z.string() }),
+  key: z.object({ keyRef: z.number(), numberIds: z.array(z.number()) }),
+});
+export type DemoState = z.infer<typeof stateSchema>;
+
+export function demoFolder(dataDir: string): string {
+  return join(dataDir, 'demo');
+}
+
+export function demoCompanyKeyPath(dataDir: string): string {
+  return join(demoFolder(dataDir), 'courier-key.pem');
+}
+
+/** The demo courier's key: its "domain" cannot serve a key file, so the demo serves it from here. */
+export function demoCompanyKey(dataDir: string): SigningKey {
+  const file = demoCompanyKeyPath(dataDir);
+  if (existsSync(file)) return SigningKey.fromPem(readFileSync(file, 'utf8'));
+  mkdirSync(demoFolder(dataDir), { recursive: true });
+  const key = SigningKey.generate();
+  writeFileSync(file, key.toPem(), { mode: 0o600 });
+  return key;
+}
+
+export async function loadOrSeed(ctx: CloudContext, log: (line: string) => void): Promise<DemoState> {
+  const file = join(demoFolder(ctx.config.dataDir), 'state.json');
+  const existing = readState(file);
+  if (existing && (await stillThere(ctx, existing))) return existing;
+  rmSync(demoDeviceFolder(ctx.config.dataDir), { recursive: true, force: true });
+  log('First start: creating the demo customer, companies and controller...');
+  const state = await seed(ctx);
+  writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
+  return state;
+}
+
+function readState(file: string): DemoState | null {
+  if (!existsSync(file)) return null;
+  const parsed = stateSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  return parsed.success ? parsed.data : null;
+}
+
+async function stillThere(ctx: CloudContext, state: DemoState): Promise<boolean> {
+  const device = await ctx.db
+    .selectFrom('devices')
+    .select('provisioned_at')
+    .where('id', '=', state.deviceId)
+    .executeTakeFirst();
+  return (
+    Boolean(device?.provisioned_at) && existsSync(join(demoDeviceFolder(ctx.config.dataDir), 'device.yaml'))
+  );
+}
+
+async function seed(ctx: CloudContext): Promise<DemoState> {
+  const customer = await createCustomer(ctx, { displayName: 'Demo customer' });
+
+  const device = await createDevice(ctx, { label: 'Demo barrier' });
+  await provisionDemoController(ctx.config.dataDir, ctx.baseUrl(), device.provisioning_code);
+  const paired = await ctx.db
+    .selectFrom('devices')
+    .select('pairing_code')
+    .where('id', '=', device.device_id)
+    .executeTakeFirstOrThrow();
+  const barrier = await pairDevice(ctx, { customerId: customer.id, pairingCode: paired.pairing_code! });
+
+  const cleaner = await createCompany(ctx, { name: 'Demo Cleaning Ltd' });
+  await approveCompany(ctx, cleaner.id);
+  const { secret } = await issueSecret(ctx, cleaner.id);
+
+  const courier = await createCompany(ctx, { name: 'Demo Courier', domain: DEMO_DOMAIN });
+  await approveCompany(ctx, courier.id);
+
+  // The cleaner asked, the customer claimed and granted both objects until revoked.
+  const request = await ctx.db
+    .transaction()
+    .execute((trx) =>
+      createRequest(trx, { companyId: cleaner.id, ref: 'DEMO-1', ttlHours: 24, now: ctx.clock.now() }),
+    );
+  await claimRequest(ctx, { code: request.code, customerId: customer.id });
+  const numberIds = barrier.objects.map((object) => object.number_id);
+  const { keyRef } = await issueKey(ctx, {
+    code: request.code,
+    customerId: customer.id,
+    deviceId: device.device_id,
+    objectIds: numberIds,
+    keyExpiresAt: null,
+  });
+
+  const courierRequest = await ctx.db
+    .transaction()
+    .execute((trx) =>
+      createRequest(trx, { companyId: courier.id, ref: 'PARCEL-7', ttlHours: 720, now: ctx.clock.now() }),
+    );
+
+  return {
+    customerId: customer.id,
+    deviceId: device.device_id,
+    secretCompany: { orgId: cleaner.id, secret },
+    courier: { id: courier.id, domain: DEMO_DOMAIN, code: courierRequest.code },
+    key: { keyRef, numberIds },
+  };
+}
