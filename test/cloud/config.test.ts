@@ -49,7 +49,11 @@ describe('loadCloudConfig defaults', () => {
     expect(given.baseUrl).toBe('https://gate.example.com');
     expect(given.database).toEqual({ url: 'postgres://user@db.example:5432/gatelink' });
     // Devices are given MQTT_PUBLIC_URL, or the broker's address without the cloud's own credentials.
-    expect(given.mqtt).toEqual({ kind: 'external', url: 'mqtts://broker.example:8883', publicUrl: undefined });
+    expect(given.mqtt).toEqual({
+      kind: 'external',
+      url: 'mqtts://broker.example:8883',
+      publicUrl: undefined,
+    });
     expect(given.operatorToken).toBe('x'.repeat(32));
   });
 });
