@@ -1,0 +1,345 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer } from '../../cloud/customers/customers.js';
+import { pairDevice } from '../../cloud/devices/devices.js';
+import { claimRequest, issueKey, revokeKey } from '../../cloud/requests/customer.js';
+import { provision } from '../../device/cli/provision.js';
+import { loadConfig } from '../../device/config.js';
+import { SimulatedDriver } from '../../device/drivers/simulated.js';
+import { Controller } from '../../device/runtime/controller.js';
+import {
+  type Answer,
+  type Signer,
+  secretCompany,
+  signatureCompany,
+  startTestCloud,
+  type TestCloud,
+} from '../support/cloud.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { KeyFileServer } from '../support/keyfile-server.js';
+
+/**
+ * `open` end to end: the company API, the embedded broker and a real controller runtime (simulated outputs)
+ * provisioned with its own `provision()` against the cloud's HTTP address, as an installer would.
+ */
+
+/** Small, so that a timeout costs little; far above a local round trip, so that a normal open never hits it. */
+const ACK_TIMEOUT_MS = 2000;
+/** A pulse longer than the acknowledgement timeout: the open answers 504 and the ack arrives later. */
+const SLOW_PULSE_MS = 4000;
+const RATE_LIMIT = 3;
+
+const OBJECTS_YAML = `
+objects:
+  - id: gate
+    label: Main gate
+    kind: simulated
+    pulse_ms: 0
+  - id: phone
+    label: Phone line
+    kind: simulated
+    fail: no_carrier
+  - id: slow
+    label: Slow barrier
+    kind: simulated
+    pulse_ms: ${SLOW_PULSE_MS}
+clock:
+  check: none
+`;
+
+let keyFiles: KeyFileServer;
+let database: TestDatabase;
+let cloud: TestCloud;
+let dir: string;
+let configPath: string;
+let deviceId: string;
+/** number_id of each object, by its local id. */
+let numbers: Record<'gate' | 'phone' | 'slow', number>;
+let customerId: number;
+let company: { org_id: number; secret: string };
+let controller: Controller | null = null;
+let driver: SimulatedDriver;
+
+beforeAll(async () => {
+  keyFiles = new KeyFileServer();
+  await keyFiles.start();
+  database = await createTestDatabase();
+  cloud = await startTestCloud({
+    database,
+    ackTimeoutMs: ACK_TIMEOUT_MS,
+    env: { OPEN_RATE_LIMIT: String(RATE_LIMIT), GATELINK_DEV_KEYFILE_URL: keyFiles.template },
+  });
+  dir = await mkdtemp(join(tmpdir(), 'gatelink-e2e-'));
+
+  const created = await cloud.ops('POST', '/ops/devices', { label: 'Yard' });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const device = created.body.device as { device_id: string; provisioning_code: string };
+  const objectsFile = join(dir, 'objects.yaml');
+  await writeFile(objectsFile, OBJECTS_YAML);
+  configPath = join(dir, 'device.yaml');
+  const provisioned = await provision({
+    cloud: cloud.baseUrl,
+    code: device.provisioning_code,
+    configPath,
+    objectsFrom: objectsFile,
+  });
+  deviceId = provisioned.response.device_id;
+  expect(deviceId).toBe(device.device_id);
+  const numberOf = (id: string) => provisioned.response.numbers.find((n) => n.id === id)!.number_id;
+  numbers = { gate: numberOf('gate'), phone: numberOf('phone'), slow: numberOf('slow') };
+
+  await startController();
+  customerId = (await createCustomer(cloud.ctx, { displayName: 'Eva Customer' })).id;
+  const paired = await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.response.pairing_code });
+  expect(paired.device_id).toBe(deviceId);
+  company = await secretCompany(cloud, 'Courier Ltd');
+});
+
+afterAll(async () => {
+  await controller?.stop();
+  await cloud?.stop();
+  await database?.close();
+  await keyFiles?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts the controller from the config `provision()` wrote, with a fresh simulated driver to count openings. */
+async function startController(): Promise<void> {
+  const config = loadConfig(configPath);
+  driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+  controller = new Controller(config, { drivers: { simulated: driver }, reconnectMinMs: 50, log: () => {} });
+  await controller.start();
+  // The device says it is online once it has subscribed to its commands.
+  await waitFor(async () => (await deviceRow()).online, 'the controller to come online');
+}
+
+async function stopController(): Promise<void> {
+  await controller?.stop();
+  controller = null;
+  await waitFor(async () => !(await deviceRow()).online, 'the controller to go offline');
+}
+
+async function deviceRow() {
+  const answer = await cloud.ops('GET', '/ops/devices');
+  const devices = answer.body.devices as { id: string; online: boolean }[];
+  return devices.find((d) => d.id === deviceId)!;
+}
+
+/** Polls until the condition holds; fails naming `what` after `timeoutMs`. */
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * A fresh key for every test (the per-key rate limit then never carries over): a request made by the
+ * company, claimed by the customer and granted on all three objects.
+ */
+async function newKey(signer?: Signer): Promise<number> {
+  const answer = signer
+    ? await cloud.signedCall('request', {}, signer)
+    : await cloud.call('request', company);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  const code = answer.body.code as string;
+  await claimRequest(cloud.ctx, { code, customerId });
+  const { keyRef } = await issueKey(cloud.ctx, {
+    code,
+    customerId,
+    deviceId,
+    objectIds: Object.values(numbers),
+    keyExpiresAt: null,
+  });
+  return keyRef;
+}
+
+function open(
+  keyRef: number,
+  object: keyof typeof numbers,
+  options: { actor?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  return cloud.call(
+    'open',
+    { ...company, key_ref: keyRef, number_id: numbers[object], actor: options.actor ?? 'Driver 7' },
+    options.headers,
+  );
+}
+
+interface JournalEntry {
+  id: number;
+  barrier: { id: string; name: string } | null;
+  number_id: number | null;
+  number_label: string | null;
+  company: { id: number; name: string; domain: string | null };
+  actor: string;
+  key_ref: number;
+  outcome: string;
+  detail: string | null;
+  acked_at: string | null;
+}
+
+/** The journal of one key, oldest first, as the operator API shows it. */
+async function journal(keyRef: number): Promise<JournalEntry[]> {
+  const answer = await cloud.ops('GET', `/ops/journal?device=${deviceId}&limit=500`);
+  expect(answer.status).toBe(200);
+  return (answer.body.entries as JournalEntry[]).filter((entry) => entry.key_ref === keyRef).reverse();
+}
+
+const opened = (entries: JournalEntry[]) => entries.filter((entry) => entry.outcome === 'opened').length;
+
+describe('open through the broker to a real controller', () => {
+  it('opens: 200 {ok: 1, id}, and the journal names actor, company, barrier and object, acknowledged', async () => {
+    const keyRef = await newKey();
+    const before = driver.pulses.get('gate') ?? 0;
+    const answer = await open(keyRef, 'gate', { actor: '  Anna, shift B  ' });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toEqual({ ok: 1, id: expect.any(Number) });
+    expect(driver.pulses.get('gate')).toBe(before + 1);
+
+    const entries = await journal(keyRef);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      id: answer.body.id,
+      outcome: 'opened',
+      detail: null,
+      actor: 'Anna, shift B',
+      company: { id: company.org_id, name: 'Courier Ltd', domain: null },
+      barrier: { id: deviceId, name: 'Yard' },
+      number_id: numbers.gate,
+      number_label: 'Main gate',
+    });
+    expect(entries[0]!.acked_at).toEqual(expect.any(String));
+  });
+
+  it('502 device_error with detail no_carrier when the controller reports the failure; the journal says so', async () => {
+    const keyRef = await newKey();
+    const answer = await open(keyRef, 'phone');
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ error: 'device_error', detail: 'no_carrier' });
+    const entries = await journal(keyRef);
+    expect(entries).toMatchObject([
+      { outcome: 'device_error', detail: 'no_carrier', number_label: 'Phone line' },
+    ]);
+    expect(entries[0]!.acked_at).not.toBeNull();
+  });
+
+  it('504 device_timeout when the ack is late; the late ack still completes the journal entry', async () => {
+    const keyRef = await newKey();
+    const answer = await open(keyRef, 'slow');
+    expect(answer.status).toBe(504);
+    expect(answer.body.error).toBe('device_timeout');
+    expect(await journal(keyRef)).toMatchObject([{ outcome: 'device_timeout', acked_at: null }]);
+
+    await waitFor(async () => (await journal(keyRef))[0]!.outcome !== 'device_timeout', 'the late ack');
+    const [entry] = await journal(keyRef);
+    expect(entry).toMatchObject({ outcome: 'opened', number_label: 'Slow barrier' });
+    expect(entry!.detail).toMatch(/after the caller's timeout/);
+    expect(entry!.acked_at).toEqual(expect.any(String));
+  });
+
+  it('Idempotency-Key: a retry after a 504 gets the same 504 and the gate opens only once', async () => {
+    const keyRef = await newKey();
+    const before = driver.pulses.get('slow') ?? 0;
+    const headers = { 'idempotency-key': `open-${keyRef}` };
+    const first = await open(keyRef, 'slow', { headers });
+    expect(first.status).toBe(504);
+    // Wait for the late ack: the object is free again, so a retry that went to the gate would open it.
+    await waitFor(async () => (await journal(keyRef))[0]!.outcome === 'opened', 'the late ack');
+
+    const retry = await open(keyRef, 'slow', { headers });
+    expect(retry.status).toBe(504);
+    expect(retry.body).toEqual(first.body);
+    expect(driver.pulses.get('slow')).toBe(before + 1);
+    const entries = await journal(keyRef);
+    expect(entries).toHaveLength(1);
+    expect(opened(entries)).toBe(1);
+  });
+
+  it('Idempotency-Key: the same key with a different body answers 422 and does not open', async () => {
+    const keyRef = await newKey();
+    const headers = { 'idempotency-key': `open-${keyRef}` };
+    expect((await open(keyRef, 'gate', { headers })).status).toBe(200);
+    const before = driver.pulses.get('gate') ?? 0;
+    const conflict = await open(keyRef, 'gate', { headers, actor: 'Somebody else' });
+    expect(conflict.status).toBe(422);
+    expect(conflict.body.error).toBe('idempotency_conflict');
+    expect(driver.pulses.get('gate')).toBe(before);
+    expect(await journal(keyRef)).toHaveLength(1);
+  });
+
+  it(`rate limit: the open after ${RATE_LIMIT} within a minute answers 429 with Retry-After, journalled`, async () => {
+    const keyRef = await newKey();
+    for (let i = 0; i < RATE_LIMIT; i++) expect((await open(keyRef, 'gate')).status).toBe(200);
+    const before = driver.pulses.get('gate') ?? 0;
+    const limited = await open(keyRef, 'gate');
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('rate_limit');
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(driver.pulses.get('gate')).toBe(before);
+    const entries = await journal(keyRef);
+    expect(entries.map((entry) => entry.outcome)).toEqual([
+      ...Array.from({ length: RATE_LIMIT }, () => 'opened'),
+      'rate_limit',
+    ]);
+  });
+
+  it('a key revoked after an open answers 403 revoked, and the attempt is journalled', async () => {
+    const keyRef = await newKey();
+    expect((await open(keyRef, 'gate')).status).toBe(200);
+    await revokeKey(cloud.ctx, { keyRef, customerId });
+    const before = driver.pulses.get('gate') ?? 0;
+    const refused = await open(keyRef, 'gate', { actor: 'Late driver' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe('revoked');
+    expect(driver.pulses.get('gate')).toBe(before);
+    expect(await journal(keyRef)).toMatchObject([
+      { outcome: 'opened' },
+      { outcome: 'revoked', actor: 'Late driver', acked_at: null },
+    ]);
+  });
+
+  it('a company signing with its domain key opens too, and the journal shows its domain', async () => {
+    const signed = await signatureCompany(cloud, keyFiles, 'courier.example');
+    const keyRef = await newKey(signed.signer);
+    const before = driver.pulses.get('gate') ?? 0;
+    const answer = await cloud.signedCall(
+      'open',
+      { key_ref: keyRef, number_id: numbers.gate, actor: 'Signed driver' },
+      signed.signer,
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body).toEqual({ ok: 1, id: expect.any(Number) });
+    expect(driver.pulses.get('gate')).toBe(before + 1);
+    expect(await journal(keyRef)).toMatchObject([
+      { outcome: 'opened', actor: 'Signed driver', company: { id: signed.id, domain: 'courier.example' } },
+    ]);
+  });
+
+  it('503 device_offline while the controller is stopped; nothing is queued for its return', async () => {
+    const keyRef = await newKey();
+    await stopController();
+    const answer = await open(keyRef, 'gate', { actor: 'Offline driver' });
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toBe('device_offline');
+    expect(await journal(keyRef)).toMatchObject([{ outcome: 'device_offline', acked_at: null }]);
+
+    // Back within the command's lifetime: a queued command would arrive first and open the gate.
+    await startController();
+    const later = await open(keyRef, 'gate', { actor: 'Next driver' });
+    expect(later.status).toBe(200);
+    expect(driver.pulses.get('gate')).toBe(1);
+    const entries = await journal(keyRef);
+    expect(entries).toMatchObject([
+      { outcome: 'device_offline', actor: 'Offline driver', acked_at: null },
+      { outcome: 'opened', actor: 'Next driver' },
+    ]);
+    // What the restarted controller last executed is the new command.
+    expect(controller?.status.current.last_command).toMatchObject({ object: 'gate', outcome: 'opened' });
+  });
+});
