@@ -12,7 +12,7 @@ export function randomCode(length: number): string {
   return code;
 }
 
-/** Reads a code as a person may type it: any case, O for 0, I and L for 1, hyphens and spaces ignored. */
+/** Reads a code as a person may type it: upper or lower case, O for 0, I and L for 1, no hyphens or spaces. */
 export function normalizeCode(text: string): string {
   return text.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
 }

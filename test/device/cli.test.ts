@@ -12,7 +12,7 @@ import { readDeviceKey } from '../../device/keys.js';
 import { StatusFile } from '../../device/runtime/status.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type ProvisionRequest, provisionRequestSchema } from '../../shared/protocol/provisioning.js';
-import { DEVICE_ID, keys, tempDir } from './helpers.js';
+import { DEVICE_ID, keys, tempDir } from './fixtures.js';
 
 const OBJECTS_YAML = `
 objects:

@@ -17,7 +17,7 @@ import {
   makeConfig,
   OTHER_DEVICE_ID,
   tempDir,
-} from './helpers.js';
+} from './fixtures.js';
 
 /** A driver whose openings wait until the test lets them finish. */
 class HeldDriver implements Driver {

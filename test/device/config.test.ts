@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../device/config.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from './fixtures.js';
 
 const commandKey = SigningKey.generate().publicKey.base64;
 

@@ -18,7 +18,7 @@ import {
 } from '../../shared/protocol/messages.js';
 import { verifyAck } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
-import { command, DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './helpers.js';
+import { command, DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './fixtures.js';
 
 /** A plain aedes broker on a TCP port; `restart` listens again on the same port. */
 class Broker {

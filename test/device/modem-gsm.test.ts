@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GsmObjectConfig, ModemConfig } from '../../device/config.js';
 import { ModemGsmDriver } from '../../device/drivers/modem-gsm.js';
 import { FakeModem } from './fake-modem.js';
-import { tempDir, waitFor } from './helpers.js';
+import { tempDir, waitFor } from './fixtures.js';
 
 /**
  * The GSM driver through the real serialport stack, against a simulated modem on a pseudo-terminal pair made

@@ -5,7 +5,7 @@ import type { RelayObjectConfig } from '../../device/config.js';
 import { openSafely } from '../../device/drivers/driver.js';
 import { GpioMappingError, sysfsNumber } from '../../device/drivers/gpio-sysfs.js';
 import { type GpioConstructor, type GpioLike, RelayGpioDriver } from '../../device/drivers/relay-gpio.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from './fixtures.js';
 
 /** A sysfs GPIO folder like the one a Raspberry Pi 4 on a 6.6 kernel has. */
 async function fakeSysfs(
