@@ -54,6 +54,9 @@ export async function startEmbeddedTransport(
 
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    // Commands and their PUBACKs are small packets written back to back: with Nagle's algorithm on, one waits
+    // for the device's delayed ACK of the other (40 ms on Linux) and every opening is that much slower.
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     aedes.handle(socket);

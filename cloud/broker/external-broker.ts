@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import mqtt, { type MqttClient } from 'mqtt';
 import { allDevicesTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
@@ -35,6 +36,11 @@ export async function startExternalTransport(
     reconnectPeriod: 1000,
     connectTimeout: options.connectTimeoutMs,
   });
+  // Commands and PUBACKs are small packets written back to back: without this, Nagle's algorithm holds one
+  // until the broker's delayed ACK of the other (40 ms on Linux), on every opening.
+  client.on('connect', () =>
+    (client.stream as Partial<Pick<Socket, 'setNoDelay'>> | undefined)?.setNoDelay?.(true),
+  );
   const dynsec = new DynamicSecurity(client, options.connectTimeoutMs);
   client.on('message', (topic, payload, packet) => {
     if (topic === DYNSEC_RESPONSE_TOPIC) dynsec.receive(payload);

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { type IClientOptions, type MqttClient, connect as mqttConnect } from 'mqtt';
 import { type DeviceObject, type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
@@ -78,7 +79,12 @@ export class Session implements Publisher {
       },
     });
     this.#client = client;
-    client.on('connect', () => void this.#onConnect(client));
+    client.on('connect', () => {
+      // An ack follows the command's PUBACK within milliseconds: with Nagle's algorithm on, it would wait for
+      // the broker's delayed ACK of the PUBACK (40 ms on Linux) before it leaves.
+      (client.stream as Partial<Pick<Socket, 'setNoDelay'>> | undefined)?.setNoDelay?.(true);
+      void this.#onConnect(client);
+    });
     client.on('message', (topic, payload) => {
       if (topic === this.#topic('cmd')) o.onCommand(payload);
     });
