@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { benchSignedStatus } from './company-status.js';
+import { benchIdleDevices } from './idle-devices.js';
+import { benchOpen } from './open.js';
 
 /**
  * `npm run bench`: every benchmark, each beside its baseline measured in the same run. PostgreSQL figures use
@@ -24,6 +26,9 @@ async function main(): Promise<void> {
   await benchSignedStatus('PGlite', undefined);
   if (withPostgres) await benchSignedStatus('PostgreSQL', postgresUrl);
   else console.log(`\n(PostgreSQL at ${postgresUrl} not reachable: its figures are skipped)`);
+  await benchOpen('PGlite', undefined);
+  if (withPostgres) await benchOpen('PostgreSQL', postgresUrl);
+  await benchIdleDevices();
 }
 
 main().catch((error: unknown) => {

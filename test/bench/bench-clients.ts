@@ -1,0 +1,100 @@
+import mqtt, { type MqttClient } from 'mqtt';
+import { VERSION } from '../../device/version.js';
+import { type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { deviceTopic } from '../../shared/protocol/topics.js';
+import { noDelay } from './mqtt-baseline.js';
+import type { DeviceLogin, FromClients, ToClients } from './mqtt-clients.js';
+
+/**
+ * The child process of mqtt-clients.ts (started with fork, never on its own).
+ *   echo <url>: one client that answers every message on bench/request/<id> with the same payload on
+ *     bench/reply/<id>, QoS 1 both ways: the device's half of the MQTT round-trip baseline.
+ *   devices <url>: on a `devices` message, connects each device the way device/runtime/session.ts does (its
+ *     own client id and password, an "offline" will, clean session), subscribes to its `cmd` at QoS 1 and
+ *     publishes its retained `state` at QoS 1; then stays idle until `stop`.
+ */
+const [mode, url] = process.argv.slice(2);
+const clients: MqttClient[] = [];
+/** Connections opened at once: enough to be quick, few enough not to flood the broker. */
+const IN_FLIGHT = 50;
+
+function tell(message: FromClients): void {
+  process.send?.(message);
+}
+
+function fail(error: unknown): void {
+  tell({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+}
+
+async function echo(): Promise<void> {
+  const client = await mqtt.connectAsync(url!, { reconnectPeriod: 0, clientId: 'bench-echo' });
+  noDelay(client);
+  clients.push(client);
+  client.on('message', (topic, payload) => {
+    client.publish(`bench/reply/${topic.slice('bench/request/'.length)}`, payload, { qos: 1 });
+  });
+  await client.subscribeAsync('bench/request/+', { qos: 1 });
+  tell({ type: 'ready' });
+}
+
+async function connectDevice(prefix: string, device: DeviceLogin): Promise<void> {
+  const topic = (channel: 'cmd' | 'state') => deviceTopic(prefix, device.id, channel);
+  const offline: DeviceState = { v: PROTOCOL_VERSION, device_id: device.id, online: false, at: Date.now() };
+  const client = await mqtt.connectAsync(url!, {
+    clientId: device.id,
+    username: device.id,
+    password: device.password,
+    clean: true,
+    keepalive: 30,
+    reconnectPeriod: 0,
+    connectTimeout: 20_000,
+    will: { topic: topic('state'), payload: Buffer.from(JSON.stringify(offline)), qos: 1, retain: true },
+  });
+  noDelay(client);
+  clients.push(client);
+  await client.subscribeAsync(topic('cmd'), { qos: 1 });
+  const online: DeviceState = {
+    v: PROTOCOL_VERSION,
+    device_id: device.id,
+    online: true,
+    at: Date.now(),
+    version: VERSION,
+    objects: [
+      { id: 'gate', label: 'Main gate', kind: 'relay' },
+      { id: 'door', label: 'Side door', kind: 'relay' },
+    ],
+  };
+  await client.publishAsync(topic('state'), JSON.stringify(online), { qos: 1, retain: true });
+}
+
+async function connectDevices(prefix: string, devices: DeviceLogin[]): Promise<void> {
+  let next = 0;
+  let connected = 0;
+  const worker = async () => {
+    while (next < devices.length) {
+      const device = devices[next++]!;
+      await connectDevice(prefix, device);
+      connected++;
+      if (connected % 250 === 0 && connected < devices.length) tell({ type: 'progress', connected });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, devices.length) }, worker));
+  tell({ type: 'connected', connected });
+}
+
+async function stop(): Promise<void> {
+  await Promise.allSettled(clients.map((client) => client.endAsync()));
+  process.exit(0);
+}
+
+process.on('message', (raw) => {
+  const message = raw as ToClients;
+  if (message.type === 'stop') void stop();
+  else if (mode === 'devices') connectDevices(message.prefix, message.devices).catch(fail);
+});
+// The parent gone (it crashed or was killed): nothing is left to measure.
+process.on('disconnect', () => void stop());
+
+if (mode === 'echo') echo().catch(fail);
+else if (mode === 'devices') tell({ type: 'ready' });
+else fail(`unknown mode ${mode}`);

@@ -1,0 +1,218 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { issueSecret } from '../../cloud/auth/secret.js';
+import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
+import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
+import { loadCloudConfig } from '../../cloud/config.js';
+import type { CloudContext } from '../../cloud/context.js';
+import { createCustomer } from '../../cloud/customers/customers.js';
+import { createDevice, pairDevice } from '../../cloud/devices/devices.js';
+import { claimRequest, issueKey } from '../../cloud/requests/customer.js';
+import { createRequest } from '../../cloud/requests/requests.js';
+import { provision } from '../../device/cli/provision.js';
+import { createTestDatabase } from '../support/database.js';
+import { startBaseline } from './baseline.js';
+import { type CallSpec, Client, type Figures, formatFigures, measure } from './measure.js';
+import { MqttRoundTrip } from './mqtt-baseline.js';
+
+/**
+ * `open` end to end (issue target: p50 at most 3x the transport and the database it needs, that is a raw MQTT
+ * request and reply plus a bare Fastify route doing one insert). The controller is the real `gatelink-device
+ * run` with simulated outputs that pulse for 0 ms, in its own process as on a box, so that its work is not
+ * on the cloud's event loop. `serverUrl` undefined means PGlite, otherwise a PostgreSQL server on which a
+ * fresh database is made.
+ */
+const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import.meta.url));
+/** A controller runs one operation per object at a time: concurrent calls each keep to their own object. */
+const OBJECTS = 4;
+/**
+ * Keys taken in turn, so that each key's rolling-minute count (read on every call) stays near what a real
+ * key has, and far below OPEN_RATE_LIMIT, the configuration's maximum.
+ */
+const KEYS = 16;
+
+export async function benchOpen(label: string, serverUrl: string | undefined): Promise<void> {
+  const database = await createTestDatabase(serverUrl);
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
+  let cloud: RunningCloud | undefined;
+  let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
+  let controller: DeviceProcess | undefined;
+  let mqttBaseline: MqttRoundTrip | undefined;
+  let api: Client | undefined;
+  let bare: Client | undefined;
+  try {
+    cloud = await startCloud({
+      config: loadCloudConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        MQTT_PORT: '0',
+        GATELINK_DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        OPEN_RATE_LIMIT: '10000',
+      }),
+      database,
+      jobs: false,
+    });
+    baseline = await startBaseline(database.db);
+    console.log(`\n## open on ${label} (simulated outputs, 0 ms pulse, controller in its own process)`);
+    const world = await setUp(cloud, dataDir);
+    controller = await startController(cloud.ctx, world.configPath, world.deviceId);
+    mqttBaseline = await MqttRoundTrip.start();
+
+    api = new Client(cloud.baseUrl);
+    bare = new Client(baseline.url);
+    let call = 0;
+    const open = (connection: number): CallSpec => {
+      const body = JSON.stringify({
+        ...world.company,
+        key_ref: world.keyRefs[call++ % world.keyRefs.length],
+        number_id: world.numberIds[connection % world.numberIds.length],
+        actor: 'Bench driver',
+      });
+      return { path: '/api/company.php?a=open', headers: {}, body };
+    };
+    const insert = (): CallSpec => ({ path: '/baseline', headers: {}, body: '{"actor":"Bench driver"}' });
+
+    for (const connections of [1, OBJECTS]) {
+      const count = connections === 1 ? 1000 : 250;
+      const seconds = 20;
+      const base = await measure(bare, insert, { count: count * 2, connections, seconds });
+      const mqtt = await mqttBaseline.measure({ count: count * 2, connections, seconds });
+      const ours = await measure(api, open, { count, connections, seconds });
+      console.log(connections === 1 ? 'sequential:' : `connections: ${connections} (one object each)`);
+      console.log(formatFigures('baseline: MQTT request + reply', mqtt));
+      console.log(formatFigures('baseline: Fastify + 1 insert', base));
+      console.log(formatFigures('open (200, acknowledged)', ours));
+      console.log(ratioLine(ours, mqtt, base));
+    }
+  } finally {
+    api?.close();
+    bare?.close();
+    await mqttBaseline?.close();
+    await controller?.stop();
+    await baseline?.close();
+    await cloud?.stop();
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function ratioLine(ours: Figures, mqtt: Figures, base: Figures): string {
+  const p50 = ours.p50 / (mqtt.p50 + base.p50);
+  const p99 = ours.p99 / (mqtt.p99 + base.p99);
+  return `ratio: open p50 / (mqtt p50 + fastify p50) ${p50.toFixed(2)}x (target <= 3x)  p99 ${p99.toFixed(2)}x  opens ${ours.perSecond.toFixed(0)}/s`;
+}
+
+interface World {
+  configPath: string;
+  deviceId: string;
+  numberIds: number[];
+  keyRefs: number[];
+  company: { org_id: number; secret: string };
+}
+
+/**
+ * A customer with a controller provisioned the way an installer does it (`provision()` against the cloud's
+ * HTTP API, its own key pair), paired; a company with a secret, and KEYS keys on all the objects.
+ */
+async function setUp(cloud: RunningCloud, dataDir: string): Promise<World> {
+  const { ctx } = cloud;
+  const customer = await createCustomer(ctx, { displayName: 'Bench customer' });
+  const created = await createDevice(ctx, { label: 'Bench barrier' });
+  const objectsPath = join(dataDir, 'objects.yaml');
+  const objects = Array.from(
+    { length: OBJECTS },
+    (_, i) => `  - id: gate${i + 1}\n    label: Gate ${i + 1}\n    kind: simulated\n    pulse_ms: 0\n`,
+  );
+  writeFileSync(
+    objectsPath,
+    `objects:\n${objects.join('')}clock:\n  check: none\ntelemetry:\n  interval_s: 3600\n`,
+  );
+  const configPath = join(dataDir, 'device', 'device.yaml');
+  const { response } = await provision({
+    cloud: cloud.baseUrl.replace('localhost', '127.0.0.1'),
+    code: created.provisioning_code,
+    configPath,
+    objectsFrom: objectsPath,
+  });
+  const barrier = await pairDevice(ctx, { customerId: customer.id, pairingCode: response.pairing_code });
+  const numberIds = barrier.objects.map((object) => object.number_id);
+
+  const company = await createCompany(ctx, { name: 'Bench Opening Ltd' });
+  await approveCompany(ctx, company.id);
+  const { secret } = await issueSecret(ctx, company.id);
+  const keyRefs: number[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const request = await ctx.db
+      .transaction()
+      .execute((trx) =>
+        createRequest(trx, { companyId: company.id, ref: `OPEN-${i}`, ttlHours: 24, now: ctx.clock.now() }),
+      );
+    await claimRequest(ctx, { code: request.code, customerId: customer.id });
+    const { keyRef } = await issueKey(ctx, {
+      code: request.code,
+      customerId: customer.id,
+      deviceId: created.device_id,
+      objectIds: numberIds,
+      keyExpiresAt: null,
+    });
+    keyRefs.push(keyRef);
+  }
+  return {
+    configPath,
+    deviceId: created.device_id,
+    numberIds,
+    keyRefs,
+    company: { org_id: company.id, secret },
+  };
+}
+
+interface DeviceProcess {
+  stop(): Promise<void>;
+}
+
+/** `gatelink-device run`, until the cloud has the controller online (at most 30 s). */
+async function startController(
+  ctx: CloudContext,
+  configPath: string,
+  deviceId: string,
+): Promise<DeviceProcess> {
+  // The daemon logs every command to stdout, dropped here; its stderr explains a failure to start.
+  const child: ChildProcess = spawn(process.execPath, [DEVICE_BIN, 'run', '--config', configPath], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const errors: Buffer[] = [];
+  child.stderr?.on('data', (chunk: Buffer) => errors.push(chunk));
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    if (!exited) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exit;
+    clearTimeout(timer);
+  };
+  process.stdout.write('starting the controller...');
+  for (let i = 0; i < 300 && !exited; i++) {
+    const row = await ctx.db
+      .selectFrom('devices')
+      .select('online')
+      .where('id', '=', deviceId)
+      .executeTakeFirst();
+    if (row?.online) {
+      console.log(' online');
+      return { stop };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stop();
+  const said = Buffer.concat(errors).toString('utf8').slice(-2000);
+  throw new Error(`the controller did not come online within 30 s${said ? `: ${said}` : ''}`);
+}
