@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
 import type { CloudContext } from '../context.js';
@@ -67,21 +68,25 @@ export async function authenticateSecret(
   if (typeof secret !== 'string' || secret.length > 256) {
     throw new ApiError('invalid_field', { field: 'secret', message: 'secret must be a string.' });
   }
-  const company = await ctx.db.selectFrom('companies').selectAll().where('id', '=', orgId).executeTakeFirst();
-  if (!company) throw new ApiError('unknown_org');
-  if (company.domain) throw new ApiError('secret_disabled');
   const now = ctx.clock.now();
-  const candidates = await ctx.db
-    .selectFrom('company_secrets')
-    .select('hash')
-    .where('company_id', '=', company.id)
-    .where((eb) => eb.or([eb('retires_at', 'is', null), eb('retires_at', '>', now)]))
-    .execute();
+  // The company and the hashes of its valid secrets in one query.
+  const found = await ctx.db
+    .selectFrom('companies')
+    .selectAll()
+    .select(
+      sql<string[]>`(select coalesce(json_agg(hash), '[]'::json) from company_secrets
+        where company_id = companies.id and (retires_at is null or retires_at > ${now}))`.as('secret_hashes'),
+    )
+    .where('id', '=', orgId)
+    .executeTakeFirst();
+  if (!found) throw new ApiError('unknown_org');
+  const { secret_hashes: candidates, ...company } = found;
+  if (company.domain) throw new ApiError('secret_disabled');
   const presented = hashSecret(secret);
   let matched = false;
   for (const candidate of candidates) {
     // Every candidate is compared, so the time taken does not say which one matched.
-    if (timingSafeEqual(presented, Buffer.from(candidate.hash, 'hex'))) matched = true;
+    if (timingSafeEqual(presented, Buffer.from(candidate, 'hex'))) matched = true;
   }
   if (!matched) throw new ApiError('bad_secret');
   if (company.status !== 'approved') throw new ApiError('org_not_approved');

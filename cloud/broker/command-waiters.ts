@@ -1,8 +1,14 @@
 import type { Ack } from '../../shared/protocol/messages.js';
 
+/** A verified ack, and whether its journal entry is already recorded (false when recording failed). */
+export interface SettledAck {
+  ack: Ack;
+  recorded: boolean;
+}
+
 interface Waiter {
   deviceId: string;
-  resolve(ack: Ack | null): void;
+  resolve(settled: SettledAck | null): void;
   timer: NodeJS.Timeout;
 }
 
@@ -14,7 +20,7 @@ export class CommandWaiters {
   readonly #pending = new Map<string, Waiter>();
 
   /** Resolves with the ack, or null when none came within `timeoutMs` (or the broker stopped). */
-  wait(commandId: string, deviceId: string, timeoutMs: number): Promise<Ack | null> {
+  wait(commandId: string, deviceId: string, timeoutMs: number): Promise<SettledAck | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.#finish(commandId, null), timeoutMs);
       this.#pending.set(commandId, { deviceId, resolve, timer });
@@ -22,9 +28,9 @@ export class CommandWaiters {
   }
 
   /** Hands a verified ack to the dispatch waiting for it, if it is this instance's and from its device. */
-  settle(ack: Ack): void {
+  settle(ack: Ack, recorded: boolean): void {
     if (this.#pending.get(ack.command_id)?.deviceId !== ack.device_id) return;
-    this.#finish(ack.command_id, ack);
+    this.#finish(ack.command_id, { ack, recorded });
   }
 
   cancel(commandId: string): void {
@@ -35,11 +41,11 @@ export class CommandWaiters {
     for (const commandId of [...this.#pending.keys()]) this.#finish(commandId, null);
   }
 
-  #finish(commandId: string, ack: Ack | null): void {
+  #finish(commandId: string, settled: SettledAck | null): void {
     const waiter = this.#pending.get(commandId);
     if (!waiter) return;
     this.#pending.delete(commandId);
     clearTimeout(waiter.timer);
-    waiter.resolve(ack);
+    waiter.resolve(settled);
   }
 }

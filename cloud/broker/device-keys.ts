@@ -1,30 +1,34 @@
 import { KeyError, strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
 import type { CloudContext } from '../context.js';
 
+/** How long a device's key is trusted from memory before it is read again. */
+const KEY_TTL_MS = 60_000;
+
 /**
- * The devices' public keys, read from `devices.public_key` on every use (a re-provisioned device has a new
- * one) and parsed once per distinct key text.
+ * The devices' public keys, kept in memory for a minute so that an acknowledgement costs no extra query.
+ * A re-provisioned device has a new key: an ack that does not verify under the remembered key is checked
+ * once more against the stored one (`fresh`), so a key change on any instance is seen at the first ack.
  */
 export class DeviceKeys {
   readonly #ctx: CloudContext;
-  readonly #parsed = new Map<string, { text: string; key: VerifyKey | null }>();
+  readonly #cache = new Map<string, { key: VerifyKey | null; until: number }>();
 
   constructor(ctx: CloudContext) {
     this.#ctx = ctx;
   }
 
   /** The device's key, or null when it has none or the stored one is not a valid Ed25519 key. */
-  async forDevice(deviceId: string): Promise<VerifyKey | null> {
+  async forDevice(deviceId: string, options: { fresh?: boolean } = {}): Promise<VerifyKey | null> {
+    const now = Date.now();
+    const cached = this.#cache.get(deviceId);
+    if (cached && cached.until > now && !options.fresh) return cached.key;
     const row = await this.#ctx.db
       .selectFrom('devices')
       .select('public_key')
       .where('id', '=', deviceId)
       .executeTakeFirst();
-    if (!row?.public_key) return null;
-    const cached = this.#parsed.get(deviceId);
-    if (cached?.text === row.public_key) return cached.key;
-    const key = this.#parse(deviceId, row.public_key);
-    this.#parsed.set(deviceId, { text: row.public_key, key });
+    const key = row?.public_key ? this.#parse(deviceId, row.public_key) : null;
+    this.#cache.set(deviceId, { key, until: now + KEY_TTL_MS });
     return key;
   }
 

@@ -1,10 +1,9 @@
-import type { Transaction } from 'kysely';
-import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import type { Ack } from '../../shared/protocol/messages.js';
 import { displayDomain } from '../companies/domains.js';
 import type { CloudContext } from '../context.js';
 import type { DB, JournalOutcome } from '../db/schema.js';
-import { enqueueEvent } from '../events/outbox.js';
 
 /**
  * The journal the customer sees (decisions.md section 5): one entry per opening attempt, refused ones
@@ -12,37 +11,58 @@ import { enqueueEvent } from '../events/outbox.js';
  * acknowledgement, applied once by command id however often it arrives and whichever instance receives it.
  */
 
-export async function recordOutcome(
-  trx: Transaction<DB>,
-  entry: { id: number; outcome: JournalOutcome; detail: string | null; ackedAt: Date | null; now: Date },
-): Promise<void> {
-  const row = await trx
-    .updateTable('journal')
-    .set({ outcome: entry.outcome, detail: entry.detail, acked_at: entry.ackedAt })
-    .where('id', '=', entry.id)
-    .returning(['company_id', 'key_id', 'object_id', 'actor', 'at'])
-    .executeTakeFirstOrThrow();
-  const request = await trx
-    .selectFrom('keys')
-    .innerJoin('requests', 'requests.id', 'keys.request_id')
-    .select(['requests.code', 'requests.ref'])
-    .where('keys.id', '=', row.key_id)
-    .executeTakeFirstOrThrow();
-  await enqueueEvent(trx, {
-    companyId: row.company_id,
-    type: entry.outcome === 'opened' ? 'open.succeeded' : 'open.failed',
-    at: entry.now,
-    data: {
-      code: request.code,
-      ref: request.ref,
-      key_ref: row.key_id,
-      number_id: row.object_id,
-      actor: row.actor,
-      journal_id: entry.id,
-      outcome: entry.outcome,
-      ...(entry.detail ? { detail: entry.detail } : {}),
-    },
-  });
+/** Which entry to complete: by id (the caller's own verdict), or by command (a controller's ack). */
+export type EntryMatch = { id: number } | { commandId: string; deviceId: string };
+
+export interface Completion {
+  outcome: JournalOutcome;
+  detail: string | null;
+  ackedAt: Date | null;
+  now: Date;
+}
+
+/** Said of an ack that arrives after the caller was answered 504. */
+const LATE = "acknowledged after the caller's timeout";
+
+/**
+ * Completes a journal entry and records its event for the company, once, in one statement: the update takes
+ * only an entry not acknowledged yet (and, when matched by id, one with no outcome yet), so an ack applied
+ * twice, by two instances, or racing the caller's own timeout verdict, changes the entry exactly once.
+ * An acknowledgement replaces a `device_timeout` verdict and says it came late. Returns whether it applied.
+ */
+export async function completeEntry(
+  db: Kysely<DB>,
+  match: EntryMatch,
+  completion: Completion,
+): Promise<boolean> {
+  const type = completion.outcome === 'opened' ? 'open.succeeded' : 'open.failed';
+  const lateDetail = completion.detail ? `${completion.detail}; ${LATE}` : LATE;
+  const where =
+    'id' in match
+      ? sql`journal.id = ${match.id} and journal.outcome is null`
+      : sql`journal.command_id = ${match.commandId} and journal.device_id = ${match.deviceId}`;
+  const result = await sql<{ id: number }>`
+    with entry as (
+      update journal
+      set outcome = ${completion.outcome},
+          detail = case when journal.outcome = 'device_timeout' then ${lateDetail}::text else ${completion.detail}::text end,
+          acked_at = ${completion.ackedAt}
+      where ${where} and journal.acked_at is null
+      returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor, journal.detail
+    )
+    insert into events (id, company_id, type, data, at, next_attempt_at)
+    select ${randomUUID()}::uuid, entry.company_id, ${type},
+           jsonb_build_object('code', requests.code, 'ref', requests.ref, 'key_ref', entry.key_id,
+                              'number_id', entry.object_id, 'actor', entry.actor, 'journal_id', entry.id,
+                              'outcome', ${completion.outcome}::text)
+             || case when entry.detail is null then '{}'::jsonb else jsonb_build_object('detail', entry.detail) end,
+           ${completion.now}, ${completion.now}
+    from entry
+    join keys on keys.id = entry.key_id
+    join requests on requests.id = keys.request_id
+    returning events.id
+  `.execute(db);
+  return result.rows.length === 1;
 }
 
 /** Maps an acknowledgement to the journal's words. */
@@ -55,28 +75,12 @@ export function ackOutcome(ack: Ack): { outcome: JournalOutcome; detail: string 
  * Applies an acknowledgement once: the entry of its command that has not been acknowledged yet. Returns
  * false for a repeat, an unknown command, or an ack from a device the command was not sent to.
  */
-export async function applyAck(ctx: CloudContext, ack: Ack): Promise<boolean> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const entry = await trx
-      .selectFrom('journal')
-      .select(['id', 'outcome'])
-      .where('command_id', '=', ack.command_id)
-      .where('device_id', '=', ack.device_id)
-      .where('acked_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!entry) return false;
-    const { outcome, detail } = ackOutcome(ack);
-    const late = entry.outcome === 'device_timeout';
-    await recordOutcome(trx, {
-      id: entry.id,
-      outcome,
-      detail: late ? `${detail ? `${detail}; ` : ''}acknowledged after the caller's timeout` : detail,
-      ackedAt: new Date(ack.finished_at),
-      now: ctx.clock.now(),
-    });
-    return true;
-  });
+export function applyAck(ctx: CloudContext, ack: Ack): Promise<boolean> {
+  return completeEntry(
+    ctx.db,
+    { commandId: ack.command_id, deviceId: ack.device_id },
+    { ...ackOutcome(ack), ackedAt: new Date(ack.finished_at), now: ctx.clock.now() },
+  );
 }
 
 export interface JournalQuery {

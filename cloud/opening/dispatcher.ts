@@ -17,7 +17,8 @@ export interface DispatchRequest {
 }
 
 export type DispatchResult =
-  | { kind: 'acked'; ack: Ack }
+  /** `recorded`: the journal entry already holds the ack's outcome (applied as it arrived). */
+  | { kind: 'acked'; ack: Ack; recorded: boolean }
   /** The controller has no session with the broker: nothing was sent, nothing queued. */
   | { kind: 'offline' }
   /** No acknowledgement within the deadline; a late one still reaches the journal. */

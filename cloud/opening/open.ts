@@ -6,8 +6,9 @@ import type { Caller } from '../auth/authenticate.js';
 import type { StoredAnswer } from '../company-api/idempotency.js';
 import type { CloudContext } from '../context.js';
 import type { DB, JournalOutcome } from '../db/schema.js';
+import { enqueueEvent } from '../events/outbox.js';
 import { MAX_ID, validate } from '../http/validation.js';
-import { ackOutcome, recordOutcome } from '../journal/journal.js';
+import { ackOutcome, completeEntry } from '../journal/journal.js';
 import type { CommandDispatcher } from './dispatcher.js';
 
 const RATE_WINDOW_MS = 60_000;
@@ -73,51 +74,71 @@ async function decide(
 ): Promise<Decision> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();
+    // The key, its request and the object asked for, in one query; only the key row is locked.
     const key = await trx
       .selectFrom('keys')
-      .select(['id', 'company_id', 'device_id', 'revoked_at', 'expires_at'])
-      .where('id', '=', body.key_ref)
-      .forUpdate()
+      .innerJoin('requests', 'requests.id', 'keys.request_id')
+      .leftJoin('key_objects', (join) =>
+        join.onRef('key_objects.key_id', '=', 'keys.id').on('key_objects.object_id', '=', body.number_id),
+      )
+      .leftJoin('device_objects', (join) =>
+        join
+          .onRef('device_objects.id', '=', 'key_objects.object_id')
+          .on('device_objects.removed_at', 'is', null),
+      )
+      .select([
+        'keys.id',
+        'keys.company_id',
+        'keys.device_id',
+        'keys.revoked_at',
+        'keys.expires_at',
+        'requests.code',
+        'requests.ref',
+        'device_objects.id as object_id',
+        'device_objects.local_id as object_local_id',
+      ])
+      .where('keys.id', '=', body.key_ref)
+      .modifyEnd(sql`for update of keys`)
       .executeTakeFirst();
     // Another company's key is answered like a missing one, and leaves no trace in that customer's journal.
     if (!key || key.company_id !== caller.company.id) throw new ApiError('forbidden');
-    const object = await trx
-      .selectFrom('key_objects')
-      .innerJoin('device_objects', 'device_objects.id', 'key_objects.object_id')
-      .select(['device_objects.id', 'device_objects.local_id'])
-      .where('key_objects.key_id', '=', key.id)
-      .where('device_objects.id', '=', body.number_id)
-      .where('device_objects.removed_at', 'is', null)
-      .executeTakeFirst();
 
     let refusal: ApiError | null = null;
     if (key.revoked_at) refusal = new ApiError('revoked');
     else if (key.expires_at && key.expires_at <= now) refusal = new ApiError('expired');
-    else if (!object) refusal = new ApiError('forbidden');
+    else if (key.object_id === null) refusal = new ApiError('forbidden');
     else refusal = await rateLimitRefusal(trx, key.id, now, ctx.config.openRateLimit);
 
     const commandId = randomUUID();
+    const outcome = refusal ? (refusal.code as JournalOutcome) : null;
     const entry = await trx
       .insertInto('journal')
       .values({
         at: now,
         device_id: key.device_id,
-        object_id: object?.id ?? null,
+        object_id: key.object_id,
         company_id: caller.company.id,
         key_id: key.id,
         actor: body.actor,
-        outcome: refusal ? (refusal.code as JournalOutcome) : null,
+        outcome,
         command_id: refusal ? null : commandId,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
     if (refusal) {
-      await recordOutcome(trx, {
-        id: entry.id,
-        outcome: refusal.code as JournalOutcome,
-        detail: null,
-        ackedAt: null,
-        now,
+      await enqueueEvent(trx, {
+        companyId: caller.company.id,
+        type: 'open.failed',
+        at: now,
+        data: {
+          code: key.code,
+          ref: key.ref,
+          key_ref: key.id,
+          number_id: key.object_id,
+          actor: body.actor,
+          journal_id: entry.id,
+          outcome,
+        },
       });
       return { kind: 'refused', error: refusal, journalId: entry.id };
     }
@@ -126,8 +147,8 @@ async function decide(
       journalId: entry.id,
       commandId,
       deviceId: key.device_id,
-      object: object!.local_id,
-      numberId: object!.id,
+      object: key.object_local_id!,
+      numberId: key.object_id!,
     };
   });
 }
@@ -170,36 +191,24 @@ export async function handleOpen(
     object: decision.object,
     numberId: decision.numberId,
   });
+  const now = ctx.clock.now();
   if (result.kind === 'acked') {
     const { outcome, detail } = ackOutcome(result.ack);
-    // The broker side may have applied the same ack first; the entry's outcome is the ack's either way.
-    await completeEntry(ctx, decision.journalId, outcome, detail, new Date(result.ack.finished_at));
+    // Normally the ack was recorded as it arrived; if that failed, this call records it.
+    if (!result.recorded) {
+      await completeEntry(
+        ctx.db,
+        { id: decision.journalId },
+        { outcome, detail, ackedAt: new Date(result.ack.finished_at), now },
+      );
+    }
     if (outcome === 'opened') return { status: 200, body: { ok: 1, id: decision.journalId } };
     throw new ApiError('device_error', { detail: detail ?? 'failed', message: deviceErrorMessage(detail) });
   }
   const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
-  await completeEntry(ctx, decision.journalId, outcome, null, null);
+  // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
+  await completeEntry(ctx.db, { id: decision.journalId }, { outcome, detail: null, ackedAt: null, now });
   throw new ApiError(outcome);
-}
-
-async function completeEntry(
-  ctx: CloudContext,
-  journalId: number,
-  outcome: JournalOutcome,
-  detail: string | null,
-  ackedAt: Date | null,
-): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    const entry = await trx
-      .selectFrom('journal')
-      .select(['outcome', 'acked_at'])
-      .where('id', '=', journalId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    // An acknowledgement applied by the broker side wins over our own timeout or offline verdict.
-    if (entry.acked_at || entry.outcome !== null) return;
-    await recordOutcome(trx, { id: journalId, outcome, detail, ackedAt, now: ctx.clock.now() });
-  });
 }
 
 function deviceErrorMessage(detail: string | null): string {

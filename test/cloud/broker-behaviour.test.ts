@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Broker } from '../../cloud/broker/broker.js';
-import { recordOutcome } from '../../cloud/journal/journal.js';
+import { completeEntry } from '../../cloud/journal/journal.js';
 import { COMMAND_LIFETIME_MS } from '../../cloud/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
@@ -97,7 +97,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       });
       expect(command.expires_at - command.issued_at).toBe(COMMAND_LIFETIME_MS);
       const ack = await device.ack(command);
-      expect(await result).toEqual({ kind: 'acked', ack });
+      expect(await result).toEqual({ kind: 'acked', ack, recorded: true });
       await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
@@ -138,14 +138,10 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       const command = await device.nextCommand();
       expect(await result).toEqual({ kind: 'timeout' });
       // What the open flow records on a timeout.
-      await env.db.transaction().execute((trx) =>
-        recordOutcome(trx, {
-          id: entry.journalId,
-          outcome: 'device_timeout',
-          detail: null,
-          ackedAt: null,
-          now: new Date(),
-        }),
+      await completeEntry(
+        env.db,
+        { id: entry.journalId },
+        { outcome: 'device_timeout', detail: null, ackedAt: null, now: new Date() },
       );
       await device.ack(command);
       await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
@@ -166,7 +162,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
         'dropped an acknowledgement with a bad signature',
       );
       const genuine = await device.ack(command);
-      expect(await result).toEqual({ kind: 'acked', ack: genuine });
+      expect(await result).toEqual({ kind: 'acked', ack: genuine, recorded: true });
       await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
@@ -193,7 +189,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       await roundTrip(mallory);
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: null, acked_at: null });
       const genuine = await victim.ack(command);
-      expect(await result).toEqual({ kind: 'acked', ack: genuine });
+      expect(await result).toEqual({ kind: 'acked', ack: genuine, recorded: true });
     });
   });
 

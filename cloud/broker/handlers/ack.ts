@@ -1,4 +1,4 @@
-import { ackSchema } from '../../../shared/protocol/messages.js';
+import { type Ack, ackSchema } from '../../../shared/protocol/messages.js';
 import { verifyAck } from '../../../shared/protocol/signing.js';
 import { applyAck } from '../../journal/journal.js';
 import type { DeviceMessageContext, IncomingDeviceMessage } from './handler.js';
@@ -21,15 +21,25 @@ export async function handleAck(deps: DeviceMessageContext, message: IncomingDev
     ctx.log.warn({ deviceId, named: ack.device_id }, 'dropped an acknowledgement naming another device');
     return;
   }
-  const key = await keys.forDevice(deviceId);
-  if (!key || !verifyAck(key, ack)) {
+  if (!(await verifiedBy(keys, deviceId, ack))) {
     ctx.log.warn({ deviceId, commandId: ack.command_id }, 'dropped an acknowledgement with a bad signature');
     return;
   }
+  let recorded = false;
   try {
     const applied = await applyAck(ctx, ack);
+    recorded = true;
     ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
   } finally {
-    waiters.settle(ack);
+    // The waiting call records the outcome itself when this could not.
+    waiters.settle(ack, recorded);
   }
+}
+
+/** Verifies under the remembered key, and once more under the stored one in case the device was re-provisioned. */
+async function verifiedBy(keys: DeviceMessageContext['keys'], deviceId: string, ack: Ack): Promise<boolean> {
+  const remembered = await keys.forDevice(deviceId);
+  if (remembered && verifyAck(remembered, ack)) return true;
+  const stored = await keys.forDevice(deviceId, { fresh: true });
+  return stored !== null && verifyAck(stored, ack);
 }
