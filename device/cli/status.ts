@@ -1,5 +1,5 @@
-import { readdir } from 'node:fs/promises';
 import { loadConfig } from '../config.js';
+import { countWaiting } from '../runtime/outbox.js';
 import { type DaemonStatus, readStatus } from '../runtime/status.js';
 import { daemonAlive } from './daemon-running.js';
 
@@ -19,9 +19,7 @@ export async function statusCommand(options: StatusOptions): Promise<number> {
   const config = loadConfig(options.configPath);
   const status = await readStatus(config.state_dir).catch(() => null);
   const alive = daemonAlive(status);
-  const outbox = await readdir(config.outbox_dir)
-    .then((names) => names.filter((name) => name.endsWith('.json')).length)
-    .catch(() => 0);
+  const outbox = await countWaiting(config.outbox_dir).catch(() => 0);
   const connected = alive && (status?.mqtt.connected ?? false);
   if (options.json) {
     print(

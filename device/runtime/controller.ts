@@ -90,7 +90,11 @@ export class Controller {
       onChange: (synced) => this.status.update({ clock_synced: synced }),
       log,
     });
-    const executed = new ExecutedStore({ file: join(config.state_dir, 'executed.json'), now });
+    const executed = new ExecutedStore({
+      file: join(config.state_dir, 'executed.log'),
+      legacyFile: join(config.state_dir, 'executed.json'),
+      now,
+    });
     this.session = new Session({
       url: config.mqtt.url,
       username: config.mqtt.username,
@@ -163,7 +167,7 @@ export class Controller {
         stop: async () => undefined,
       },
       this.#named('clock', this.clock),
-      { name: 'executed commands', start: () => executed.load(), stop: async () => undefined },
+      { name: 'executed commands', start: () => executed.load(), stop: () => executed.close() },
       this.#named('drivers', this.drivers),
       this.#named('outbox', this.outbox),
       this.#named('mqtt session', this.session),

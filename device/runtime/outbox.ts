@@ -1,7 +1,8 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Ack, ackSchema } from '../../shared/protocol/messages.js';
-import { syncDirectory, writeFileAtomic } from '../files.js';
+import { AppendLog } from '../append-log.js';
+import { syncDirectory } from '../files.js';
 
 /** What the outbox needs from the MQTT session. */
 export interface Publisher {
@@ -18,39 +19,75 @@ export interface OutboxOptions {
   now: () => number;
   log?: (line: string) => void;
   onSize?: (size: number) => void;
+  /** When the log is rewritten (bytes); the defaults suit a controller, tests make them small. */
+  compaction?: {
+    /** Once everything is sent, a log larger than this is emptied (default 64 KiB). */
+    emptyAbove?: number;
+    /**
+     * A log larger than this, with more than twice as many lines as acknowledgements waiting, is rewritten
+     * with those only (default 1 MiB).
+     */
+    rewriteAbove?: number;
+  };
+}
+
+/** The log in the outbox folder. */
+export const OUTBOX_LOG = 'outbox.log';
+
+interface Entry {
+  commandId: string;
+  /** The signed acknowledgement, exactly as sent. */
+  payload: string;
+  /** Set once its record is on disk; only then may it be sent. */
+  durable: boolean;
+  /** A file of a previous version's outbox, removed once sent (instead of a `D` record). */
+  legacyFile?: string;
 }
 
 /**
- * Signed acknowledgements on their way to the cloud (decisions.md section 7). Each is written to its own file
- * and fsynced before any attempt to send it, sent at QoS 1 in the order written, and removed only once the
- * broker acknowledged the publish. Whatever is left is sent again after a reconnect or a restart; the cloud
- * applies an acknowledgement once, by command id, so a second copy does no harm.
+ * Signed acknowledgements on their way to the cloud (decisions.md section 7). Each is written and fdatasynced
+ * before any attempt to send it, sent at QoS 1 in the order written, and forgotten only once the broker
+ * acknowledged the publish. Whatever is left is sent again after a reconnect or a restart; the cloud applies an
+ * acknowledgement once, by command id, so a second copy does no harm.
+ *
+ * On disk: `<dir>/outbox.log`, one record a line: `P <ack JSON>` when an acknowledgement is put (synced), and
+ * `D <command_id>` once the broker has it (not synced: losing it only sends the acknowledgement again). A `D`
+ * cancels the oldest `P` for the same command id that is still waiting: acknowledgements are confirmed in the
+ * order they were written, and two may share a command id (the outcome, then a `duplicate` refusal).
  */
 export class Outbox {
   readonly #options: OutboxOptions;
-  #files: string[] = [];
-  #sequence = 0;
+  readonly #log: AppendLog;
+  /** Put and not yet confirmed, in the order written. */
+  #entries: Entry[] = [];
   #flushing: Promise<void> | null = null;
   #again = false;
   #stopped = false;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
+    this.#log = new AppendLog(join(options.dir, OUTBOX_LOG), { mode: 0o600 });
   }
 
+  /** Acknowledgements on disk and not yet confirmed by the broker. */
   get size(): number {
-    return this.#files.length;
+    let size = 0;
+    for (const entry of this.#entries) if (entry.durable) size++;
+    return size;
   }
 
   /** Loads what a previous run left behind and sends it once connected. */
   async start(): Promise<void> {
     this.#stopped = false;
     await mkdir(this.#options.dir, { recursive: true, mode: 0o700 });
-    const names = await readdir(this.#options.dir);
-    // Leftover temporary files are writes that a power cut interrupted before the rename: never complete.
-    for (const name of names.filter((n) => n.endsWith('.tmp')))
-      await rm(join(this.#options.dir, name), { force: true });
-    this.#files = names.filter((n) => n.endsWith('.json')).sort();
+    const legacy = await this.#loadLegacy();
+    const { lines, torn } = await this.#log.load();
+    if (torn) this.#options.log?.('outbox: ignored a partly written last record');
+    const { entries, skipped } = replay(lines);
+    if (skipped > 0) this.#options.log?.(`outbox: ignored ${skipped} unreadable record(s)`);
+    // A previous version's acknowledgements are older than anything in the log.
+    this.#entries = [...legacy, ...entries.map((entry) => ({ ...entry, durable: true }))];
+    await this.#compactIfNeeded();
     this.#options.onSize?.(this.size);
     void this.flush();
   }
@@ -58,14 +95,21 @@ export class Outbox {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#flushing;
+    await this.#log.close();
   }
 
   /** Persists the acknowledgement durably, then tries to send it. Resolves once it is on disk. */
   async put(ack: Ack): Promise<void> {
-    const name = `${String(this.#options.now()).padStart(15, '0')}-${String(this.#sequence++).padStart(6, '0')}-${ack.command_id}.json`;
-    await writeFileAtomic(join(this.#options.dir, name), JSON.stringify(ack), { mode: 0o600 });
-    this.#files.push(name);
-    this.#files.sort();
+    const entry: Entry = { commandId: ack.command_id, payload: JSON.stringify(ack), durable: false };
+    // In the list before the record is written, so that a compaction asked for meanwhile keeps it.
+    this.#entries.push(entry);
+    try {
+      await this.#log.append(`P ${entry.payload}\n`, { sync: true });
+    } catch (error) {
+      this.#entries = this.#entries.filter((candidate) => candidate !== entry);
+      throw error;
+    }
+    entry.durable = true;
     this.#options.onSize?.(this.size);
     void this.flush();
   }
@@ -77,43 +121,146 @@ export class Outbox {
       return this.#flushing;
     }
     this.#flushing = (async () => {
-      do {
-        this.#again = false;
-        await this.#sendAll();
-      } while (this.#again && this.#options.publisher.connected && !this.#stopped);
-    })().finally(() => {
-      this.#flushing = null;
-    });
+      try {
+        do {
+          this.#again = false;
+          await this.#sendAll();
+        } while (this.#again && this.#options.publisher.connected && !this.#stopped);
+      } finally {
+        // In the same step as the last check of #again, so that a flush asked for meanwhile is never lost.
+        this.#flushing = null;
+      }
+    })();
     return this.#flushing;
   }
 
   async #sendAll(): Promise<void> {
-    for (const name of [...this.#files]) {
-      if (this.#stopped || !this.#options.publisher.connected) return;
-      const path = join(this.#options.dir, name);
-      let payload: string;
+    for (;;) {
+      const entry = this.#entries[0];
+      // One not yet on disk is sent by the flush its `put` starts once it is.
+      if (!entry?.durable || this.#stopped || !this.#options.publisher.connected) return;
       try {
-        payload = await readFile(path, 'utf8');
-        ackSchema.parse(JSON.parse(payload));
+        await this.#options.publisher.publish(this.#options.topic, entry.payload, { qos: 1 });
       } catch (error) {
-        this.#options.log?.(`outbox: dropping unreadable ${name}: ${(error as Error).message}`);
-        await this.#remove(name);
-        continue;
-      }
-      try {
-        await this.#options.publisher.publish(this.#options.topic, payload, { qos: 1 });
-      } catch (error) {
-        this.#options.log?.(`outbox: ${name} not sent yet: ${(error as Error).message}`);
+        this.#options.log?.(`outbox: ${entry.commandId} not sent yet: ${(error as Error).message}`);
         return;
       }
-      await this.#remove(name);
+      await this.#forget(entry);
     }
   }
 
-  async #remove(name: string): Promise<void> {
-    await rm(join(this.#options.dir, name), { force: true });
-    await syncDirectory(this.#options.dir).catch(() => undefined);
-    this.#files = this.#files.filter((n) => n !== name);
+  async #forget(entry: Entry): Promise<void> {
+    this.#entries = this.#entries.filter((candidate) => candidate !== entry);
     this.#options.onSize?.(this.size);
+    try {
+      if (entry.legacyFile) {
+        await rm(entry.legacyFile, { force: true });
+        await syncDirectory(this.#options.dir);
+      } else {
+        await this.#log.append(`D ${entry.commandId}\n`, { sync: false });
+      }
+      await this.#compactIfNeeded();
+    } catch (error) {
+      // At worst the acknowledgement is sent again after a restart.
+      this.#options.log?.(`outbox: could not record ${entry.commandId} as sent: ${(error as Error).message}`);
+    }
   }
+
+  /**
+   * Empties the log once nothing in it waits (when it has grown), or rewrites it with the waiting records when
+   * it is large and mostly done. Asked for after the records so far, so the rewrite reflects all of them.
+   */
+  async #compactIfNeeded(): Promise<void> {
+    const { emptyAbove = 64 * 1024, rewriteAbove = 1024 * 1024 } = this.#options.compaction ?? {};
+    const waiting = this.#entries.filter((entry) => !entry.legacyFile);
+    const { bytes, lines } = this.#log;
+    if (waiting.length === 0 ? bytes > emptyAbove : bytes > rewriteAbove && lines > 2 * waiting.length) {
+      await this.#log.rewrite(waiting.map((entry) => `P ${entry.payload}\n`).join(''));
+    }
+  }
+
+  /** The acknowledgements a previous version left as one file each, oldest first. */
+  async #loadLegacy(): Promise<Entry[]> {
+    const names = await readdir(this.#options.dir);
+    // Leftover temporary files are writes that a power cut interrupted before the rename: never complete.
+    for (const name of names.filter((n) => n.endsWith('.tmp')))
+      await rm(join(this.#options.dir, name), { force: true });
+    const entries: Entry[] = [];
+    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+      const path = join(this.#options.dir, name);
+      try {
+        const payload = await readFile(path, 'utf8');
+        const ack = ackSchema.parse(JSON.parse(payload));
+        entries.push({ commandId: ack.command_id, payload, durable: true, legacyFile: path });
+      } catch (error) {
+        this.#options.log?.(`outbox: dropping unreadable ${name}: ${(error as Error).message}`);
+        await rm(path, { force: true });
+      }
+    }
+    return entries;
+  }
+}
+
+/**
+ * The acknowledgements still waiting according to the log's lines: every `P` without a later `D` for the same
+ * command id, in the order written. Lines that are not records (a power cut can leave garbage after the last
+ * synced one) are counted and ignored.
+ */
+export function replay(lines: readonly string[]): {
+  entries: { commandId: string; payload: string }[];
+  skipped: number;
+} {
+  const entries: ({ commandId: string; payload: string } | null)[] = [];
+  /** command id -> indexes in `entries` still waiting, oldest first. */
+  const waiting = new Map<string, number[]>();
+  let skipped = 0;
+  for (const line of lines) {
+    if (line === '') continue;
+    if (line.startsWith('P ')) {
+      const payload = line.slice(2);
+      const parsed = parseAck(payload);
+      if (!parsed) {
+        skipped++;
+        continue;
+      }
+      const indexes = waiting.get(parsed.command_id) ?? [];
+      indexes.push(entries.length);
+      waiting.set(parsed.command_id, indexes);
+      entries.push({ commandId: parsed.command_id, payload });
+    } else if (line.startsWith('D ')) {
+      const index = waiting.get(line.slice(2))?.shift();
+      if (index !== undefined) entries[index] = null;
+    } else {
+      skipped++;
+    }
+  }
+  return { entries: entries.filter((entry) => entry !== null), skipped };
+}
+
+function parseAck(payload: string): Ack | null {
+  try {
+    const result = ackSchema.safeParse(JSON.parse(payload));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How many acknowledgements wait in an outbox folder, read from disk (for `gatelink-device status`, which may
+ * run while the daemon does not).
+ */
+export async function countWaiting(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const legacy = names.filter((name) => name.endsWith('.json')).length;
+  let text = '';
+  if (names.includes(OUTBOX_LOG)) text = await readFile(join(dir, OUTBOX_LOG), 'utf8').catch(() => '');
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  const lines = complete === '' ? [] : complete.slice(0, -1).split('\n');
+  return legacy + replay(lines).entries.length;
 }

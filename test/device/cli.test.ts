@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -9,9 +10,12 @@ import { statusCommand } from '../../device/cli/status.js';
 import { testCommand } from '../../device/cli/test.js';
 import { loadConfig } from '../../device/config.js';
 import { readDeviceKey } from '../../device/keys.js';
+import { OUTBOX_LOG } from '../../device/runtime/outbox.js';
 import { StatusFile } from '../../device/runtime/status.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { type ProvisionRequest, provisionRequestSchema } from '../../shared/protocol/provisioning.js';
+import { signAck } from '../../shared/protocol/signing.js';
 import { DEVICE_ID, keys, tempDir } from './fixtures.js';
 
 const OBJECTS_YAML = `
@@ -195,7 +199,21 @@ describe('gatelink-device status and test', () => {
       },
     }).write();
     await mkdir(config.outbox_dir, { recursive: true });
+    // One left by a previous version (a file each) and one of two in the log (the other was sent).
     await writeFile(join(config.outbox_dir, '000000000000001-000000-x.json'), '{}');
+    const ack = (commandId: string) =>
+      JSON.stringify(
+        signAck(device, {
+          v: PROTOCOL_VERSION,
+          command_id: commandId,
+          device_id: DEVICE_ID,
+          outcome: 'opened',
+          received_at: now,
+          finished_at: now,
+        }),
+      );
+    const [sent, waiting] = [randomUUID(), randomUUID()];
+    await writeFile(join(config.outbox_dir, OUTBOX_LOG), `P ${ack(sent)}\nP ${ack(waiting)}\nD ${sent}\n`);
 
     const code = await statusCommand({ configPath: configFile, json: false, print: (l) => printed.push(l) });
     const text = printed.join('\n');
@@ -203,7 +221,7 @@ describe('gatelink-device status and test', () => {
     expect(text).toMatch(/connection\s+connected to mqtts:\/\/broker\.example\.com/);
     expect(text).toMatch(/clock\s+NOT synchronised/);
     expect(text).toMatch(/last command.*gate: refused \(clock_unsynced\)/);
-    expect(text).toMatch(/outbox\s+1 acknowledgement/);
+    expect(text).toMatch(/outbox\s+2 acknowledgement/);
   });
 
   it('says when the daemon has not run yet', async () => {

@@ -17,6 +17,7 @@ import {
   makeConfig,
   OTHER_DEVICE_ID,
   tempDir,
+  waitFor,
 } from './fixtures.js';
 
 /** A driver whose openings wait until the test lets them finish. */
@@ -43,6 +44,14 @@ describe('command checks', () => {
   let synced: boolean;
   let acks: Ack[];
   let driver: Driver;
+  let stores: ExecutedStore[];
+
+  /** A store on the same log every time, as after a restart; closed after the test. */
+  const executedStore = (options: { retentionMs?: number } = {}) => {
+    const store = new ExecutedStore({ file: join(dir, 'executed.log'), now: clock.now, ...options });
+    stores.push(store);
+    return store;
+  };
 
   const handler = (store?: ExecutedStore) =>
     new CommandHandler({
@@ -51,7 +60,7 @@ describe('command checks', () => {
       deviceKey: device,
       objects: config.objects,
       driverFor: () => driver,
-      executed: store ?? new ExecutedStore({ file: join(dir, 'executed.json'), now: clock.now }),
+      executed: store ?? executedStore(),
       clock: {
         get synced() {
           return synced;
@@ -71,8 +80,12 @@ describe('command checks', () => {
     synced = true;
     acks = [];
     driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+    stores = [];
   });
-  afterEach(() => cleanup());
+  afterEach(async () => {
+    for (const store of stores) await store.close();
+    await cleanup();
+  });
 
   it('opens on a valid command and acknowledges it signed with the device key', async () => {
     const cmd = command(cloud, clock.now());
@@ -127,10 +140,28 @@ describe('command checks', () => {
       outcome: 'refused',
       reason: 'duplicate',
     });
-    const store = new ExecutedStore({ file: join(dir, 'executed.json'), now: clock.now });
+    const store = executedStore();
     await store.load();
     expect(await handler(store).handle(JSON.stringify(cmd))).toMatchObject({ reason: 'duplicate' });
     expect((driver as SimulatedDriver).pulses.get('gate')).toBe(1);
+  });
+
+  it('refuses a copy redelivered after a crash mid-pulse: the id is on disk before the driver acts', async () => {
+    const held = new HeldDriver();
+    driver = held;
+    const cmd = command(cloud, clock.now());
+    // The first run reaches the driver and never finishes: no acknowledgement, nothing closed or flushed.
+    void handler().handle(JSON.stringify(cmd));
+    await waitFor(() => held.opened === 1, 'the driver to act');
+
+    const restarted = executedStore();
+    await restarted.load();
+    driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+    expect(await handler(restarted).handle(JSON.stringify(cmd))).toMatchObject({
+      outcome: 'refused',
+      reason: 'duplicate',
+    });
+    expect((driver as SimulatedDriver).pulses.get('gate')).toBeUndefined();
   });
 
   it('refuses an unknown object', async () => {
@@ -203,11 +234,7 @@ describe('command checks', () => {
   });
 
   it('forgets executed ids only long after they expired', async () => {
-    const store = new ExecutedStore({
-      file: join(dir, 'executed.json'),
-      now: clock.now,
-      retentionMs: 60_000,
-    });
+    const store = executedStore({ retentionMs: 60_000 });
     await store.add('a', clock.now() + 5000);
     clock.advance(5000 + 59_000);
     expect(store.has('a')).toBe(true);

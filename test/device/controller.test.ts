@@ -1,11 +1,14 @@
-import { readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { Aedes, type Client } from 'aedes';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeviceConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { Controller } from '../../device/runtime/controller.js';
+import { countWaiting } from '../../device/runtime/outbox.js';
 import { readStatus } from '../../device/runtime/status.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import {
@@ -135,7 +138,7 @@ describe('controller over MQTT', () => {
     expect(cloudSide.acks[0]).toMatchObject({ command_id: cmd.id, outcome: 'opened' });
     expect(verifyAck(device.publicKey, cloudSide.acks[0]!)).toBe(true);
     await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
-    expect(await readdir(config.outbox_dir)).toEqual([]);
+    expect(await countWaiting(config.outbox_dir)).toBe(0);
 
     await c.stop();
     controller = null;
@@ -183,13 +186,28 @@ describe('controller over MQTT', () => {
     const cmd = command(cloud, Date.now());
     await c.commands.handle(JSON.stringify(cmd));
     expect(c.outbox.size).toBe(1);
-    expect(await readdir(config.outbox_dir)).toHaveLength(1);
+    expect(await countWaiting(config.outbox_dir)).toBe(1);
 
     await broker.start();
     cloudSide = await cloudClient(broker.url);
     await waitFor(() => cloudSide!.acks.some((a) => a.command_id === cmd.id), 'the kept acknowledgement');
     await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
-    expect(await readdir(config.outbox_dir)).toEqual([]);
+    expect(await countWaiting(config.outbox_dir)).toBe(0);
+  });
+
+  it('refuses a command recorded in the executed.json of a previous version, and moves it to the log', async () => {
+    const cmd = command(cloud, Date.now());
+    await mkdir(config.state_dir, { recursive: true });
+    const legacy = join(config.state_dir, 'executed.json');
+    await writeFile(legacy, JSON.stringify({ [cmd.id]: cmd.expires_at + 60_000 }));
+    const c = await startController();
+    expect(await c.commands.handle(JSON.stringify(cmd))).toMatchObject({
+      outcome: 'refused',
+      reason: 'duplicate',
+    });
+    expect(simulated.pulses.get('gate')).toBeUndefined();
+    expect(existsSync(legacy)).toBe(false);
+    expect(await readFile(join(config.state_dir, 'executed.log'), 'utf8')).toContain(cmd.id);
   });
 
   it('sends acknowledgements left by a previous run', async () => {
@@ -201,7 +219,7 @@ describe('controller over MQTT', () => {
     await first.commands.handle(JSON.stringify(cmd));
     await first.stop();
     controller = null;
-    expect(await readdir(config.outbox_dir)).toHaveLength(1);
+    expect(await countWaiting(config.outbox_dir)).toBe(1);
 
     await broker.start();
     cloudSide = await cloudClient(broker.url);

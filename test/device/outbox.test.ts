@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countWaiting, OUTBOX_LOG, Outbox, type OutboxOptions, replay } from '../../device/runtime/outbox.js';
+import type { SigningKey } from '../../shared/crypto/ed25519.js';
+import { type Ack, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { signAck } from '../../shared/protocol/signing.js';
+import { DEVICE_ID, fakeClock, keys, tempDir } from './fixtures.js';
+
+/** Plays the MQTT session: records what is published; offline, or failing, when the test says so. */
+class FakePublisher {
+  connected = true;
+  /** Payloads the broker confirmed, in order. */
+  readonly sent: string[] = [];
+  /** Called with each payload before it is confirmed; throwing makes the publish fail. */
+  onPublish: (payload: string) => void = () => undefined;
+
+  async publish(_topic: string, payload: string, options: { qos: 0 | 1 }): Promise<void> {
+    if (options.qos !== 1) throw new Error('acknowledgements go at QoS 1');
+    if (!this.connected) throw new Error('not connected');
+    this.onPublish(payload);
+    this.sent.push(payload);
+  }
+
+  sentIds(): string[] {
+    return this.sent.map((payload) => (JSON.parse(payload) as Ack).command_id);
+  }
+}
+
+describe('outbox', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let device: SigningKey;
+  let clock: ReturnType<typeof fakeClock>;
+  let outboxes: Outbox[];
+  let logs: string[];
+
+  const ack = (commandId: string = randomUUID(), outcome: Ack['outcome'] = 'opened'): Ack =>
+    signAck(device, {
+      v: PROTOCOL_VERSION,
+      command_id: commandId,
+      device_id: DEVICE_ID,
+      outcome,
+      ...(outcome === 'refused' ? { reason: 'duplicate' as const } : {}),
+      received_at: clock.now(),
+      finished_at: clock.now(),
+    });
+
+  /** An outbox on `dir`; a second one on the same folder is the controller after a restart or a crash. */
+  const outbox = (publisher: FakePublisher, options: Partial<OutboxOptions> = {}) => {
+    const created = new Outbox({
+      dir,
+      topic: 'test/dev/D0123456789/ack',
+      publisher,
+      now: clock.now,
+      log: (line) => logs.push(line),
+      ...options,
+    });
+    outboxes.push(created);
+    return created;
+  };
+  const started = async (publisher: FakePublisher, options: Partial<OutboxOptions> = {}) => {
+    const created = outbox(publisher, options);
+    await created.start();
+    await created.flush();
+    return created;
+  };
+  const logFile = () => join(dir, OUTBOX_LOG);
+  const logLines = async () => (await readFile(logFile(), 'utf8')).split('\n').filter((line) => line !== '');
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    device = keys().device;
+    clock = fakeClock();
+    outboxes = [];
+    logs = [];
+  });
+  afterEach(async () => {
+    for (const created of outboxes) await created.stop();
+    await cleanup();
+  });
+
+  it('has each acknowledgement in its log before it tries to send it, and forgets it once confirmed', async () => {
+    const publisher = new FakePublisher();
+    const box = await started(publisher);
+    const seen: { inLog: boolean; size: number }[] = [];
+    publisher.onPublish = (payload) => {
+      // What a crash at this moment would leave behind.
+      const lines = readFileSync(logFile(), 'utf8').split('\n').slice(0, -1);
+      seen.push({ inLog: replay(lines).entries.some((entry) => entry.payload === payload), size: box.size });
+    };
+    const a = ack();
+    await box.put(a);
+    await box.flush();
+    expect(seen).toEqual([{ inLog: true, size: 1 }]);
+    expect(publisher.sentIds()).toEqual([a.command_id]);
+    expect(box.size).toBe(0);
+    expect(await logLines()).toEqual([`P ${JSON.stringify(a)}`, `D ${a.command_id}`]);
+  });
+
+  it('sends in the order written and keeps what the broker did not confirm', async () => {
+    const publisher = new FakePublisher();
+    const box = await started(publisher);
+    const [a, b, c] = [ack(), ack(), ack()];
+    publisher.onPublish = (payload) => {
+      if (payload.includes(b.command_id)) throw new Error('connection lost');
+    };
+    await box.put(a);
+    await box.put(b);
+    await box.put(c);
+    await box.flush();
+    expect(publisher.sentIds()).toEqual([a.command_id]);
+    expect(box.size).toBe(2);
+    expect(logs.some((line) => line.includes(`${b.command_id} not sent yet`))).toBe(true);
+
+    publisher.onPublish = () => undefined;
+    await box.flush();
+    expect(publisher.sentIds()).toEqual([a.command_id, b.command_id, c.command_id]);
+    expect(box.size).toBe(0);
+  });
+
+  it('replays after a restart what was not confirmed, in order, and not what was', async () => {
+    const publisher = new FakePublisher();
+    const sizes: number[] = [];
+    const first = await started(publisher, { onSize: (size) => sizes.push(size) });
+    const [a, b, c, d] = [ack(), ack(), ack(), ack()];
+    await first.put(a);
+    await first.flush();
+    publisher.connected = false;
+    for (const each of [b, c, d]) await first.put(each);
+    expect(first.size).toBe(3);
+    expect(sizes.at(-1)).toBe(3);
+    expect(await countWaiting(dir)).toBe(3);
+    // No stop: the process is killed here.
+
+    const after = new FakePublisher();
+    const second = await started(after);
+    expect(after.sentIds()).toEqual([b.command_id, c.command_id, d.command_id]);
+    expect(second.size).toBe(0);
+    expect(await countWaiting(dir)).toBe(0);
+  });
+
+  it('keeps concurrent puts whole and in the order they were made', async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const box = await started(publisher);
+    const acks = Array.from({ length: 30 }, () => ack());
+    await Promise.all(acks.map((each) => box.put(each)));
+    expect(box.size).toBe(30);
+    const after = new FakePublisher();
+    await started(after);
+    expect(after.sentIds()).toEqual(acks.map((each) => each.command_id));
+  });
+
+  it('ignores a torn last record, and the next record starts on a line of its own', async () => {
+    const [a, b, c] = [ack(), ack(), ack()];
+    const full = JSON.stringify(b);
+    await writeFile(logFile(), `P ${JSON.stringify(a)}\nP ${full.slice(0, full.length - 20)}`);
+    const offline = new FakePublisher();
+    offline.connected = false;
+    const first = await started(offline);
+    expect(first.size).toBe(1);
+    expect(logs).toContain('outbox: ignored a partly written last record');
+    await first.put(c);
+    await first.stop();
+
+    const publisher = new FakePublisher();
+    await started(publisher);
+    expect(publisher.sentIds()).toEqual([a.command_id, c.command_id]);
+  });
+
+  it('matches a done record with the oldest waiting acknowledgement of that command', () => {
+    const opened = JSON.stringify(ack('11111111-1111-4111-8111-111111111111'));
+    const duplicate = JSON.stringify(ack('11111111-1111-4111-8111-111111111111', 'refused'));
+    const lines = [`P ${opened}`, `P ${duplicate}`, 'D 11111111-1111-4111-8111-111111111111', 'not a record'];
+    expect(replay(lines)).toEqual({
+      entries: [{ commandId: '11111111-1111-4111-8111-111111111111', payload: duplicate }],
+      skipped: 1,
+    });
+  });
+
+  it('sends both acknowledgements of a command, the outcome and then the duplicate refusal', async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const first = await started(publisher);
+    const id = randomUUID();
+    await first.put(ack(id, 'opened'));
+    await first.put(ack(id, 'refused'));
+    publisher.connected = true;
+    publisher.onPublish = (payload) => {
+      if (payload.includes('refused')) throw new Error('connection lost');
+    };
+    await first.flush();
+    expect(publisher.sent).toHaveLength(1);
+
+    const after = new FakePublisher();
+    await started(after);
+    expect(after.sent.map((payload) => (JSON.parse(payload) as Ack).outcome)).toEqual(['refused']);
+  });
+
+  it('empties the log once everything is sent and it has grown', async () => {
+    const publisher = new FakePublisher();
+    const box = await started(publisher, { compaction: { emptyAbove: 2000 } });
+    for (let i = 0; i < 20; i++) {
+      await box.put(ack());
+      await box.flush();
+    }
+    await box.stop();
+    expect((await stat(logFile())).size).toBeLessThan(2000);
+    const after = new FakePublisher();
+    await started(after);
+    expect(after.sent).toEqual([]);
+  });
+
+  it('rewrites a large log with the acknowledgements still waiting, in order', async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const box = await started(publisher, { compaction: { rewriteAbove: 1000 } });
+    const acks = Array.from({ length: 6 }, () => ack());
+    for (const each of acks) await box.put(each);
+    publisher.connected = true;
+    publisher.onPublish = (payload) => {
+      if (payload.includes(acks[3]!.command_id)) throw new Error('connection lost');
+    };
+    await box.flush();
+    await box.stop();
+    expect(await logLines()).toEqual(acks.slice(3).map((each) => `P ${JSON.stringify(each)}`));
+
+    const after = new FakePublisher();
+    await started(after);
+    expect(after.sentIds()).toEqual(acks.slice(3).map((each) => each.command_id));
+  });
+
+  it("sends a previous version's one-file-per-acknowledgement outbox first, then removes it", async () => {
+    const [a, b, c] = [ack(), ack(), ack()];
+    await writeFile(join(dir, `000000000000002-000000-${b.command_id}.json`), JSON.stringify(b));
+    await writeFile(join(dir, `000000000000001-000000-${a.command_id}.json`), JSON.stringify(a));
+    await writeFile(join(dir, '000000000000003-000000-x.json.1a2b3c.tmp'), '{"v":');
+    await writeFile(join(dir, '000000000000004-000000-y.json'), 'not json');
+    await writeFile(logFile(), `P ${JSON.stringify(c)}\n`);
+    expect(await countWaiting(dir)).toBe(4);
+
+    const offline = new FakePublisher();
+    offline.connected = false;
+    const first = await started(offline);
+    expect(first.size).toBe(3);
+    expect(logs.some((line) => line.includes('dropping unreadable 000000000000004-000000-y.json'))).toBe(
+      true,
+    );
+    await first.stop();
+
+    const publisher = new FakePublisher();
+    const second = await started(publisher);
+    expect(publisher.sentIds()).toEqual([a.command_id, b.command_id, c.command_id]);
+    expect(second.size).toBe(0);
+    expect(await readdir(dir)).toEqual([OUTBOX_LOG]);
+    expect(await countWaiting(dir)).toBe(0);
+  });
+});
