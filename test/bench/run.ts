@@ -20,15 +20,33 @@ async function postgresReachable(url: string): Promise<boolean> {
   }
 }
 
+/** Each benchmark by name; `npm run bench -- open` runs only the ones named. */
+const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> = {
+  status: async (postgres) => {
+    await benchSignedStatus('PGlite', undefined);
+    if (postgres) await benchSignedStatus('PostgreSQL', postgres);
+  },
+  open: async (postgres) => {
+    await benchOpen('PGlite', undefined);
+    if (postgres) await benchOpen('PostgreSQL', postgres);
+  },
+  idle: () => benchIdleDevices(),
+};
+
 async function main(): Promise<void> {
+  const chosen = process.argv.slice(2);
+  const unknown = chosen.filter((name) => !(name in BENCHES));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown benchmark ${unknown.join(', ')}: choose from ${Object.keys(BENCHES).join(', ')}`,
+    );
+  }
   console.log(`Gatelink benchmarks, Node ${process.version}, ${new Date().toISOString()}`);
-  const withPostgres = await postgresReachable(postgresUrl);
-  await benchSignedStatus('PGlite', undefined);
-  if (withPostgres) await benchSignedStatus('PostgreSQL', postgresUrl);
-  else console.log(`\n(PostgreSQL at ${postgresUrl} not reachable: its figures are skipped)`);
-  await benchOpen('PGlite', undefined);
-  if (withPostgres) await benchOpen('PostgreSQL', postgresUrl);
-  await benchIdleDevices();
+  const postgres = (await postgresReachable(postgresUrl)) ? postgresUrl : undefined;
+  if (!postgres) console.log(`(PostgreSQL at ${postgresUrl} not reachable: its figures are skipped)`);
+  for (const [name, run] of Object.entries(BENCHES)) {
+    if (chosen.length === 0 || chosen.includes(name)) await run(postgres);
+  }
 }
 
 main().catch((error: unknown) => {
