@@ -40,7 +40,8 @@ export class SimulatedDriver implements Driver {
     if (config.fail) return { outcome: 'failed', reason: config.fail, detail: 'simulated failure' };
     this.#set(object.id, true);
     try {
-      await this.#sleep(config.pulse_ms);
+      // A zero pulse takes no time: even a zero-delay timer would add a millisecond to every opening.
+      if (config.pulse_ms > 0) await this.#sleep(config.pulse_ms);
     } finally {
       this.#set(object.id, false);
     }
