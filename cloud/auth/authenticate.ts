@@ -3,8 +3,9 @@ import { ApiError } from '../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
 import type { CloudContext } from '../context.js';
 import { parseJsonObject } from '../http/validation.js';
+import type { VerifyKeyCache } from '../keys/verify-keys.js';
 import { authenticateSecret } from './secret.js';
-import { authenticateSignature, readSignatureHeaders, type VerifyKeyCache } from './signature.js';
+import { authenticateSignature, readSignatureHeaders } from './signature.js';
 
 export interface Caller {
   company: Company;

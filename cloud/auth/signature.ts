@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { decodeBase64, strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { decodeBase64 } from '../../shared/crypto/ed25519.js';
 import { baseString, SIGNATURE_HEADERS } from '../../shared/crypto/request-signing.js';
 import { ApiError } from '../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
 import { isAsciiDomain } from '../companies/domains.js';
 import type { CloudContext } from '../context.js';
+import type { VerifyKeyCache } from '../keys/verify-keys.js';
 import { consumeNonce } from './nonces.js';
 
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
@@ -89,27 +90,4 @@ export async function authenticateSignature(
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
   if (!(await consumeNonce(ctx, company.id, signed.nonce))) throw new ApiError('nonce_reused');
   return company;
-}
-
-/**
- * Pinned keys were strictly checked when pinned; they are checked again when first used by this process
- * (a VerifyKey can only come from the strict check) and then kept, so the hot path is one native verify.
- */
-export class VerifyKeyCache {
-  readonly #keys = new Map<string, VerifyKey>();
-  readonly #limit: number;
-
-  constructor(limit = 10_000) {
-    this.#limit = limit;
-  }
-
-  get(base64: string): VerifyKey {
-    let key = this.#keys.get(base64);
-    if (!key) {
-      key = strictPublicKeyFromBase64(base64);
-      if (this.#keys.size >= this.#limit) this.#keys.clear();
-      this.#keys.set(base64, key);
-    }
-    return key;
-  }
 }

@@ -1,5 +1,6 @@
-import { KeyError, strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { KeyError, type VerifyKey } from '../../shared/crypto/ed25519.js';
 import type { CloudContext } from '../context.js';
+import { VerifyKeyCache } from '../keys/verify-keys.js';
 
 /** How long a device's key is trusted from memory before it is read again. */
 const KEY_TTL_MS = 60_000;
@@ -12,6 +13,8 @@ const KEY_TTL_MS = 60_000;
 export class DeviceKeys {
   readonly #ctx: CloudContext;
   readonly #cache = new Map<string, { key: VerifyKey | null; until: number }>();
+  /** Refreshing a device's key re-reads its text, but parses a text it has seen only once. */
+  readonly #parsed = new VerifyKeyCache();
 
   constructor(ctx: CloudContext) {
     this.#ctx = ctx;
@@ -34,7 +37,7 @@ export class DeviceKeys {
 
   #parse(deviceId: string, text: string): VerifyKey | null {
     try {
-      return strictPublicKeyFromBase64(text);
+      return this.#parsed.get(text);
     } catch (error) {
       if (!(error instanceof KeyError)) throw error;
       this.#ctx.log.error(

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
 import type { CompaniesTable } from '../db/schema.js';
+import { pinDomainKey } from '../keys/pin.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;
@@ -53,38 +54,23 @@ export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
 }
 
 /**
- * Approves a company. A domain company's key file is fetched now and its key pinned: calls are verified
- * against this key until the company confirms a rotation, so a domain that changes hands inherits nothing.
+ * Approves a company. A domain company's key file is fetched now and its key pinned (`pinDomainKey`).
  */
 export async function approveCompany(ctx: CloudContext, id: number): Promise<Company> {
   const company = await getCompany(ctx, id);
-  const now = ctx.clock.now();
-  if (!company.domain) {
-    return ctx.db
-      .updateTable('companies')
-      .set({ status: 'approved', approved_at: now, suspended_at: null })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-  const fetched = await ctx.fetchKeyFile(company.domain);
-  if (!fetched.ok)
-    throw new ApiError('key_fetch_failed', { message: fetched.message, detail: fetched.reason });
+  const approval = { status: 'approved' as const, approved_at: ctx.clock.now(), suspended_at: null };
+  if (company.domain) return pinDomainKey(ctx, company, approval);
   return ctx.db
     .updateTable('companies')
-    .set({
-      status: 'approved',
-      approved_at: now,
-      suspended_at: null,
-      key_pub: fetched.key.base64,
-      key_confirmed_at: now,
-      key_checked_at: now,
-      key_check_error: null,
-      key_seen_other: null,
-    })
+    .set(approval)
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** The company confirms that the key now on its domain is its new one (until then: `key_changed`). */
+export async function confirmKeyRotation(ctx: CloudContext, id: number): Promise<Company> {
+  return pinDomainKey(ctx, await getCompany(ctx, id));
 }
 
 export async function suspendCompany(ctx: CloudContext, id: number): Promise<Company> {

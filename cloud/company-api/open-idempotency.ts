@@ -2,7 +2,7 @@ import { ApiError } from '../../shared/errors.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
 import type { CommandDispatcher } from '../opening/dispatcher.js';
-import { handleOpen, readOpenBody } from '../opening/open.js';
+import { openWith, readOpenBody } from '../opening/open.js';
 import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
 
 /**
@@ -16,13 +16,14 @@ export async function handleOpenIdempotently(
   caller: Caller,
   idempotency: Omit<IdempotencyClaim, 'companyId' | 'action'>,
 ): Promise<StoredAnswer> {
-  readOpenBody(caller.body);
+  // Bad input is refused before the key is claimed, so a corrected retry may use the same key.
+  const body = readOpenBody(caller.body);
   const claim: IdempotencyClaim = { ...idempotency, companyId: caller.company.id, action: 'open' };
   const previous = await ctx.db.transaction().execute((trx) => claimIdempotencyKey(ctx, trx, claim));
   if (previous) return previous;
   let answer: StoredAnswer;
   try {
-    answer = await handleOpen(ctx, dispatcher, caller);
+    answer = await openWith(ctx, dispatcher, caller, body);
   } catch (error) {
     if (!(error instanceof ApiError)) {
       await releaseClaim(ctx, claim);

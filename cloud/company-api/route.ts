@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import { authenticate } from '../auth/authenticate.js';
-import { VerifyKeyCache } from '../auth/signature.js';
 import type { CloudContext } from '../context.js';
+import { VerifyKeyCache } from '../keys/verify-keys.js';
 import type { CommandDispatcher } from '../opening/dispatcher.js';
 import { handleOpen } from '../opening/open.js';
 import { hashBody, readIdempotencyKey, type StoredAnswer } from './idempotency.js';

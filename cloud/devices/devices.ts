@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../shared/protocol/provisioning.js';
 import type { Broker } from '../broker/broker.js';
 import type { CloudContext } from '../context.js';
-import { hashDevicePassword, newDevicePassword } from './credentials.js';
+import { newDevicePassword } from './credentials.js';
 
 /** Provisioning and pairing codes live 24 hours and work once (decisions.md section 9). */
 export const CODE_LIFETIME_MS = 24 * 3600 * 1000;
@@ -108,7 +108,6 @@ export async function provisionDevice(
         provisioning_expires_at: null,
         provisioned_at: now,
         public_key: input.public_key,
-        mqtt_password_hash: hashDevicePassword(password),
         pairing_code: pairingCode,
         pairing_expires_at: pairingExpiresAt,
         version: input.version,
@@ -134,6 +133,7 @@ export async function provisionDevice(
     }
     return { deviceId: device.id, numbers };
   });
+  // The broker owns device accounts: the embedded one stores the password's hash, Mosquitto its own account.
   await broker.addDevice(deviceId, password);
   return {
     device_id: deviceId,

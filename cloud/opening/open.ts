@@ -182,7 +182,18 @@ export async function handleOpen(
   dispatcher: CommandDispatcher,
   caller: Caller,
 ): Promise<StoredAnswer> {
-  const body = readOpenBody(caller.body);
+  return openWith(ctx, dispatcher, caller, readOpenBody(caller.body));
+}
+
+export type OpenBody = ReturnType<typeof readOpenBody>;
+
+/** `a=open` with a body already read by `readOpenBody`. */
+export async function openWith(
+  ctx: CloudContext,
+  dispatcher: CommandDispatcher,
+  caller: Caller,
+  body: OpenBody,
+): Promise<StoredAnswer> {
   const decision = await decide(ctx, caller, body);
   if (decision.kind === 'refused') throw decision.error;
   const result = await dispatcher.dispatch({

@@ -6,6 +6,7 @@ import { ApiError } from '../../shared/errors.js';
 import { issueSecret } from '../auth/secret.js';
 import {
   approveCompany,
+  confirmKeyRotation,
   createCompany,
   describeCompany,
   getCompany,
@@ -18,7 +19,6 @@ import { createCustomer } from '../customers/customers.js';
 import { createDevice, listDevices } from '../devices/devices.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
-import { confirmKeyRotation } from '../keys/rotation.js';
 
 /**
  * The operator API (decisions.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCloud } from '../../cloud/cloud.js';
 import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
-import { loadCloudConfig } from '../../cloud/config.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
+import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
 import { Client, formatFigures, measure } from './measure.js';
@@ -20,13 +20,7 @@ export async function benchSignedStatus(label: string, serverUrl: string | undef
   const companyKey = SigningKey.generate();
   const domain = 'bench.example';
   const cloud = await startCloud({
-    config: loadCloudConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      MQTT_PORT: '0',
-      GATELINK_DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-    }),
+    config: localCloudConfig(dataDir),
     database,
     jobs: false,
     // The bench company's key file, as its domain would serve it.

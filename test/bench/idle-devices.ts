@@ -5,9 +5,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
-import { loadCloudConfig } from '../../cloud/config.js';
 import { hashDevicePassword, newDevicePassword } from '../../cloud/devices/credentials.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { newDeviceId } from '../support/fake-device.js';
 import { startPlainBroker } from './mqtt-baseline.js';
@@ -59,14 +59,7 @@ export async function benchIdleDevices(): Promise<void> {
   let ours: Memory;
   try {
     cloud = await startCloud({
-      config: loadCloudConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        MQTT_PORT: '0',
-        MQTT_TOPIC_PREFIX: PREFIX,
-        GATELINK_DATA_DIR: dataDir,
-        LOG_LEVEL: 'silent',
-      }),
+      config: localCloudConfig(dataDir, { MQTT_TOPIC_PREFIX: PREFIX }),
       database,
       jobs: false,
     });

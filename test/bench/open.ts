@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { issueSecret } from '../../cloud/auth/secret.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
-import { loadCloudConfig } from '../../cloud/config.js';
 import type { CloudContext } from '../../cloud/context.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
 import { createDevice, pairDevice } from '../../cloud/devices/devices.js';
 import { claimRequest, issueKey } from '../../cloud/requests/customer.js';
 import { createRequest } from '../../cloud/requests/requests.js';
 import { provision } from '../../device/cli/provision.js';
+import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
 import { type CallSpec, Client, type Figures, formatFigures, measure } from './measure.js';
@@ -45,14 +45,7 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
   let bare: Client | undefined;
   try {
     cloud = await startCloud({
-      config: loadCloudConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        MQTT_PORT: '0',
-        GATELINK_DATA_DIR: dataDir,
-        LOG_LEVEL: 'silent',
-        OPEN_RATE_LIMIT: '10000',
-      }),
+      config: localCloudConfig(dataDir, { OPEN_RATE_LIMIT: '10000' }),
       database,
       jobs: false,
     });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../cloud/clock.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
-import { loadCloudConfig } from '../../cloud/config.js';
+import { type CloudConfig, loadCloudConfig } from '../../cloud/config.js';
 import type { DatabaseHandle } from '../../cloud/db/database.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
@@ -39,6 +39,18 @@ export interface Answer {
   headers: Record<string, string | string[] | number | undefined>;
 }
 
+/** A quiet cloud on loopback with ports chosen by the system, its data in `dataDir`; `env` adds to it. */
+export function localCloudConfig(dataDir: string, env: Record<string, string> = {}): CloudConfig {
+  return loadCloudConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MQTT_PORT: '0',
+    GATELINK_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
+
 export async function startTestCloud(options: {
   database: DatabaseHandle;
   clock?: Clock;
@@ -46,14 +58,7 @@ export async function startTestCloud(options: {
   ackTimeoutMs?: number;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
-  const config = loadCloudConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    GATELINK_DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    ...options.env,
-  });
+  const config = localCloudConfig(dataDir, options.env);
   const cloud = await startCloud({
     config,
     database: options.database,

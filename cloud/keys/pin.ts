@@ -1,13 +1,19 @@
+import type { Updateable } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
-import { type Company, getCompany } from '../companies/companies.js';
+import type { Company } from '../companies/companies.js';
 import type { CloudContext } from '../context.js';
+import type { CompaniesTable } from '../db/schema.js';
 
 /**
- * Confirms that the key now published on the company's domain is its new key: fetched again now, strictly
- * checked, and pinned. Until then calls answer `key_changed`, so a domain that changed hands gets nothing.
+ * Fetches the key now published on the company's domain, strictly checked, and pins it, together with
+ * `also` (an approval, say). Calls are verified against the pinned key only, so a domain that changes hands
+ * inherits nothing; a later, different key is refused until it is pinned through here again.
  */
-export async function confirmKeyRotation(ctx: CloudContext, companyId: number): Promise<Company> {
-  const company = await getCompany(ctx, companyId);
+export async function pinDomainKey(
+  ctx: CloudContext,
+  company: Company,
+  also: Updateable<CompaniesTable> = {},
+): Promise<Company> {
   if (!company.domain)
     throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
   const fetched = await ctx.fetchKeyFile(company.domain);
@@ -17,13 +23,14 @@ export async function confirmKeyRotation(ctx: CloudContext, companyId: number): 
   return ctx.db
     .updateTable('companies')
     .set({
+      ...also,
       key_pub: fetched.key.base64,
       key_confirmed_at: now,
       key_checked_at: now,
       key_check_error: null,
       key_seen_other: null,
     })
-    .where('id', '=', companyId)
+    .where('id', '=', company.id)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
