@@ -30,7 +30,7 @@ const PRUNE_INTERVAL_MS = 1000;
  * The ids of commands this controller has executed, on disk, so that a command delivered twice (QoS 1) or
  * replayed is refused as `duplicate`, across restarts too. An id is recorded before the driver acts.
  *
- * On disk: a log with one line per recorded id, `<id> <keep-until-ms>\n`, appended and fdatasynced by `add`.
+ * On disk: a log with one line per recorded id, `<id> <keep-until-ms>\n`, appended durably by `add`.
  * `load` keeps the unexpired ids, ignores a line that is not complete or not parsable (a power cut
  * mid-append, whose `add` never resolved), and rewrites the log atomically once it holds many more lines than
  * live ids; `add` does the same, rarely.
@@ -85,7 +85,7 @@ export class ExecutedStore {
     const until = Math.max(expiresAt, this.#options.now()) + this.#options.retentionMs;
     this.#entries.set(id, until);
     this.#prune(false);
-    const written = this.#log.append(`${id} ${until}\n`, { sync: true });
+    const written = this.#log.append(`${id} ${until}\n`);
     // Queued behind this record, so this add does not wait for it; the next one may, about once per
     // (live ids + COMPACT_SLACK) adds.
     if (this.#needsCompaction()) this.#compact().catch(() => undefined);

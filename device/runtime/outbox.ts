@@ -45,13 +45,13 @@ interface Entry {
 }
 
 /**
- * Signed acknowledgements on their way to the cloud (decisions.md section 7). Each is written and fdatasynced
+ * Signed acknowledgements on their way to the cloud (decisions.md section 7). Each is on disk
  * before any attempt to send it, sent at QoS 1 in the order written, and forgotten only once the broker
  * acknowledged the publish. Whatever is left is sent again after a reconnect or a restart; the cloud applies an
  * acknowledgement once, by command id, so a second copy does no harm.
  *
- * On disk: `<dir>/outbox.log`, one record a line: `P <ack JSON>` when an acknowledgement is put (synced), and
- * `D <command_id>` once the broker has it (not synced: losing it only sends the acknowledgement again). A `D`
+ * On disk: `<dir>/outbox.log`, one record a line: `P <ack JSON>` when an acknowledgement is put, and
+ * `D <command_id>` once the broker has it (should a `D` be lost, the acknowledgement is only sent again). A `D`
  * cancels the oldest `P` for the same command id that is still waiting: acknowledgements are confirmed in the
  * order they were written, and two may share a command id (the outcome, then a `duplicate` refusal).
  */
@@ -104,7 +104,7 @@ export class Outbox {
     // In the list before the record is written, so that a compaction asked for meanwhile keeps it.
     this.#entries.push(entry);
     try {
-      await this.#log.append(`P ${entry.payload}\n`, { sync: true });
+      await this.#log.append(`P ${entry.payload}\n`);
     } catch (error) {
       this.#entries = this.#entries.filter((candidate) => candidate !== entry);
       throw error;
@@ -157,7 +157,7 @@ export class Outbox {
         await rm(entry.legacyFile, { force: true });
         await syncDirectory(this.#options.dir);
       } else {
-        await this.#log.append(`D ${entry.commandId}\n`, { sync: false });
+        await this.#log.append(`D ${entry.commandId}\n`);
       }
       await this.#compactIfNeeded();
     } catch (error) {
