@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, type Migration, Migrator, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import * as initial from './migrations/0001-initial.js';
+import * as openFunctions from './migrations/0002-open-functions.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -17,7 +18,10 @@ export interface DatabaseHandle {
 /** Where the data lives: a PostgreSQL URL, a PGlite data folder, or PGlite in memory (tests). */
 export type DatabaseLocation = { url: string } | { dataDir: string } | { memory: true };
 
-const MIGRATIONS: Record<string, Migration> = { '0001-initial': initial };
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': initial,
+  '0002-open-functions': openFunctions,
+};
 
 /** Opens the database and brings its schema up to date before anything else touches it. */
 export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {

@@ -25,44 +25,26 @@ export interface Completion {
 const LATE = "acknowledged after the caller's timeout";
 
 /**
- * Completes a journal entry and records its event for the company, once, in one statement: the update takes
- * only an entry not acknowledged yet (and, when matched by id, one with no outcome yet), so an ack applied
- * twice, by two instances, or racing the caller's own timeout verdict, changes the entry exactly once.
- * An acknowledgement replaces a `device_timeout` verdict and says it came late. Returns whether it applied.
+ * Completes a journal entry and records its event for the company, once, in one call of the database's
+ * `complete_entry` (migration 0002): it takes only an entry not acknowledged yet (and, when matched by id,
+ * one with no outcome yet), so an ack applied twice, by two instances, or racing the caller's own timeout
+ * verdict, changes the entry exactly once. An acknowledgement replaces a `device_timeout` verdict and says
+ * it came late. Returns whether it applied.
  */
 export async function completeEntry(
   db: Kysely<DB>,
   match: EntryMatch,
   completion: Completion,
 ): Promise<boolean> {
-  const type = completion.outcome === 'opened' ? 'open.succeeded' : 'open.failed';
+  const byId = 'id' in match ? match.id : null;
+  const byCommand = 'id' in match ? { commandId: null, deviceId: null } : match;
   const lateDetail = completion.detail ? `${completion.detail}; ${LATE}` : LATE;
-  const where =
-    'id' in match
-      ? sql`journal.id = ${match.id} and journal.outcome is null`
-      : sql`journal.command_id = ${match.commandId} and journal.device_id = ${match.deviceId}`;
-  const result = await sql<{ id: number }>`
-    with entry as (
-      update journal
-      set outcome = ${completion.outcome},
-          detail = case when journal.outcome = 'device_timeout' then ${lateDetail}::text else ${completion.detail}::text end,
-          acked_at = ${completion.ackedAt}
-      where ${where} and journal.acked_at is null
-      returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor, journal.detail
-    )
-    insert into events (id, company_id, type, data, at, next_attempt_at)
-    select ${randomUUID()}::uuid, entry.company_id, ${type},
-           jsonb_build_object('code', requests.code, 'ref', requests.ref, 'key_ref', entry.key_id,
-                              'number_id', entry.object_id, 'actor', entry.actor, 'journal_id', entry.id,
-                              'outcome', ${completion.outcome}::text)
-             || case when entry.detail is null then '{}'::jsonb else jsonb_build_object('detail', entry.detail) end,
-           ${completion.now}, ${completion.now}
-    from entry
-    join keys on keys.id = entry.key_id
-    join requests on requests.id = keys.request_id
-    returning events.id
+  const result = await sql<{ id: number | null }>`
+    select complete_entry(${byId}::integer, ${byCommand.commandId}::uuid, ${byCommand.deviceId}::text,
+      ${completion.outcome}::text, ${completion.detail}::text, ${lateDetail}::text,
+      ${completion.ackedAt}::timestamptz, ${completion.now}::timestamptz, ${randomUUID()}::uuid) as id
   `.execute(db);
-  return result.rows.length === 1;
+  return result.rows[0]?.id != null;
 }
 
 /** Maps an acknowledgement to the journal's words. */

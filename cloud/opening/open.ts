@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { StoredAnswer } from '../company-api/idempotency.js';
 import type { CloudContext } from '../context.js';
-import type { DB, JournalOutcome } from '../db/schema.js';
-import { enqueueEvent } from '../events/outbox.js';
+import type { JournalOutcome } from '../db/schema.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { ackOutcome, completeEntry } from '../journal/journal.js';
 import type { CommandDispatcher } from './dispatcher.js';
 
+/** The rate limit's rolling window; attempts that reached, or tried to reach, the gate count against it. */
 const RATE_WINDOW_MS = 60_000;
-/** Outcomes that count against the per-key rate limit: attempts that reached (or tried to reach) the gate. */
-const COUNTED: JournalOutcome[] = ['opened', 'device_offline', 'device_timeout', 'device_error'];
 
 /**
  * No control characters, and no text-direction overrides either: they could make a name in the customer's
@@ -63,114 +61,53 @@ type Decision =
       numberId: number;
     };
 
+type Refusal = 'revoked' | 'expired' | 'forbidden' | 'rate_limit';
+
+interface Attempt {
+  entry_id: number;
+  refusal: Refusal | null;
+  retry_after_s: number | null;
+  to_device: string;
+  to_object: string | null;
+}
+
 /**
- * The checks of decisions.md section 4, in order, and the journal entry, in one transaction. The key row
- * is locked so that the rate limit counts correctly across concurrent calls and cloud instances.
+ * The checks of decisions.md section 4, in order, and the journal entry, in one call of the database's
+ * `open_attempt` (migration 0002), which locks the key row so that the rate limit counts correctly across
+ * concurrent calls and cloud instances.
  */
 async function decide(
   ctx: CloudContext,
   caller: Caller,
   body: { key_ref: number; number_id: number; actor: string },
 ): Promise<Decision> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const now = ctx.clock.now();
-    // The key, its request and the object asked for, in one query; only the key row is locked.
-    const key = await trx
-      .selectFrom('keys')
-      .innerJoin('requests', 'requests.id', 'keys.request_id')
-      .leftJoin('key_objects', (join) =>
-        join.onRef('key_objects.key_id', '=', 'keys.id').on('key_objects.object_id', '=', body.number_id),
-      )
-      .leftJoin('device_objects', (join) =>
-        join
-          .onRef('device_objects.id', '=', 'key_objects.object_id')
-          .on('device_objects.removed_at', 'is', null),
-      )
-      .select([
-        'keys.id',
-        'keys.company_id',
-        'keys.device_id',
-        'keys.revoked_at',
-        'keys.expires_at',
-        'requests.code',
-        'requests.ref',
-        'device_objects.id as object_id',
-        'device_objects.local_id as object_local_id',
-      ])
-      .where('keys.id', '=', body.key_ref)
-      .modifyEnd(sql`for update of keys`)
-      .executeTakeFirst();
-    // Another company's key is answered like a missing one, and leaves no trace in that customer's journal.
-    if (!key || key.company_id !== caller.company.id) throw new ApiError('forbidden');
-
-    let refusal: ApiError | null = null;
-    if (key.revoked_at) refusal = new ApiError('revoked');
-    else if (key.expires_at && key.expires_at <= now) refusal = new ApiError('expired');
-    else if (key.object_id === null) refusal = new ApiError('forbidden');
-    else refusal = await rateLimitRefusal(trx, key.id, now, ctx.config.openRateLimit);
-
-    const commandId = randomUUID();
-    const outcome = refusal ? (refusal.code as JournalOutcome) : null;
-    const entry = await trx
-      .insertInto('journal')
-      .values({
-        at: now,
-        device_id: key.device_id,
-        object_id: key.object_id,
-        company_id: caller.company.id,
-        key_id: key.id,
-        actor: body.actor,
-        outcome,
-        command_id: refusal ? null : commandId,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    if (refusal) {
-      await enqueueEvent(trx, {
-        companyId: caller.company.id,
-        type: 'open.failed',
-        at: now,
-        data: {
-          code: key.code,
-          ref: key.ref,
-          key_ref: key.id,
-          number_id: key.object_id,
-          actor: body.actor,
-          journal_id: entry.id,
-          outcome,
-        },
-      });
-      return { kind: 'refused', error: refusal, journalId: entry.id };
-    }
-    return {
-      kind: 'dispatch',
-      journalId: entry.id,
-      commandId,
-      deviceId: key.device_id,
-      object: key.object_local_id!,
-      numberId: key.object_id!,
-    };
-  });
+  const commandId = randomUUID();
+  const { rows } = await sql<Attempt>`
+    select * from open_attempt(${caller.company.id}::integer, ${body.key_ref}::integer,
+      ${body.number_id}::integer, ${body.actor}::text, ${ctx.clock.now()}::timestamptz,
+      ${ctx.config.openRateLimit}::integer, ${RATE_WINDOW_MS}::integer, ${commandId}::uuid,
+      ${randomUUID()}::uuid)
+  `.execute(ctx.db);
+  const attempt = rows[0];
+  // Another company's key is answered like a missing one, and leaves no trace in that customer's journal.
+  if (!attempt) throw new ApiError('forbidden');
+  if (attempt.refusal) {
+    return { kind: 'refused', error: refusalError(attempt), journalId: attempt.entry_id };
+  }
+  return {
+    kind: 'dispatch',
+    journalId: attempt.entry_id,
+    commandId,
+    deviceId: attempt.to_device,
+    object: attempt.to_object!,
+    numberId: body.number_id,
+  };
 }
 
-async function rateLimitRefusal(
-  trx: Transaction<DB>,
-  keyId: number,
-  now: Date,
-  limit: number,
-): Promise<ApiError | null> {
-  const since = new Date(now.getTime() - RATE_WINDOW_MS);
-  const counted = await trx
-    .selectFrom('journal')
-    .select([sql<number>`count(*)::int`.as('count'), sql<Date | null>`min(at)`.as('oldest')])
-    .where('key_id', '=', keyId)
-    .where('at', '>', since)
-    .where((eb) => eb.or([eb('outcome', 'is', null), eb('outcome', 'in', COUNTED)]))
-    .executeTakeFirstOrThrow();
-  if (counted.count < limit) return null;
-  const oldest = counted.oldest ? new Date(counted.oldest) : now;
-  const retryAfter = Math.max(1, Math.ceil((oldest.getTime() + RATE_WINDOW_MS - now.getTime()) / 1000));
-  return new ApiError('rate_limit', { headers: { 'retry-after': String(retryAfter) } });
+function refusalError(attempt: Attempt): ApiError {
+  if (attempt.refusal !== 'rate_limit') return new ApiError(attempt.refusal!);
+  const retryAfter = String(attempt.retry_after_s ?? 1);
+  return new ApiError('rate_limit', { headers: { 'retry-after': retryAfter } });
 }
 
 /**

@@ -574,6 +574,23 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect((await attempt()).status).toBe(503);
   });
 
+  it('16 attempts at once with one key: exactly 10 get through, the rest answer 429', async () => {
+    // On PostgreSQL these run on separate connections at the same time: the count must see the others.
+    const { keyRef } = await issuedKey();
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(6).fill(429), ...Array<number>(10).fill(503)]);
+    const outcomes = (await journalOf(keyRef)).map((entry) => entry.outcome).sort();
+    expect(outcomes).toEqual([
+      ...Array<string>(10).fill('device_offline'),
+      ...Array<string>(6).fill('rate_limit'),
+    ]);
+  });
+
   it('revoked is answered before the object check', async () => {
     const { keyRef } = await issuedKey({ objectIds: [barrier.objects[0]!.number_id] });
     await revokeKey(cloud.ctx, { keyRef, customerId });
