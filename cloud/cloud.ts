@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SigningKey } from '../shared/crypto/ed25519.js';
 import { createHttpServer, registerRoutes } from './app.js';
+import { CompanyCache } from './auth/company-cache.js';
 import { purgeNonces } from './auth/nonces.js';
 import type { Broker } from './broker/broker.js';
 import { startBroker } from './broker/start.js';
@@ -50,16 +51,18 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const database = options.database ?? (await openDatabase(config.database));
   const app = createHttpServer(config.logLevel);
   let listeningPort = config.port;
+  const clock = options.clock ?? systemClock;
   const ctx: CloudContext = {
     config,
     db: database.db,
-    clock: options.clock ?? systemClock,
+    clock,
     log: app.log,
     signingKey: loadSigningKey(config.signingKeyFile),
     fetchKeyFile:
       options.fetchKeyFile ??
       ((domain) =>
         fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
+    companies: new CompanyCache(clock),
     baseUrl: () => config.baseUrl ?? `http://localhost:${listeningPort}`,
   };
   const { token: operatorToken, file: operatorTokenFile } = loadOperatorToken(config);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
+import type { CompanyCache } from './auth/company-cache.js';
 import type { Clock } from './clock.js';
 import type { CloudConfig } from './config.js';
 import type { Database } from './db/database.js';
@@ -17,6 +18,8 @@ export interface CloudContext {
   /** The cloud's own Ed25519 key: signs commands to controllers and events to companies. */
   readonly signingKey: SigningKey;
   readonly fetchKeyFile: KeyFileFetcher;
+  /** Companies authenticated recently; whatever changes a company tells it (`forget`). */
+  readonly companies: CompanyCache;
   /** Settled once the HTTP server listens (the port may be chosen by the system). */
   baseUrl(): string;
 }

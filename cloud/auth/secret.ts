@@ -24,7 +24,7 @@ export async function issueSecret(
   const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
   const now = ctx.clock.now();
   const retiresAt = new Date(now.getTime() + SECRET_OVERLAP_MS);
-  return ctx.db.transaction().execute(async (trx) => {
+  const issued = await ctx.db.transaction().execute(async (trx) => {
     const company = await trx
       .selectFrom('companies')
       .select(['id', 'domain'])
@@ -54,6 +54,8 @@ export async function issueSecret(
       .execute();
     return { secret, previousValidUntil: retired.numUpdatedRows > 0n ? retiresAt : null };
   });
+  ctx.companies.forget(companyId);
+  return issued;
 }
 
 /** Checks org_id and secret from the body and returns the company. */
@@ -68,27 +70,33 @@ export async function authenticateSecret(
   if (typeof secret !== 'string' || secret.length > 256) {
     throw new ApiError('invalid_field', { field: 'secret', message: 'secret must be a string.' });
   }
+  const presented = hashSecret(secret);
+  const credential = `secret:${orgId}:${presented.toString('hex')}`;
+  const remembered = ctx.companies.get(credential);
+  if (remembered) return remembered;
   const now = ctx.clock.now();
-  // The company and the hashes of its valid secrets in one query.
+  // The company and its valid secrets in one query.
   const found = await ctx.db
     .selectFrom('companies')
     .selectAll()
     .select(
-      sql<string[]>`(select coalesce(json_agg(hash), '[]'::json) from company_secrets
-        where company_id = companies.id and (retires_at is null or retires_at > ${now}))`.as('secret_hashes'),
+      sql<{ hash: string; retires_at: string | null }[]>`(select coalesce(json_agg(json_build_object(
+        'hash', hash, 'retires_at', retires_at)), '[]'::json) from company_secrets
+        where company_id = companies.id and (retires_at is null or retires_at > ${now}))`.as('secrets'),
     )
     .where('id', '=', orgId)
     .executeTakeFirst();
   if (!found) throw new ApiError('unknown_org');
-  const { secret_hashes: candidates, ...company } = found;
+  const { secrets: candidates, ...company } = found;
   if (company.domain) throw new ApiError('secret_disabled');
-  const presented = hashSecret(secret);
-  let matched = false;
+  let matched: (typeof candidates)[number] | undefined;
   for (const candidate of candidates) {
     // Every candidate is compared, so the time taken does not say which one matched.
-    if (timingSafeEqual(presented, Buffer.from(candidate, 'hex'))) matched = true;
+    if (timingSafeEqual(presented, Buffer.from(candidate.hash, 'hex'))) matched = candidate;
   }
   if (!matched) throw new ApiError('bad_secret');
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
+  // Not remembered past the secret's retirement, which is exact to the second.
+  ctx.companies.remember(credential, company, matched.retires_at ? new Date(matched.retires_at) : null);
   return company;
 }

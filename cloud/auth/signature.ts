@@ -70,11 +70,7 @@ export async function authenticateSignature(
   if (Math.abs(Number(signed.ts) - now.getTime() / 1000) > TIMESTAMP_TOLERANCE_SECONDS) {
     throw new ApiError('stale_timestamp');
   }
-  const company = await ctx.db
-    .selectFrom('companies')
-    .selectAll()
-    .where('domain', '=', signed.domain)
-    .executeTakeFirst();
+  const company = await companyByDomain(ctx, signed.domain);
   if (!company) throw new ApiError('unknown_org');
   if (!company.key_pub) throw new ApiError('org_not_approved');
   if (company.key_seen_other !== null) throw new ApiError('key_changed');
@@ -89,5 +85,14 @@ export async function authenticateSignature(
   if (!keys.get(company.key_pub).verify(message, signed.signature)) throw new ApiError('bad_signature');
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
   if (!(await consumeNonce(ctx, company.id, signed.nonce))) throw new ApiError('nonce_reused');
+  ctx.companies.remember(`domain:${signed.domain}`, company);
   return company;
+}
+
+/** The company of a domain, remembered once one of its calls passed every check. */
+async function companyByDomain(ctx: CloudContext, domain: string): Promise<Company | undefined> {
+  return (
+    ctx.companies.get(`domain:${domain}`) ??
+    (await ctx.db.selectFrom('companies').selectAll().where('domain', '=', domain).executeTakeFirst())
+  );
 }

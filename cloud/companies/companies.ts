@@ -60,12 +60,14 @@ export async function approveCompany(ctx: CloudContext, id: number): Promise<Com
   const company = await getCompany(ctx, id);
   const approval = { status: 'approved' as const, approved_at: ctx.clock.now(), suspended_at: null };
   if (company.domain) return pinDomainKey(ctx, company, approval);
-  return ctx.db
+  const approved = await ctx.db
     .updateTable('companies')
     .set(approval)
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  ctx.companies.forget(id);
+  return approved;
 }
 
 /** The company confirms that the key now on its domain is its new one (until then: `key_changed`). */
@@ -75,10 +77,12 @@ export async function confirmKeyRotation(ctx: CloudContext, id: number): Promise
 
 export async function suspendCompany(ctx: CloudContext, id: number): Promise<Company> {
   await getCompany(ctx, id);
-  return ctx.db
+  const suspended = await ctx.db
     .updateTable('companies')
     .set({ status: 'suspended', suspended_at: ctx.clock.now() })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  ctx.companies.forget(id);
+  return suspended;
 }

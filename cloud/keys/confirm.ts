@@ -47,6 +47,8 @@ export async function reconfirmDueKeys(ctx: CloudContext, batch = 20): Promise<n
   });
   for (const company of due) {
     await reconfirmOne(ctx, company.id, company.domain!, company.key_pub!);
+    // Its calls are checked against what the job just recorded, on this instance from the next call on.
+    ctx.companies.forget(company.id);
   }
   return due.length;
 }

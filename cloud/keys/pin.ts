@@ -20,7 +20,7 @@ export async function pinDomainKey(
   if (!fetched.ok)
     throw new ApiError('key_fetch_failed', { message: fetched.message, detail: fetched.reason });
   const now = ctx.clock.now();
-  return ctx.db
+  const pinned = await ctx.db
     .updateTable('companies')
     .set({
       ...also,
@@ -33,4 +33,6 @@ export async function pinDomainKey(
     .where('id', '=', company.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  ctx.companies.forget(company.id);
+  return pinned;
 }

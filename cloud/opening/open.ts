@@ -50,37 +50,35 @@ export function readOpenBody(body: Record<string, unknown>) {
   return validate(openBodySchema, body);
 }
 
-type Decision =
-  | { kind: 'refused'; error: ApiError; journalId: number }
-  | {
-      kind: 'dispatch';
-      journalId: number;
-      commandId: string;
-      deviceId: string;
-      object: string;
-      numberId: number;
-    };
+/** An attempt that passed the checks: its journal entry, and the command to send. */
+interface Dispatch {
+  journalId: number;
+  commandId: string;
+  deviceId: string;
+  object: string;
+  numberId: number;
+}
 
-type Refusal = 'revoked' | 'expired' | 'forbidden' | 'rate_limit';
+type Refusal = 'org_not_approved' | 'revoked' | 'expired' | 'forbidden' | 'rate_limit';
 
 interface Attempt {
-  entry_id: number;
+  entry_id: number | null;
   refusal: Refusal | null;
   retry_after_s: number | null;
-  to_device: string;
+  to_device: string | null;
   to_object: string | null;
 }
 
 /**
  * The checks of decisions.md section 4, in order, and the journal entry, in one call of the database's
  * `open_attempt` (migration 0002), which locks the key row so that the rate limit counts correctly across
- * concurrent calls and cloud instances.
+ * concurrent calls and cloud instances. A refusal is thrown, once journalled.
  */
 async function decide(
   ctx: CloudContext,
   caller: Caller,
   body: { key_ref: number; number_id: number; actor: string },
-): Promise<Decision> {
+): Promise<Dispatch> {
   const commandId = randomUUID();
   const { rows } = await sql<Attempt>`
     select * from open_attempt(${caller.company.id}::integer, ${body.key_ref}::integer,
@@ -91,23 +89,19 @@ async function decide(
   const attempt = rows[0];
   // Another company's key is answered like a missing one, and leaves no trace in that customer's journal.
   if (!attempt) throw new ApiError('forbidden');
-  if (attempt.refusal) {
-    return { kind: 'refused', error: refusalError(attempt), journalId: attempt.entry_id };
-  }
+  if (attempt.refusal) throw refusalError(attempt.refusal, attempt.retry_after_s);
   return {
-    kind: 'dispatch',
-    journalId: attempt.entry_id,
+    journalId: attempt.entry_id!,
     commandId,
-    deviceId: attempt.to_device,
+    deviceId: attempt.to_device!,
     object: attempt.to_object!,
     numberId: body.number_id,
   };
 }
 
-function refusalError(attempt: Attempt): ApiError {
-  if (attempt.refusal !== 'rate_limit') return new ApiError(attempt.refusal!);
-  const retryAfter = String(attempt.retry_after_s ?? 1);
-  return new ApiError('rate_limit', { headers: { 'retry-after': retryAfter } });
+function refusalError(refusal: Refusal, retryAfterS: number | null): ApiError {
+  if (refusal !== 'rate_limit') return new ApiError(refusal);
+  return new ApiError('rate_limit', { headers: { 'retry-after': String(retryAfterS ?? 1) } });
 }
 
 /**
@@ -132,7 +126,6 @@ export async function openWith(
   body: OpenBody,
 ): Promise<StoredAnswer> {
   const decision = await decide(ctx, caller, body);
-  if (decision.kind === 'refused') throw decision.error;
   const result = await dispatcher.dispatch({
     commandId: decision.commandId,
     deviceId: decision.deviceId,

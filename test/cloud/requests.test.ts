@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPANY_CACHE_MS } from '../../cloud/auth/company-cache.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
 import { claimRequest, issueKey, revokeKey } from '../../cloud/requests/customer.js';
 import { sweepExpired } from '../../cloud/requests/expiry.js';
@@ -589,6 +590,34 @@ describe('a=open refusals decided before the controller is asked', () => {
       ...Array<string>(10).fill('device_offline'),
       ...Array<string>(6).fill('rate_limit'),
     ]);
+  });
+
+  it('suspended through another instance: openings are refused at once, other calls within the cache lifetime', async () => {
+    const suspended = await secretCompany(cloud, 'Suspended Elsewhere Ltd');
+    const code = (await cloud.call('request', { ...suspended })).body.code as string;
+    await claimRequest(cloud.ctx, { code, customerId });
+    const { keyRef } = await issueKey(cloud.ctx, {
+      code,
+      customerId,
+      deviceId: barrier.deviceId,
+      objectIds: [barrier.objects[0]!.number_id],
+      keyExpiresAt: null,
+    });
+    const attempt = () =>
+      open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' }, suspended);
+    // This instance has now authenticated the company and remembers it.
+    expect((await attempt()).status).toBe(503);
+    const second = await startTestCloud({ database, clock });
+    try {
+      expect((await second.ops('POST', `/ops/companies/${suspended.org_id}/suspend`)).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+    expectRefused(await attempt(), 403, 'org_not_approved');
+    // Refused before any check of the key: nothing more in the customer's journal.
+    expect((await journalOf(keyRef)).map((entry) => entry.outcome)).toEqual(['device_offline']);
+    clock.advance(COMPANY_CACHE_MS);
+    expectRefused(await cloud.call('status', { ...suspended, code }), 403, 'org_not_approved');
   });
 
   it('revoked is answered before the object check', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CompanyCache } from '../../cloud/auth/company-cache.js';
 import type { Broker } from '../../cloud/broker/broker.js';
 import { type StartBrokerOptions, startBroker } from '../../cloud/broker/start.js';
 import { systemClock } from '../../cloud/clock.js';
@@ -69,6 +70,7 @@ export class BrokerEnv {
       log: this.log,
       signingKey: this.signingKey,
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
+      companies: new CompanyCache(systemClock),
       baseUrl: () => 'http://127.0.0.1:0',
     };
   }

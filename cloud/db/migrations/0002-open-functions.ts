@@ -13,10 +13,12 @@ import { type Kysely, sql } from 'kysely';
  * committed by the calls that held the lock before. A plain statement reads all of its parts from one
  * snapshot taken before it waited for the lock, so two concurrent calls could both count nine; a volatile
  * PL/pgSQL function takes a fresh snapshot for each statement inside it, within the one transaction of the
- * call, exactly as the separate statements did. It returns no row when the key does not exist or belongs to
- * another company (answered like a missing key, with no trace in that customer's journal); otherwise the
- * entry and either the refusal (`revoked`, `expired`, `forbidden`, `rate_limit` with its wait in seconds),
- * whose `open.failed` event it records in the same transaction, or where to send the command.
+ * call, exactly as the separate statements did. It first refuses a company no longer approved
+ * (`org_not_approved`, nothing journalled: its authentication may have come from a cache). It returns no
+ * row when the key does not exist or belongs to another company (answered like a missing key, with no trace
+ * in that customer's journal); otherwise the entry and either the refusal (`revoked`, `expired`, `forbidden`,
+ * `rate_limit` with its wait in seconds), whose `open.failed` event it records in the same transaction, or
+ * where to send the command.
  *
  * `complete_entry` is described where it is called, `cloud/journal/journal.ts`.
  */
@@ -55,6 +57,13 @@ declare
   wait_s integer;
   entry integer;
 begin
+  -- The caller's authentication may come from a cache (cloud/auth/company-cache.ts): a suspension still
+  -- stops every opening at once.
+  if not exists (select 1 from companies where companies.id = p_company and companies.status = 'approved') then
+    return query select null::integer, 'org_not_approved'::text, null::integer, null::text, null::text;
+    return;
+  end if;
+
   select keys.id, keys.device_id, keys.revoked_at, keys.expires_at, requests.code, requests.ref,
          device_objects.id as object_id, device_objects.local_id as object_local_id
     into k
