@@ -15,6 +15,9 @@ export interface Figures {
   p50: number;
   p99: number;
   perSecond: number;
+  /** The measurements behind the figures, so that runs can be combined. */
+  latencies: number[];
+  seconds: number;
 }
 
 export class Client {
@@ -86,7 +89,17 @@ export function figuresOf(latencies: number[], seconds: number): Figures {
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     perSecond: sorted.length / seconds,
+    latencies,
+    seconds,
   };
+}
+
+/** The figures of several runs of the same measurement taken together. */
+export function combined(runs: Figures[]): Figures {
+  return figuresOf(
+    runs.flatMap((run) => run.latencies),
+    runs.reduce((sum, run) => sum + run.seconds, 0),
+  );
 }
 
 async function expectOk(status: Promise<number>): Promise<void> {

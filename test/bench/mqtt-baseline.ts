@@ -117,8 +117,13 @@ export class MqttRoundTrip {
   }
 
   /** Like measure(): `count` round trips one after another on each of `connections` loops. */
-  async measure(options: { count: number; connections: number; seconds?: number }): Promise<Figures> {
-    for (let i = 0; i < 50; i++) await this.roundTrip();
+  async measure(options: {
+    count: number;
+    connections: number;
+    warmup?: number;
+    seconds?: number;
+  }): Promise<Figures> {
+    for (let i = 0; i < (options.warmup ?? 50); i++) await this.roundTrip();
     const latencies: number[] = [];
     const started = process.hrtime.bigint();
     const deadline = started + BigInt(Math.round((options.seconds ?? 60) * 1e9));

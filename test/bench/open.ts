@@ -15,7 +15,7 @@ import { provision } from '../../device/cli/provision.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
-import { type CallSpec, Client, type Figures, formatFigures, measure } from './measure.js';
+import { type CallSpec, Client, combined, type Figures, formatFigures, measure } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
 
 /**
@@ -33,6 +33,11 @@ const OBJECTS = 4;
  * key has, and far below OPEN_RATE_LIMIT, the configuration's maximum.
  */
 const KEYS = 16;
+/**
+ * The baselines and `open` are measured in turns, in rounds, so that the machine's slower and faster
+ * moments fall on all three alike and the ratio holds still from run to run.
+ */
+const ROUNDS = 5;
 
 export async function benchOpen(label: string, serverUrl: string | undefined): Promise<void> {
   const database = await createTestDatabase(serverUrl);
@@ -70,11 +75,16 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
     const insert = (): CallSpec => ({ path: '/baseline', headers: {}, body: '{"actor":"Bench driver"}' });
 
     for (const connections of [1, OBJECTS]) {
-      const count = connections === 1 ? 1000 : 250;
-      const seconds = 20;
-      const base = await measure(bare, insert, { count: count * 2, connections, seconds });
-      const mqtt = await mqttBaseline.measure({ count: count * 2, connections, seconds });
-      const ours = await measure(api, open, { count, connections, seconds });
+      const count = (connections === 1 ? 1000 : 250) / ROUNDS;
+      const seconds = 20 / ROUNDS;
+      const runs: { base: Figures[]; mqtt: Figures[]; ours: Figures[] } = { base: [], mqtt: [], ours: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const warmup = round === 0 ? 50 : 5;
+        runs.base.push(await measure(bare, insert, { count: count * 2, connections, seconds, warmup }));
+        runs.mqtt.push(await mqttBaseline.measure({ count: count * 2, connections, seconds, warmup }));
+        runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
+      }
+      const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
       console.log(connections === 1 ? 'sequential:' : `connections: ${connections} (one object each)`);
       console.log(formatFigures('baseline: MQTT request + reply', mqtt));
       console.log(formatFigures('baseline: Fastify + 1 insert', base));
