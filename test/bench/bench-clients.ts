@@ -1,19 +1,25 @@
+import { createPublicKey, generateKeyPairSync, sign as signBytes, verify as verifyBytes } from 'node:crypto';
+import { constants, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { VERSION } from '../../device/version.js';
 import { type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import { noDelay } from './mqtt-baseline.js';
-import type { DeviceLogin, FromClients, ToClients } from './mqtt-clients.js';
+import type { DeviceLogin, FromClients, SignedEnvelope, ToClients } from './mqtt-clients.js';
 
 /**
  * The child process of mqtt-clients.ts (started with fork, never on its own).
  *   echo <url>: one client that answers every message on bench/request/<id> with the same payload on
  *     bench/reply/<id>, QoS 1 both ways: the device's half of the MQTT round-trip baseline.
+ *   durable-echo <url> <dir> <key>: the same, doing what a controller must for a command with node:crypto
+ *     and node:fs alone: verifies the request's Ed25519 signature under <key> (SPKI DER, base64), writes a
+ *     record durably, signs its reply, writes that durably, then sends it: the device's half of the floor.
  *   devices <url>: on a `devices` message, connects each device the way device/runtime/session.ts does (its
  *     own client id and password, an "offline" will, clean session), subscribes to its `cmd` at QoS 1 and
  *     publishes its retained `state` at QoS 1; then stays idle until `stop`.
  */
-const [mode, url] = process.argv.slice(2);
+const [mode, url, ...args] = process.argv.slice(2);
 const clients: MqttClient[] = [];
 /** Connections opened at once: enough to be quick, few enough not to flood the broker. */
 const IN_FLIGHT = 50;
@@ -35,6 +41,36 @@ async function echo(): Promise<void> {
   });
   await client.subscribeAsync('bench/request/+', { qos: 1 });
   tell({ type: 'ready' });
+}
+
+async function durableEcho(dir: string, requesterKey: string): Promise<void> {
+  const requester = createPublicKey({
+    key: Buffer.from(requesterKey, 'base64'),
+    format: 'der',
+    type: 'spki',
+  });
+  const own = generateKeyPairSync('ed25519');
+  // As device/append-log.ts writes: one O_DSYNC write per record.
+  const { O_RDWR, O_APPEND, O_CREAT, O_DSYNC } = constants;
+  const log = openSync(join(dir, 'durable-echo.log'), O_RDWR | O_APPEND | O_CREAT | O_DSYNC, 0o600);
+  const client = await mqtt.connectAsync(url!, { reconnectPeriod: 0, clientId: 'bench-durable-echo' });
+  noDelay(client);
+  clients.push(client);
+  client.on('message', (topic, payload) => {
+    const request = JSON.parse(payload.toString()) as SignedEnvelope;
+    if (!verifyBytes(null, Buffer.from(request.body), requester, Buffer.from(request.sig, 'base64'))) return;
+    writeSync(log, `${request.body}\n`);
+    const body = JSON.stringify({ request: request.body, done_at: Date.now() });
+    const sig = signBytes(null, Buffer.from(body), own.privateKey).toString('base64');
+    writeSync(log, `${body}\n`);
+    const reply: SignedEnvelope = { body, sig };
+    client.publish(`bench/reply/${topic.slice('bench/request/'.length)}`, JSON.stringify(reply), { qos: 1 });
+  });
+  await client.subscribeAsync('bench/request/+', { qos: 1 });
+  tell({
+    type: 'ready',
+    publicKey: own.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+  });
 }
 
 async function connectDevice(prefix: string, device: DeviceLogin): Promise<void> {
@@ -96,5 +132,6 @@ process.on('message', (raw) => {
 process.on('disconnect', () => void stop());
 
 if (mode === 'echo') echo().catch(fail);
+else if (mode === 'durable-echo') durableEcho(args[0]!, args[1]!).catch(fail);
 else if (mode === 'devices') tell({ type: 'ready' });
 else fail(`unknown mode ${mode}`);

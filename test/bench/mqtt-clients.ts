@@ -10,10 +10,18 @@ export interface DeviceLogin {
   password: string;
 }
 
+/** A signed message on the wire in the floor measurement (floor.ts and its durable echo). */
+export interface SignedEnvelope {
+  body: string;
+  /** Ed25519 over the bytes of `body`, base64. */
+  sig: string;
+}
+
 export type ToClients = { type: 'devices'; prefix: string; devices: DeviceLogin[] } | { type: 'stop' };
 
 export type FromClients =
-  | { type: 'ready' }
+  /** `publicKey`: the durable echo's Ed25519 key (SPKI DER, base64), which signs its replies. */
+  | { type: 'ready'; publicKey?: string }
   | { type: 'progress'; connected: number }
   | { type: 'connected'; connected: number }
   | { type: 'failed'; message: string };
@@ -26,10 +34,13 @@ export class ClientsProcess {
   #waiting: { accept(message: FromClients): boolean; fail(error: Error): void } | null = null;
   #gone = false;
 
-  /** `echo <url>`: answers requests (see bench-clients.ts); `devices <url>`: connects devices on request. */
-  constructor(mode: 'echo' | 'devices', url: string) {
+  /**
+   * `echo <url>`: answers requests; `durable-echo <url> <dir> <key>`: answers them the way a controller
+   * does; `devices <url>`: connects devices on request (see bench-clients.ts).
+   */
+  constructor(mode: 'echo' | 'durable-echo' | 'devices', url: string, ...args: string[]) {
     // The parent's execArgv (tsx's loader) is inherited, so the child runs TypeScript as the parent does.
-    this.#child = fork(CHILD, [mode, url], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    this.#child = fork(CHILD, [mode, url, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     this.#exited = new Promise((resolve) =>
       this.#child.once('exit', () => {
         this.#gone = true;

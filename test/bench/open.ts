@@ -15,6 +15,7 @@ import { provision } from '../../device/cli/provision.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
+import { type Floor, startFloor } from './floor.js';
 import { type CallSpec, Client, combined, type Figures, formatFigures, measure } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
 
@@ -22,8 +23,10 @@ import { MqttRoundTrip } from './mqtt-baseline.js';
  * `open` end to end (issue target: p50 at most 3x the transport and the database it needs, that is a raw MQTT
  * request and reply plus a bare Fastify route doing one insert). The controller is the real `gatelink-device
  * run` with simulated outputs that pulse for 0 ms, in its own process as on a box, so that its work is not
- * on the cloud's event loop. `serverUrl` undefined means PGlite, otherwise a PostgreSQL server on which a
- * fresh database is made.
+ * on the cloud's event loop. Beside it, the floor (floor.ts): the same guarantees, two commits, two durable
+ * writes on the controller's side and four Ed25519 operations, done bare, which tells how much of the time
+ * is ours and how much any implementation of them pays. `serverUrl` undefined means PGlite, otherwise a
+ * PostgreSQL server on which a fresh database is made.
  */
 const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import.meta.url));
 /** A controller runs one operation per object at a time: concurrent calls each keep to their own object. */
@@ -46,6 +49,8 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
   let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
   let controller: DeviceProcess | undefined;
   let mqttBaseline: MqttRoundTrip | undefined;
+  let floor: Floor | undefined;
+  let floorClient: Client | undefined;
   let api: Client | undefined;
   let bare: Client | undefined;
   try {
@@ -59,6 +64,8 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
     const world = await setUp(cloud, dataDir);
     controller = await startController(cloud.ctx, world.configPath, world.deviceId);
     mqttBaseline = await MqttRoundTrip.start();
+    floor = await startFloor(database.db, dataDir);
+    floorClient = new Client(floor.url);
 
     api = new Client(cloud.baseUrl);
     bare = new Client(baseline.url);
@@ -73,26 +80,40 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
       return { path: '/api/company.php?a=open', headers: {}, body };
     };
     const insert = (): CallSpec => ({ path: '/baseline', headers: {}, body: '{"actor":"Bench driver"}' });
+    const floorCall = (): CallSpec => ({ path: '/floor', headers: {}, body: '{"actor":"Bench driver"}' });
 
     for (const connections of [1, OBJECTS]) {
       const count = (connections === 1 ? 1000 : 250) / ROUNDS;
       const seconds = 20 / ROUNDS;
-      const runs: { base: Figures[]; mqtt: Figures[]; ours: Figures[] } = { base: [], mqtt: [], ours: [] };
+      const runs: Record<'base' | 'mqtt' | 'floor' | 'ours', Figures[]> = {
+        base: [],
+        mqtt: [],
+        floor: [],
+        ours: [],
+      };
       for (let round = 0; round < ROUNDS; round++) {
         const warmup = round === 0 ? 50 : 5;
         runs.base.push(await measure(bare, insert, { count: count * 2, connections, seconds, warmup }));
         runs.mqtt.push(await mqttBaseline.measure({ count: count * 2, connections, seconds, warmup }));
+        runs.floor.push(await measure(floorClient, floorCall, { count, connections, seconds, warmup }));
         runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
       }
       const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
+      const atFloor = combined(runs.floor);
       console.log(connections === 1 ? 'sequential:' : `connections: ${connections} (one object each)`);
       console.log(formatFigures('baseline: MQTT request + reply', mqtt));
       console.log(formatFigures('baseline: Fastify + 1 insert', base));
       console.log(formatFigures('open (200, acknowledged)', ours));
+      console.log(formatFigures('floor: the same guarantees, bare', atFloor));
       console.log(ratioLine(ours, mqtt, base));
+      console.log(
+        `beside the floor: open p50 / floor p50 ${(ours.p50 / atFloor.p50).toFixed(2)}x, floor p50 / (mqtt p50 + fastify p50) ${(atFloor.p50 / (mqtt.p50 + base.p50)).toFixed(2)}x`,
+      );
     }
   } finally {
     api?.close();
+    floorClient?.close();
+    await floor?.close();
     bare?.close();
     await mqttBaseline?.close();
     await controller?.stop();
