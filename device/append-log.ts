@@ -14,11 +14,11 @@ export interface LogContents {
 
 /**
  * Records are written with O_DSYNC, so that a write returns once its data is on disk: one system call where
- * write plus fdatasync takes two. The write is synchronous on purpose. A command waits for its record
- * before anything else happens to it, and handing the write to libuv's thread pool and back costs more on a
- * busy small board than the write itself (about 0.4 ms against 0.05 ms measured on a loaded 2-core machine;
- * see `npm run bench -- open`). An SD card that takes longer only holds up the controller's other outputs,
- * for that long. Where O_DSYNC does not exist, every write is followed by an fdatasync instead.
+ * write plus fdatasync takes two. The write is synchronous on purpose: a command waits for its record before
+ * anything else happens to it, and the hand-off to libuv's thread pool and back for the write and then the
+ * fdatasync cost more than the flush (a record took 0.46 ms that way, 0.25 ms now, on a loaded 2-core
+ * machine in `npm run bench -- open`). An SD card that takes longer holds up the controller's other outputs
+ * for that long, no more. Where O_DSYNC does not exist, every write is followed by an fdatasync instead.
  */
 const DSYNC = constants.O_DSYNC ?? 0;
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | DSYNC;
@@ -30,8 +30,8 @@ type Job =
 /**
  * A file of newline-terminated records, kept open for appending. The guarantees its users rely on:
  * - appends and rewrites run one at a time, in the order they were asked for, so records never interleave;
- * - `append(text)` resolves only once the record is on disk; appends asked for while a write is under way
- *   go out together in the next write (one disk flush for the group);
+ * - `append(text)` resolves only once the record is on disk; appends asked for while the log is busy
+ *   (opening its file, or rewriting it) go out together in one write (one disk flush for the group);
  * - a partial last line left by a power cut is never glued to the next record: `load()` cuts it off, and an
  *   append to a file that was not loaded starts on a fresh line;
  * - `rewrite(text)` replaces the whole file atomically (the old or the new content survives a power cut),
