@@ -1,10 +1,9 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
-import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { Database } from '../../cloud/db/database.js';
-import { startPlainBroker } from './mqtt-baseline.js';
+import { noDelay, startPlainBroker } from './mqtt-baseline.js';
 import { ClientsProcess, type SignedEnvelope } from './mqtt-clients.js';
 
 /**
@@ -38,7 +37,7 @@ export async function startFloor(db: Database, dir: string): Promise<Floor> {
       type: 'spki',
     });
     client = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0, clientId: 'bench-floor' });
-    (client.stream as Partial<Pick<Socket, 'setNoDelay'>> | undefined)?.setNoDelay?.(true);
+    noDelay(client);
     await client.subscribeAsync('bench/reply/+', { qos: 1 });
     const replies = new Replies(client, echoKey);
     app = Fastify({ logger: false });
@@ -76,20 +75,19 @@ export async function startFloor(db: Database, dir: string): Promise<Floor> {
 /** Signed requests waiting for their signed replies, by id. */
 class Replies {
   readonly #client: MqttClient;
+  readonly #echoKey: KeyObject;
   readonly #waiting = new Map<string, (reply: SignedEnvelope | null) => void>();
 
-  constructor(
-    client: MqttClient,
-    readonly echoKey: KeyObject,
-  ) {
+  constructor(client: MqttClient, echoKey: KeyObject) {
     this.#client = client;
+    this.#echoKey = echoKey;
     client.on('message', (topic, payload) => {
       const id = topic.slice('bench/reply/'.length);
       this.#waiting.get(id)?.(JSON.parse(payload.toString()) as SignedEnvelope);
     });
   }
 
-  /** Sends a signed request for `id`; the reply's body when its signature verifies, null otherwise or after 5 s. */
+  /** Sends a signed request for `id`: 'opened' once a reply whose signature verifies arrives, else null (5 s at most). */
   ask(id: number, key: KeyObject): Promise<string | null> {
     const body = JSON.stringify({ id, action: 'open', issued_at: Date.now() });
     const request: SignedEnvelope = { body, sig: sign(null, Buffer.from(body), key).toString('base64') };
@@ -98,7 +96,7 @@ class Replies {
         clearTimeout(timer);
         this.#waiting.delete(String(id));
         const valid =
-          reply && verify(null, Buffer.from(reply.body), this.echoKey, Buffer.from(reply.sig, 'base64'));
+          reply && verify(null, Buffer.from(reply.body), this.#echoKey, Buffer.from(reply.sig, 'base64'));
         resolve(valid ? 'opened' : null);
       };
       const timer = setTimeout(() => settle(null), 5000);

@@ -64,8 +64,8 @@ function expectRefused(answer: Answer, status: number, code: string): void {
   expect(answer.body.message).toBeTypeOf('string');
 }
 
-async function newRequest(body: Record<string, unknown> = {}): Promise<string> {
-  const answer = await cloud.call('request', { ...company, ...body });
+async function newRequest(body: Record<string, unknown> = {}, auth = company): Promise<string> {
+  const answer = await cloud.call('request', { ...auth, ...body });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body.code as string;
 }
@@ -75,8 +75,10 @@ async function status(code: string, auth = company): Promise<Answer> {
 }
 
 /** A request taken through claim and grant; the key holds the first object only unless told. */
-async function issuedKey(options: { keyExpiresAt?: Date; objectIds?: number[]; ref?: string } = {}) {
-  const code = await newRequest(options.ref ? { ref: options.ref } : {});
+async function issuedKey(
+  options: { keyExpiresAt?: Date; objectIds?: number[]; ref?: string; auth?: typeof company } = {},
+) {
+  const code = await newRequest(options.ref ? { ref: options.ref } : {}, options.auth);
   await claimRequest(cloud.ctx, { code, customerId });
   const { keyRef } = await issueKey(cloud.ctx, {
     code,
@@ -594,15 +596,7 @@ describe('a=open refusals decided before the controller is asked', () => {
 
   it('suspended through another instance: openings are refused at once, other calls within the cache lifetime', async () => {
     const suspended = await secretCompany(cloud, 'Suspended Elsewhere Ltd');
-    const code = (await cloud.call('request', { ...suspended })).body.code as string;
-    await claimRequest(cloud.ctx, { code, customerId });
-    const { keyRef } = await issueKey(cloud.ctx, {
-      code,
-      customerId,
-      deviceId: barrier.deviceId,
-      objectIds: [barrier.objects[0]!.number_id],
-      keyExpiresAt: null,
-    });
+    const { code, keyRef } = await issuedKey({ auth: suspended });
     const attempt = () =>
       open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' }, suspended);
     // This instance has now authenticated the company and remembers it.
