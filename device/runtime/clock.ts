@@ -39,6 +39,7 @@ export function clockProbe(check: ClockCheck): ClockProbe {
 export interface ClockMonitorOptions {
   probe: ClockProbe;
   intervalMs: number;
+  now: () => number;
   onChange?: (synced: boolean) => void;
   log?: (line: string) => void;
 }
@@ -47,10 +48,19 @@ export interface ClockMonitorOptions {
  * Keeps the answer of the clock probe at hand, re-checked every `intervalMs`. A controller whose clock is not
  * synchronised cannot judge `expires_at`, so it refuses commands with `clock_unsynced` (decisions.md section 7).
  * Until the first answer the clock counts as not synchronised.
+ *
+ * It also keeps `trustedSince`: the time, read from the synchronised clock, at which this run first found it
+ * synchronised. Every command that an earlier run could have executed was issued before it, so commands issued
+ * before it are refused as `stale`, and the ids executed need no record on disk (./executed.ts). Taken from the
+ * synchronised clock, not at process start: a Raspberry Pi has no battery-backed clock, and boots with the
+ * time it saved last, which after a power cut is earlier than the commands it ran before the cut. This assumes
+ * what the clock check stands for: the cloud's clock and the controller's agree to much better than the time
+ * a restart takes (seconds).
  */
 export class ClockMonitor {
   readonly #options: ClockMonitorOptions;
   #synced = false;
+  #trustedSince: number | null = null;
   #checked = false;
   #timer: ReturnType<typeof setInterval> | null = null;
 
@@ -60,6 +70,11 @@ export class ClockMonitor {
 
   get synced(): boolean {
     return this.#synced;
+  }
+
+  /** When this run first found the clock synchronised (Unix ms), or null until it does. */
+  get trustedSince(): number | null {
+    return this.#trustedSince;
   }
 
   async start(): Promise<void> {
@@ -75,6 +90,8 @@ export class ClockMonitor {
 
   async check(): Promise<boolean> {
     const synced = await this.#options.probe().catch(() => false);
+    // After the probe answered, never before: the clock may have been set while it ran.
+    if (synced && this.#trustedSince === null) this.#trustedSince = this.#options.now();
     const first = !this.#checked;
     this.#checked = true;
     if (synced !== this.#synced || first) {

@@ -10,7 +10,7 @@ import {
 import { signAck, verifyCommand } from '../../shared/protocol/signing.js';
 import type { ObjectConfig } from '../config.js';
 import { type Driver, openSafely } from '../drivers/driver.js';
-import type { ExecutedStore } from './executed.js';
+import type { ExecutedIds } from './executed.js';
 
 /** What a handled command came to, for the status file and the log. */
 export interface CommandResult {
@@ -30,8 +30,8 @@ export interface CommandHandlerOptions {
   deviceKey: SigningKey;
   objects: readonly ObjectConfig[];
   driverFor: (object: ObjectConfig) => Driver;
-  executed: ExecutedStore;
-  clock: { readonly synced: boolean };
+  executed: ExecutedIds;
+  clock: { readonly synced: boolean; readonly trustedSince: number | null };
   now: () => number;
   /** Stores the signed acknowledgement durably and sends it (the outbox). */
   deliver: (ack: Ack) => Promise<void>;
@@ -51,7 +51,8 @@ type Check = (context: CheckContext) => AckReason | null;
 /**
  * The checks a command passes before anything moves, in this order (decisions.md section 7). The first one that
  * fails is the refusal reason. Cheap, local facts first; the signature before anything that depends on the
- * command's content being the cloud's; the clock before the expiry that depends on it.
+ * command's content being the cloud's; the clock before the expiry that depends on it. `duplicate` catches a
+ * repeat within this run, `stale` anything issued before it (which an earlier run may have executed).
  */
 const CHECKS: readonly [string, Check][] = [
   [
@@ -65,6 +66,13 @@ const CHECKS: readonly [string, Check][] = [
   ['clock_unsynced', ({ options }) => (options.clock.synced ? null : 'clock_unsynced')],
   ['expired', ({ command, received }) => (received > command.expires_at ? 'expired' : null)],
   ['duplicate', ({ options, command }) => (options.executed.has(command.id) ? 'duplicate' : null)],
+  [
+    'stale',
+    ({ options, command }) => {
+      const since = options.clock.trustedSince;
+      return since === null || command.issued_at < since ? 'stale' : null;
+    },
+  ],
   [
     'unknown_object',
     ({ options, command }) =>
@@ -128,8 +136,8 @@ export class CommandHandler {
       }),
     );
     try {
-      // Recorded before the driver acts: after a crash mid-pulse a redelivered copy must not open again.
-      await o.executed.add(command.id, command.expires_at);
+      // Recorded before the driver acts, so that a copy arriving meanwhile is refused.
+      o.executed.add(command.id, command.expires_at);
       const result = await openSafely(o.driverFor(object), object);
       if (result.outcome !== 'opened')
         o.log?.(`command ${command.id}: ${result.reason} ${result.detail ?? ''}`);

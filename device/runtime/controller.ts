@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
@@ -10,7 +9,7 @@ import { readDeviceKey } from '../keys.js';
 import { VERSION } from '../version.js';
 import { ClockMonitor, type ClockProbe, clockProbe } from './clock.js';
 import { CommandHandler } from './commands.js';
-import { ExecutedStore } from './executed.js';
+import { ExecutedIds, removeEarlierRecords } from './executed.js';
 import { Outbox } from './outbox.js';
 import { Session } from './session.js';
 import { StatusFile } from './status.js';
@@ -34,7 +33,7 @@ interface Component {
 
 /**
  * The controller daemon, composed from its components (each with start/stop):
- * state folder, clock monitor, executed-command store, drivers (outputs released), outbox, MQTT session,
+ * state folder, clock monitor, drivers (outputs released), outbox, MQTT session,
  * command handler, telemetry, status refresh. `stop()` runs in reverse: no new commands, operations in progress finish and are
  * acknowledged, the device is marked offline, then every output is made safe.
  */
@@ -87,14 +86,11 @@ export class Controller {
     this.clock = new ClockMonitor({
       probe: deps.clockProbe ?? clockProbe(config.clock.check),
       intervalMs: config.clock.interval_s * 1000,
+      now,
       onChange: (synced) => this.status.update({ clock_synced: synced }),
       log,
     });
-    const executed = new ExecutedStore({
-      file: join(config.state_dir, 'executed.log'),
-      legacyFile: join(config.state_dir, 'executed.json'),
-      now,
-    });
+    const executed = new ExecutedIds({ now });
     this.session = new Session({
       url: config.mqtt.url,
       username: config.mqtt.username,
@@ -162,12 +158,12 @@ export class Controller {
         name: 'state folder',
         start: async () => {
           await mkdir(config.state_dir, { recursive: true, mode: 0o700 });
+          await removeEarlierRecords(config.state_dir);
           await this.status.write();
         },
         stop: async () => undefined,
       },
       this.#named('clock', this.clock),
-      { name: 'executed commands', start: () => executed.load(), stop: () => executed.close() },
       this.#named('drivers', this.drivers),
       this.#named('outbox', this.outbox),
       this.#named('mqtt session', this.session),

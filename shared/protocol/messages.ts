@@ -38,6 +38,8 @@ export const ACK_REASONS = [
   'bad_signature',
   'expired',
   'duplicate',
+  // issued before this run of the controller could trust its clock: an earlier run may have executed it
+  'stale',
   'clock_unsynced',
   'unknown_object',
   'busy',

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeviceConfig, ObjectConfig } from '../../device/config.js';
 import type { Driver, OpenOutcome } from '../../device/drivers/driver.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { CommandHandler } from '../../device/runtime/commands.js';
-import { ExecutedStore } from '../../device/runtime/executed.js';
+import { ExecutedIds } from '../../device/runtime/executed.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import type { Ack } from '../../shared/protocol/messages.js';
 import { verifyAck } from '../../shared/protocol/signing.js';
@@ -42,28 +41,26 @@ describe('command checks', () => {
   let config: DeviceConfig;
   let clock: ReturnType<typeof fakeClock>;
   let synced: boolean;
+  /** When this run of the controller found its clock synchronised. */
+  let trustedSince: number;
   let acks: Ack[];
   let driver: Driver;
-  let stores: ExecutedStore[];
 
-  /** A store on the same log every time, as after a restart; closed after the test. */
-  const executedStore = (options: { retentionMs?: number } = {}) => {
-    const store = new ExecutedStore({ file: join(dir, 'executed.log'), now: clock.now, ...options });
-    stores.push(store);
-    return store;
-  };
-
-  const handler = (store?: ExecutedStore) =>
+  /** A handler with the ids of `executed`; a new one with new ids is the controller after a restart. */
+  const handler = (executed = new ExecutedIds({ now: clock.now })) =>
     new CommandHandler({
       deviceId: DEVICE_ID,
       commandKey: cloud.publicKey,
       deviceKey: device,
       objects: config.objects,
       driverFor: () => driver,
-      executed: store ?? executedStore(),
+      executed,
       clock: {
         get synced() {
           return synced;
+        },
+        get trustedSince() {
+          return synced ? trustedSince : null;
         },
       },
       now: clock.now,
@@ -78,14 +75,20 @@ describe('command checks', () => {
     config = await makeConfig(dir, { cloudKey: cloud, deviceKey: device });
     clock = fakeClock();
     synced = true;
+    trustedSince = clock.now();
     acks = [];
     driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
-    stores = [];
   });
   afterEach(async () => {
-    for (const store of stores) await store.close();
     await cleanup();
   });
+
+  /** A restart a second later: no ids remembered, the clock trusted from then on. */
+  const restart = () => {
+    clock.advance(1000);
+    trustedSince = clock.now();
+    return handler();
+  };
 
   it('opens on a valid command and acknowledges it signed with the device key', async () => {
     const cmd = command(cloud, clock.now());
@@ -132,7 +135,7 @@ describe('command checks', () => {
     expect(await handler().handle(JSON.stringify(cmd))).toMatchObject({ reason: 'clock_unsynced' });
   });
 
-  it('refuses a repeated id, also after a restart', async () => {
+  it('refuses a repeated id; after a restart, refuses it as stale', async () => {
     const cmd = command(cloud, clock.now());
     const first = handler();
     expect(await first.handle(JSON.stringify(cmd))).toMatchObject({ outcome: 'opened' });
@@ -140,13 +143,14 @@ describe('command checks', () => {
       outcome: 'refused',
       reason: 'duplicate',
     });
-    const store = executedStore();
-    await store.load();
-    expect(await handler(store).handle(JSON.stringify(cmd))).toMatchObject({ reason: 'duplicate' });
+    expect(await restart().handle(JSON.stringify(cmd))).toMatchObject({
+      outcome: 'refused',
+      reason: 'stale',
+    });
     expect((driver as SimulatedDriver).pulses.get('gate')).toBe(1);
   });
 
-  it('refuses a copy redelivered after a crash mid-pulse: the id is on disk before the driver acts', async () => {
+  it('refuses a copy redelivered after a crash mid-pulse, with nothing on disk', async () => {
     const held = new HeldDriver();
     driver = held;
     const cmd = command(cloud, clock.now());
@@ -154,14 +158,34 @@ describe('command checks', () => {
     void handler().handle(JSON.stringify(cmd));
     await waitFor(() => held.opened === 1, 'the driver to act');
 
-    const restarted = executedStore();
-    await restarted.load();
+    const restarted = restart();
     driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
-    expect(await handler(restarted).handle(JSON.stringify(cmd))).toMatchObject({
+    expect(await restarted.handle(JSON.stringify(cmd))).toMatchObject({
       outcome: 'refused',
-      reason: 'duplicate',
+      reason: 'stale',
     });
     expect((driver as SimulatedDriver).pulses.get('gate')).toBeUndefined();
+    // A command the cloud issues after the restart opens.
+    expect(await restarted.handle(JSON.stringify(command(cloud, clock.now())))).toMatchObject({
+      outcome: 'opened',
+    });
+  });
+
+  it('refuses a command issued before the clock was synchronised in this run, however its time reads', async () => {
+    // A controller without a battery-backed clock boots with the time it saved last: earlier than the
+    // commands it executed before a power cut. Those commands were issued before its clock is synchronised.
+    const beforeTheCut = command(cloud, clock.now());
+    synced = false;
+    const booted = handler();
+    expect(await booted.handle(JSON.stringify(beforeTheCut))).toMatchObject({ reason: 'clock_unsynced' });
+    clock.advance(2000);
+    synced = true;
+    trustedSince = clock.now();
+    expect(await booted.handle(JSON.stringify(beforeTheCut))).toMatchObject({ reason: 'stale' });
+    expect(await booted.handle(JSON.stringify(command(cloud, clock.now())))).toMatchObject({
+      outcome: 'opened',
+    });
+    expect((driver as SimulatedDriver).pulses.get('gate')).toBe(1);
   });
 
   it('refuses an unknown object', async () => {
@@ -212,7 +236,7 @@ describe('command checks', () => {
     expect(ack).toMatchObject({ outcome: 'failed', reason: 'relay_fault' });
   });
 
-  it('checks in order: device, signature, clock, expiry', async () => {
+  it('checks in order: device, signature, clock, expiry, then a repeat or a command older than this run', async () => {
     synced = false;
     const forger = keys().cloud;
     const h = handler();
@@ -224,6 +248,13 @@ describe('command checks', () => {
     expect(await h.handle(JSON.stringify(command(cloud, clock.now() - 10_000)))).toMatchObject({
       reason: 'clock_unsynced',
     });
+    synced = true;
+    expect(await h.handle(JSON.stringify(command(cloud, clock.now() - 10_000)))).toMatchObject({
+      reason: 'expired',
+    });
+    expect(await h.handle(JSON.stringify(command(cloud, clock.now() - 1000)))).toMatchObject({
+      reason: 'stale',
+    });
   });
 
   it('drops a payload that is not a command, without acknowledging', async () => {
@@ -231,14 +262,5 @@ describe('command checks', () => {
     expect(await h.handle('not json')).toBeNull();
     expect(await h.handle(JSON.stringify({ ...command(cloud, clock.now()), action: 'close' }))).toBeNull();
     expect(acks).toEqual([]);
-  });
-
-  it('forgets executed ids only long after they expired', async () => {
-    const store = executedStore({ retentionMs: 60_000 });
-    await store.add('a', clock.now() + 5000);
-    clock.advance(5000 + 59_000);
-    expect(store.has('a')).toBe(true);
-    clock.advance(2000);
-    expect(store.has('a')).toBe(false);
   });
 });

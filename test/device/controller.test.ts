@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Aedes, type Client } from 'aedes';
@@ -138,10 +138,10 @@ describe('controller over MQTT', () => {
     expect(cloudSide.acks[0]).toMatchObject({ command_id: cmd.id, outcome: 'opened' });
     expect(verifyAck(device.publicKey, cloudSide.acks[0]!)).toBe(true);
     await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
-    expect(await countWaiting(config.outbox_dir)).toBe(0);
 
     await c.stop();
     controller = null;
+    expect(await countWaiting(config.outbox_dir)).toBe(0);
     await waitFor(() => cloudSide!.states.at(-1)?.online === false, 'the offline state');
     const status = await readStatus(config.state_dir);
     expect(status).toMatchObject({ running: false, last_command: { id: cmd.id, outcome: 'opened' } });
@@ -192,22 +192,24 @@ describe('controller over MQTT', () => {
     cloudSide = await cloudClient(broker.url);
     await waitFor(() => cloudSide!.acks.some((a) => a.command_id === cmd.id), 'the kept acknowledgement');
     await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
+    await c.stop();
+    controller = null;
     expect(await countWaiting(config.outbox_dir)).toBe(0);
   });
 
-  it('refuses a command recorded in the executed.json of a previous version, and moves it to the log', async () => {
-    const cmd = command(cloud, Date.now());
+  it('refuses a command issued before it started, and removes the executed ids earlier versions kept', async () => {
+    const cmd = command(cloud, Date.now() - 1000);
     await mkdir(config.state_dir, { recursive: true });
-    const legacy = join(config.state_dir, 'executed.json');
-    await writeFile(legacy, JSON.stringify({ [cmd.id]: cmd.expires_at + 60_000 }));
+    const earlier = [join(config.state_dir, 'executed.json'), join(config.state_dir, 'executed.log')];
+    await writeFile(earlier[0]!, JSON.stringify({ [cmd.id]: cmd.expires_at + 60_000 }));
+    await writeFile(earlier[1]!, `${cmd.id} ${cmd.expires_at + 60_000}\n`);
     const c = await startController();
     expect(await c.commands.handle(JSON.stringify(cmd))).toMatchObject({
       outcome: 'refused',
-      reason: 'duplicate',
+      reason: 'stale',
     });
     expect(simulated.pulses.get('gate')).toBeUndefined();
-    expect(existsSync(legacy)).toBe(false);
-    expect(await readFile(join(config.state_dir, 'executed.log'), 'utf8')).toContain(cmd.id);
+    expect(earlier.filter((file) => existsSync(file))).toEqual([]);
   });
 
   it('sends acknowledgements left by a previous run', async () => {
