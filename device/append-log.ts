@@ -24,7 +24,7 @@ const DSYNC = constants.O_DSYNC ?? 0;
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | DSYNC;
 
 type Job =
-  | { kind: 'append'; text: string; resolve: () => void; reject: (error: Error) => void }
+  | { kind: 'append'; text: string; durable: boolean; resolve: () => void; reject: (error: Error) => void }
   | { kind: 'rewrite'; text: string; resolve: () => void; reject: (error: Error) => void };
 
 /**
@@ -32,6 +32,8 @@ type Job =
  * - appends and rewrites run one at a time, in the order they were asked for, so records never interleave;
  * - `append(text)` resolves only once the record is on disk; appends asked for while the log is busy
  *   (opening its file, or rewriting it) go out together in one write (one disk flush for the group);
+ * - `append(text, { durable: false })`, for a record whose loss costs nothing but repeated work, resolves at
+ *   once and costs no write of its own: it goes out in front of the next durable record, or at `close()`;
  * - a partial last line left by a power cut is never glued to the next record: `load()` cuts it off, and an
  *   append to a file that was not loaded starts on a fresh line;
  * - `rewrite(text)` replaces the whole file atomically (the old or the new content survives a power cut),
@@ -48,6 +50,8 @@ export class AppendLog {
   #draining = false;
   #lines = 0;
   #bytes = 0;
+  /** Records appended with `durable: false`, not written yet. */
+  #deferred = '';
 
   constructor(path: string, options: { mode?: number } = {}) {
     this.path = path;
@@ -93,16 +97,20 @@ export class AppendLog {
       await handle.datasync();
     }
     this.#prefix = '';
+    this.#deferred = '';
     this.#lines = lines.length;
     this.#bytes = end;
     return { lines, torn };
   }
 
-  /** Appends `text` (one or more records, each ending in a newline); resolves once it is on disk. */
-  append(text: string): Promise<void> {
+  /**
+   * Appends `text` (one or more records, each ending in a newline); resolves once it is on disk, or with
+   * `durable: false` once it is queued for the next write.
+   */
+  append(text: string, options: { durable?: boolean } = {}): Promise<void> {
     this.#lines += countNewlines(text);
     this.#bytes += Buffer.byteLength(text);
-    return this.#enqueue({ kind: 'append', text });
+    return this.#enqueue({ kind: 'append', text, durable: options.durable ?? true });
   }
 
   /** Replaces the file's content atomically, after the appends already asked for. */
@@ -114,13 +122,13 @@ export class AppendLog {
 
   /** Waits for the jobs asked for so far, then closes the file. Appending afterwards opens it again. */
   async close(): Promise<void> {
-    await this.#enqueue({ kind: 'append', text: '' }).catch(() => undefined);
+    await this.#enqueue({ kind: 'append', text: '', durable: true }).catch(() => undefined);
     const handle = this.#handle;
     this.#handle = null;
     await handle?.close();
   }
 
-  #enqueue(job: { kind: 'append'; text: string } | { kind: 'rewrite'; text: string }) {
+  #enqueue(job: { kind: 'append'; text: string; durable: boolean } | { kind: 'rewrite'; text: string }) {
     return new Promise<void>((resolve, reject) => {
       this.#jobs.push({ ...job, resolve, reject });
       if (!this.#draining) {
@@ -135,13 +143,21 @@ export class AppendLog {
       const first = this.#jobs[0]!;
       if (first.kind === 'rewrite') {
         this.#jobs.shift();
+        // The new content replaces what the deferred records were about to add.
+        this.#deferred = '';
         await this.#rewrite(first.text).then(first.resolve, first.reject);
         continue;
       }
-      // Every append waiting now goes out in one durable write.
+      // Every append waiting now goes out in one durable write, behind the deferred ones.
       const group: Extract<Job, { kind: 'append' }>[] = [];
       while (this.#jobs[0]?.kind === 'append') group.push(this.#jobs.shift() as (typeof group)[number]);
-      const text = group.map((job) => job.text).join('');
+      const text = this.#deferred + group.map((job) => job.text).join('');
+      if (!group.some((job) => job.durable)) {
+        this.#deferred = text;
+        for (const job of group) job.resolve();
+        continue;
+      }
+      this.#deferred = '';
       try {
         if (text !== '') {
           const handle = await this.#appendHandle();

@@ -10,16 +10,17 @@ export interface StatusOptions {
 }
 
 /**
- * `gatelink-device status`: what the daemon last wrote to `<state_dir>/status.json`, with the outbox counted
- * from disk (so it is right even when the daemon is not running). Exit code 0 when the daemon runs and is
- * connected, 1 otherwise.
+ * `gatelink-device status`: what the daemon last wrote to `<state_dir>/status.json`. The outbox is the
+ * daemon's own count while it runs; otherwise it is counted from disk, which the daemon leaves exact when it
+ * stops (while it runs, the record that an acknowledgement was sent reaches the disk with the next one).
+ * Exit code 0 when the daemon runs and is connected, 1 otherwise.
  */
 export async function statusCommand(options: StatusOptions): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
   const config = loadConfig(options.configPath);
   const status = await readStatus(config.state_dir).catch(() => null);
   const alive = daemonAlive(status);
-  const outbox = await countWaiting(config.outbox_dir).catch(() => 0);
+  const outbox = alive && status ? status.outbox : await countWaiting(config.outbox_dir).catch(() => 0);
   const connected = alive && (status?.mqtt.connected ?? false);
   if (options.json) {
     print(

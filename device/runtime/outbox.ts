@@ -51,7 +51,9 @@ interface Entry {
  * acknowledgement once, by command id, so a second copy does no harm.
  *
  * On disk: `<dir>/outbox.log`, one record a line: `P <ack JSON>` when an acknowledgement is put, and
- * `D <command_id>` once the broker has it (should a `D` be lost, the acknowledgement is only sent again). A `D`
+ * `D <command_id>` once the broker has it. A `D` has no flush of its own: it reaches the disk in front of the
+ * next `P`, or when the outbox stops, so an opening costs one durable write; should a `D` be lost to a power
+ * cut, the acknowledgement is only sent again, and the cloud applies it once. A `D`
  * cancels the oldest `P` for the same command id that is still waiting: acknowledgements are confirmed in the
  * order they were written, and two may share a command id (the outcome, then a `duplicate` refusal).
  */
@@ -157,7 +159,7 @@ export class Outbox {
         await rm(entry.legacyFile, { force: true });
         await syncDirectory(this.#options.dir);
       } else {
-        await this.#log.append(`D ${entry.commandId}\n`);
+        await this.#log.append(`D ${entry.commandId}\n`, { durable: false });
       }
       await this.#compactIfNeeded();
     } catch (error) {

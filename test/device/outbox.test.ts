@@ -97,7 +97,37 @@ describe('outbox', () => {
     expect(seen).toEqual([{ inLog: true, size: 1 }]);
     expect(publisher.sentIds()).toEqual([a.command_id]);
     expect(box.size).toBe(0);
+    await box.stop();
     expect(await logLines()).toEqual([`P ${JSON.stringify(a)}`, `D ${a.command_id}`]);
+  });
+
+  it('writes that an acknowledgement was sent without a flush of its own: in front of the next one', async () => {
+    const publisher = new FakePublisher();
+    const box = await started(publisher);
+    const [a, b] = [ack(), ack()];
+    await box.put(a);
+    await box.flush();
+    expect(await logLines()).toEqual([`P ${JSON.stringify(a)}`]);
+    publisher.connected = false;
+    await box.put(b);
+    expect(await logLines()).toEqual([
+      `P ${JSON.stringify(a)}`,
+      `D ${a.command_id}`,
+      `P ${JSON.stringify(b)}`,
+    ]);
+  });
+
+  it('sends an acknowledgement again after a power cut lost the record that it was sent', async () => {
+    const publisher = new FakePublisher();
+    const first = await started(publisher);
+    const a = ack();
+    await first.put(a);
+    await first.flush();
+    // No stop: the power is cut before anything else was written.
+
+    const after = new FakePublisher();
+    await started(after);
+    expect(after.sentIds()).toEqual([a.command_id]);
   });
 
   it('sends in the order written and keeps what the broker did not confirm', async () => {
@@ -139,6 +169,7 @@ describe('outbox', () => {
     const second = await started(after);
     expect(after.sentIds()).toEqual([b.command_id, c.command_id, d.command_id]);
     expect(second.size).toBe(0);
+    await second.stop();
     expect(await countWaiting(dir)).toBe(0);
   });
 
@@ -194,6 +225,7 @@ describe('outbox', () => {
     };
     await first.flush();
     expect(publisher.sent).toHaveLength(1);
+    await first.stop();
 
     const after = new FakePublisher();
     await started(after);
@@ -256,6 +288,7 @@ describe('outbox', () => {
     expect(publisher.sentIds()).toEqual([a.command_id, b.command_id, c.command_id]);
     expect(second.size).toBe(0);
     expect(await readdir(dir)).toEqual([OUTBOX_LOG]);
+    await second.stop();
     expect(await countWaiting(dir)).toBe(0);
   });
 });
