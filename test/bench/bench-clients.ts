@@ -13,8 +13,8 @@ import type { DeviceLogin, FromClients, SignedEnvelope, ToClients } from './mqtt
  *   echo <url>: one client that answers every message on bench/request/<id> with the same payload on
  *     bench/reply/<id>, QoS 1 both ways: the device's half of the MQTT round-trip baseline.
  *   durable-echo <url> <dir> <key>: the same, doing what a controller must for a command with node:crypto
- *     and node:fs alone: verifies the request's Ed25519 signature under <key> (SPKI DER, base64), writes a
- *     record durably, signs its reply, writes that durably, then sends it: the device's half of the floor.
+ *     and node:fs alone: verifies the request's Ed25519 signature under <key> (SPKI DER, base64), signs its
+ *     reply, writes that durably, then sends it: the device's half of the floor.
  *   devices <url>: on a `devices` message, connects each device the way device/runtime/session.ts does (its
  *     own client id and password, an "offline" will, clean session), subscribes to its `cmd` at QoS 1 and
  *     publishes its retained `state` at QoS 1; then stays idle until `stop`.
@@ -59,7 +59,6 @@ async function durableEcho(dir: string, requesterKey: string): Promise<void> {
   client.on('message', (topic, payload) => {
     const request = JSON.parse(payload.toString()) as SignedEnvelope;
     if (!verifyBytes(null, Buffer.from(request.body), requester, Buffer.from(request.sig, 'base64'))) return;
-    writeSync(log, `${request.body}\n`);
     const body = JSON.stringify({ request: request.body, done_at: Date.now() });
     const sig = signBytes(null, Buffer.from(body), own.privateKey).toString('base64');
     writeSync(log, `${body}\n`);

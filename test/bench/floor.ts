@@ -10,7 +10,7 @@ import { ClientsProcess, type SignedEnvelope } from './mqtt-clients.js';
  * The floor of `open`: what its guarantees cost with none of Gatelink's code around them, in the same run.
  * A bare Fastify route on the same database commits a row (the journal entry), signs a request with Ed25519
  * and publishes it at QoS 1 on a plain aedes; a client in its own process (bench-clients.ts, durable-echo)
- * verifies it, writes a record durably, signs a reply, writes that durably and sends it; the route verifies
+ * verifies it, signs a reply, writes that durably and sends it; the route verifies
  * the reply, commits an update of the row (the outcome) and answers. No authentication, no checks, no
  * schemas, no access control on the broker: what remains is the work that no implementation can skip.
  */

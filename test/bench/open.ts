@@ -23,8 +23,8 @@ import { MqttRoundTrip } from './mqtt-baseline.js';
  * `open` end to end (issue target: p50 at most 3x the transport and the database it needs, that is a raw MQTT
  * request and reply plus a bare Fastify route doing one insert). The controller is the real `gatelink-device
  * run` with simulated outputs that pulse for 0 ms, in its own process as on a box, so that its work is not
- * on the cloud's event loop. Beside it, the floor (floor.ts): the same guarantees, two commits, two durable
- * writes on the controller's side and four Ed25519 operations, done bare, which tells how much of the time
+ * on the cloud's event loop. Beside it, the floor (floor.ts): the same guarantees, two commits, one durable
+ * write on the controller's side and four Ed25519 operations, done bare, which tells how much of the time
  * is ours and how much any implementation of them pays. `serverUrl` undefined means PGlite, otherwise a
  * PostgreSQL server on which a fresh database is made.
  */
