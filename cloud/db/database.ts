@@ -4,6 +4,7 @@ import { Kysely, type Migration, Migrator, PostgresDialect, type RawBuilder, sql
 import pg from 'pg';
 import * as initial from './migrations/0001-initial.js';
 import * as openFunctions from './migrations/0002-open-functions.js';
+import * as boundedRateCount from './migrations/0003-bounded-rate-count.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -21,6 +22,7 @@ export type DatabaseLocation = { url: string } | { dataDir: string } | { memory:
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-open-functions': openFunctions,
+  '0003-bounded-rate-count': boundedRateCount,
 };
 
 /** Opens the database and brings its schema up to date before anything else touches it. */

@@ -577,6 +577,22 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect((await attempt()).status).toBe(503);
   });
 
+  it('refusals do not count against the limit; Retry-After says when the oldest counted attempt leaves the minute', async () => {
+    const { keyRef } = await issuedKey();
+    const attempt = () => open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' });
+    for (let i = 0; i < 5; i++) expect((await attempt()).status).toBe(503);
+    clock.advance(20_000);
+    for (let i = 0; i < 5; i++) expect((await attempt()).status).toBe(503);
+    for (let i = 0; i < 20; i++) expectRefused(await attempt(), 429, 'rate_limit');
+    expect((await attempt()).headers['retry-after']).toBe('40');
+    // The first five have left the minute; the 21 refusals in it do not count.
+    clock.advance(40_000);
+    for (let i = 0; i < 5; i++) expect((await attempt()).status).toBe(503);
+    const limited = await attempt();
+    expectRefused(limited, 429, 'rate_limit');
+    expect(limited.headers['retry-after']).toBe('20');
+  });
+
   it('16 attempts at once with one key: exactly 10 get through, the rest answer 429', async () => {
     // On PostgreSQL these run on separate connections at the same time: the count must see the others.
     const { keyRef } = await issuedKey();
