@@ -32,8 +32,9 @@ const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import
 /** A controller runs one operation per object at a time: concurrent calls each keep to their own object. */
 const OBJECTS = 4;
 /**
- * Keys taken in turn, so that each key's rolling-minute count (read on every call) stays near what a real
- * key has, and far below OPEN_RATE_LIMIT, the configuration's maximum.
+ * Keys taken in turn, spreading the rolling-minute count (read on every call) over them, far below
+ * OPEN_RATE_LIMIT as set here. Each still holds a few hundred attempts in its minute, where a real key holds
+ * at most the default limit, 10; that costs the figures nothing measurable (256 keys gave the same p50).
  */
 const KEYS = 16;
 /**
