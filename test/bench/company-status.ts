@@ -8,7 +8,7 @@ import { signRequest } from '../../shared/crypto/request-signing.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
-import { Client, formatFigures, measure } from './measure.js';
+import { Client, combined, type Figures, formatFigures, measure, ROUNDS } from './measure.js';
 
 /**
  * Signed `status` calls (issue target: p50 at most 3x a bare Fastify route doing one insert), on one database:
@@ -58,9 +58,15 @@ export async function benchSignedStatus(label: string, serverUrl: string | undef
 
     console.log(`\n## signed status on ${label}`);
     for (const connections of [1, 8]) {
-      const count = connections === 1 ? 2000 : 400;
-      const base = await measure(bare, insert, { count, connections });
-      const ours = await measure(api, presigned(count * connections + 50), { count, connections });
+      const count = (connections === 1 ? 2000 : 400) / ROUNDS;
+      const runs: Record<'base' | 'ours', Figures[]> = { base: [], ours: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const warmup = round === 0 ? 50 : 5;
+        runs.base.push(await measure(bare, insert, { count, connections, warmup }));
+        const calls = presigned(count * connections + warmup);
+        runs.ours.push(await measure(api, calls, { count, connections, warmup }));
+      }
+      const [base, ours] = [combined(runs.base), combined(runs.ours)];
       console.log(`connections: ${connections}`);
       console.log(formatFigures('baseline: Fastify + 1 insert', base));
       console.log(formatFigures('signed a=status', ours));

@@ -94,6 +94,12 @@ export function figuresOf(latencies: number[], seconds: number): Figures {
   };
 }
 
+/**
+ * A benchmark and its baselines are measured in turns, in this many rounds, so that the machine's slower and
+ * faster moments fall on all of them alike and their ratio holds still from run to run.
+ */
+export const ROUNDS = 5;
+
 /** The figures of several runs of the same measurement taken together. */
 export function combined(runs: Figures[]): Figures {
   return figuresOf(

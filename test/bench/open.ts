@@ -16,7 +16,7 @@ import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
 import { type Floor, startFloor } from './floor.js';
-import { type CallSpec, Client, combined, type Figures, formatFigures, measure } from './measure.js';
+import { type CallSpec, Client, combined, type Figures, formatFigures, measure, ROUNDS } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
 
 /**
@@ -37,12 +37,6 @@ const OBJECTS = 4;
  * at most the default limit, 10; that costs the figures nothing measurable (256 keys gave the same p50).
  */
 const KEYS = 16;
-/**
- * The baselines and `open` are measured in turns, in rounds, so that the machine's slower and faster
- * moments fall on all three alike and the ratio holds still from run to run.
- */
-const ROUNDS = 5;
-
 export async function benchOpen(label: string, serverUrl: string | undefined): Promise<void> {
   const database = await createTestDatabase(serverUrl);
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
