@@ -140,6 +140,8 @@ export class Session implements Publisher {
     try {
       await client.subscribeAsync(this.#topic('cmd'), { qos: 1 });
     } catch (error) {
+      // Closed meanwhile: the reconnection subscribes again.
+      if (!client.connected) return;
       o.log?.(`mqtt: cannot subscribe to ${this.#topic('cmd')}: ${(error as Error).message}`);
       client.end(true);
       return;
@@ -158,6 +160,7 @@ export class Session implements Publisher {
     if (this.#connected && !this.#stopping) this.#options.log?.('mqtt: connection lost');
     this.#setConnected(false);
     this.#rejectPending(new Error('the connection to the broker closed'));
+    forgetInFlight(client);
     if (this.#stopping || this.#retry) return;
     const delay = Math.round(this.#delay * (0.75 + Math.random() * 0.5));
     this.#delay = Math.min(this.#delay * 2, this.#options.reconnectMaxMs);
@@ -190,4 +193,13 @@ export class Session implements Publisher {
   #topic(channel: 'cmd' | 'ack' | 'state' | 'telemetry'): string {
     return deviceTopic(this.#options.topicPrefix, this.#options.deviceId, channel);
   }
+}
+
+/**
+ * Drops what mqtt.js still holds from a connection that closed. `reconnect()` starts with empty stores, so in
+ * a clean session it never sends these again (the outbox sends its own acks again), and their PUBACK never
+ * comes: kept, they would make `end()` wait forever.
+ */
+function forgetInFlight(client: MqttClient): void {
+  for (const messageId of Object.keys(client.outgoing)) client.removeOutgoingMessage(Number(messageId));
 }

@@ -23,15 +23,25 @@ import { verifyAck } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import { command, DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './fixtures.js';
 
-/** A plain aedes broker on a TCP port; `restart` listens again on the same port. */
+/**
+ * A plain aedes broker on a TCP port; `restart` listens again on the same port. `refuseAcks` acks are refused
+ * (aedes then closes the connection), as the cloud's broker does with one the journal cannot take yet.
+ */
 class Broker {
   #aedes: Aedes | null = null;
   #server: Server | null = null;
   port = 0;
+  refuseAcks = 0;
   readonly clients = new Map<string, Client>();
 
   async start(): Promise<void> {
-    this.#aedes = await Aedes.createBroker();
+    this.#aedes = await Aedes.createBroker({
+      authorizePublish: (_client, packet, done) => {
+        if (!packet.topic.endsWith('/ack') || this.refuseAcks === 0) return done(null);
+        this.refuseAcks--;
+        done(new Error('not now'));
+      },
+    });
     this.#aedes.on('client', (client) => this.clients.set(client.id, client));
     const server = createServer(this.#aedes.handle);
     this.#server = server;
@@ -192,6 +202,26 @@ describe('controller over MQTT', () => {
     cloudSide = await cloudClient(broker.url);
     await waitFor(() => cloudSide!.acks.some((a) => a.command_id === cmd.id), 'the kept acknowledgement');
     await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
+    await c.stop();
+    controller = null;
+    expect(await countWaiting(config.outbox_dir)).toBe(0);
+  });
+
+  it('sends again an ack the broker refused, and still stops', async () => {
+    cloudSide = await cloudClient(broker.url);
+    const c = await startController();
+    await waitFor(() => cloudSide!.states.some((s) => s.online), 'the online state');
+    broker.refuseAcks = 1;
+
+    const cmd = command(cloud, Date.now());
+    await cloudSide.client.publishAsync(deviceTopic('test', DEVICE_ID, 'cmd'), JSON.stringify(cmd), {
+      qos: 1,
+    });
+    await waitFor(() => cloudSide!.acks.length === 1, 'the acknowledgement, after reconnecting');
+    expect(broker.refuseAcks).toBe(0);
+    expect(cloudSide.acks[0]).toMatchObject({ command_id: cmd.id, outcome: 'opened' });
+    await waitFor(() => c.outbox.size === 0, 'the outbox to empty');
+    // The refused copy is never acknowledged: stopping must not wait for it.
     await c.stop();
     controller = null;
     expect(await countWaiting(config.outbox_dir)).toBe(0);
