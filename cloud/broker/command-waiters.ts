@@ -1,14 +1,8 @@
 import type { Ack } from '../../shared/protocol/messages.js';
 
-/** A verified ack, and whether its journal entry is already recorded (false when recording failed). */
-export interface SettledAck {
-  ack: Ack;
-  recorded: boolean;
-}
-
 interface Waiter {
   deviceId: string;
-  resolve(settled: SettledAck | null): void;
+  resolve(ack: Ack | null): void;
   timer: NodeJS.Timeout;
 }
 
@@ -20,7 +14,7 @@ export class CommandWaiters {
   readonly #pending = new Map<string, Waiter>();
 
   /** Resolves with the ack, or null when none came within `timeoutMs` (or the broker stopped). */
-  wait(commandId: string, deviceId: string, timeoutMs: number): Promise<SettledAck | null> {
+  wait(commandId: string, deviceId: string, timeoutMs: number): Promise<Ack | null> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.#finish(commandId, null), timeoutMs);
       this.#pending.set(commandId, { deviceId, resolve, timer });
@@ -28,9 +22,9 @@ export class CommandWaiters {
   }
 
   /** Hands a verified ack to the dispatch waiting for it, if it is this instance's and from its device. */
-  settle(ack: Ack, recorded: boolean): void {
+  settle(ack: Ack): void {
     if (this.#pending.get(ack.command_id)?.deviceId !== ack.device_id) return;
-    this.#finish(ack.command_id, { ack, recorded });
+    this.#finish(ack.command_id, ack);
   }
 
   cancel(commandId: string): void {
@@ -41,11 +35,11 @@ export class CommandWaiters {
     for (const commandId of [...this.#pending.keys()]) this.#finish(commandId, null);
   }
 
-  #finish(commandId: string, settled: SettledAck | null): void {
+  #finish(commandId: string, ack: Ack | null): void {
     const waiter = this.#pending.get(commandId);
     if (!waiter) return;
     this.#pending.delete(commandId);
     clearTimeout(waiter.timer);
-    waiter.resolve(settled);
+    waiter.resolve(ack);
   }
 }

@@ -24,32 +24,35 @@ export class DeviceMessages {
     this.#deps = { ctx, waiters, keys: new DeviceKeys(ctx) };
   }
 
-  /** Takes one message from the transport; never throws. */
-  readonly receive = (message: DeviceMessage): void => {
+  /**
+   * Takes one message from the transport. Resolves once it is handled, or dropped as invalid (sending it
+   * again would not help); rejects, after logging, when handling it failed and it should come again.
+   */
+  readonly receive = (message: DeviceMessage): Promise<void> => {
     const { log, config } = this.#deps.ctx;
     const target = parseDeviceTopic(config.topicPrefix, message.topic);
     if (!target) {
       log.warn({ topic: message.topic }, 'dropped a message on a topic that is not a device topic');
-      return;
+      return DROPPED;
     }
     const { deviceId, channel } = target;
     // Only `state` is retained on purpose; a stored ack or report would be an old one replayed at us.
     if (message.retain && channel !== 'state') {
       log.warn({ deviceId, channel }, 'dropped a retained message on a channel that is never retained');
-      return;
+      return DROPPED;
     }
     if (message.payload.length > MAX_PAYLOAD_BYTES) {
       log.warn({ deviceId, channel, bytes: message.payload.length }, 'dropped an oversized message');
-      return;
+      return DROPPED;
     }
     let body: unknown;
     try {
       body = JSON.parse(message.payload.toString('utf8'));
     } catch {
       log.warn({ deviceId, channel }, 'dropped a message that is not JSON');
-      return;
+      return DROPPED;
     }
-    this.#enqueue(deviceId, () => this.#handle(channel, { deviceId, body }));
+    return this.#enqueue(deviceId, () => this.#handle(channel, { deviceId, body }));
   };
 
   /** Resolves once every message received so far has been handled. */
@@ -74,17 +77,22 @@ export class DeviceMessages {
     }
   }
 
-  #enqueue(deviceId: string, work: () => Promise<void>): void {
+  /** Runs `work` after the device's earlier messages; a failure is logged and handed back, not passed on. */
+  #enqueue(deviceId: string, work: () => Promise<void>): Promise<void> {
     const previous = this.#queues.get(deviceId) ?? Promise.resolve();
-    const next = previous.then(work).catch((error: unknown) => {
+    const handled = previous.then(work);
+    const next = handled.catch((error: unknown) => {
       this.#deps.ctx.log.error({ deviceId, err: error }, 'handling a device message failed');
     });
     this.#queues.set(deviceId, next);
     void next.then(() => {
       if (this.#queues.get(deviceId) === next) this.#queues.delete(deviceId);
     });
+    return handled;
   }
 }
+
+const DROPPED = Promise.resolve();
 
 function unreachable(value: never): never {
   throw new Error(`unexpected device channel ${String(value)}`);

@@ -11,13 +11,21 @@ const BAD_USERNAME_OR_PASSWORD = 4 as AuthErrorCode;
 
 type AccessHooks = Required<Pick<AedesOptions, 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
 
+/** Takes a publish the rules allowed; aedes answers it (PUBACK) once this resolves, and refuses it if it rejects. */
+export type AcceptPublish = (packet: PublishPacket) => Promise<void>;
+
 /**
  * The embedded broker's access rules. Only devices connect to it (the cloud talks to aedes in-process), so
  * every client is a device: user name = device id = client id, password checked against the stored hash.
  * aedes authenticates before it ends an older session with the same client id [MQTT-3.1.4-2], so a
  * connection with wrong credentials cannot take over a device's session.
+ *
+ * A publish the rules allow is handed to `accept` from here, the last step before aedes answers it, so that
+ * the answer waits until the cloud has handled the message: an ack stays in the controller's outbox until the
+ * journal holds it. aedes reads a client's next packets only after answering these, so a device's messages
+ * are also taken in order.
  */
-export function deviceAccessHooks(ctx: CloudContext): AccessHooks {
+export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): AccessHooks {
   const prefix = ctx.config.topicPrefix;
   return {
     authenticate(client, username, password, done) {
@@ -57,10 +65,16 @@ export function deviceAccessHooks(ctx: CloudContext): AccessHooks {
 
     authorizePublish(client, packet, done) {
       const deviceId = publisherOf(client, packet);
-      if (deviceId && deviceMayPublish(prefix, deviceId, packet.topic, packet.retain)) return done(null);
-      ctx.log.warn({ deviceId, topic: packet.topic, retain: packet.retain }, 'refused a device publish');
-      // aedes closes the connection of a client whose publish is refused.
-      done(new Error('not authorized to publish there'));
+      if (!deviceId || !deviceMayPublish(prefix, deviceId, packet.topic, packet.retain)) {
+        ctx.log.warn({ deviceId, topic: packet.topic, retain: packet.retain }, 'refused a device publish');
+        // aedes closes the connection of a client whose publish is refused.
+        return done(new Error('not authorized to publish there'));
+      }
+      // Refused too when the cloud could not take it: the device reconnects and sends it again.
+      accept(packet).then(
+        () => done(null),
+        () => done(new Error('the cloud could not take this message now')),
+      );
     },
   };
 }

@@ -25,7 +25,11 @@ export async function startEmbeddedTransport(
   ctx: CloudContext,
   options: EmbeddedOptions,
 ): Promise<BrokerTransport> {
-  const aedes = await Aedes.createBroker(deviceAccessHooks(ctx));
+  const aedes = await Aedes.createBroker(
+    deviceAccessHooks(ctx, (packet) =>
+      options.onMessage({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: false }),
+    ),
+  );
   const sessions = new Map<string, Client>();
   aedes.on('clientReady', (client) => sessions.set(client.id, client));
   aedes.on('clientDisconnect', (client) => {

@@ -44,7 +44,10 @@ export async function startExternalTransport(
   const dynsec = new DynamicSecurity(client, options.connectTimeoutMs);
   client.on('message', (topic, payload, packet) => {
     if (topic === DYNSEC_RESPONSE_TOPIC) dynsec.receive(payload);
-    else options.onMessage({ topic, payload, retain: packet.retain });
+    // The message is acknowledged to this broker as it arrives: with its client id new at every start, this
+    // instance's session would not outlive it anyway. Every instance applies every ack, so one that could
+    // not write an outcome leaves it to the others; a failure is logged where it happened.
+    else options.onMessage({ topic, payload, retain: packet.retain }).catch(() => undefined);
   });
   try {
     await firstConnection(client, options.connectTimeoutMs);

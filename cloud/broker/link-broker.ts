@@ -60,8 +60,8 @@ export class LinkBroker implements Broker {
         failure = error;
         waiters.cancel(request.commandId);
       });
-    const settled = await answer;
-    if (settled) return { kind: 'acked', ack: settled.ack, recorded: settled.recorded };
+    const ack = await answer;
+    if (ack) return { kind: 'acked', ack };
     if (failure instanceof NotConnectedError) return { kind: 'offline' };
     if (failure) ctx.log.error({ deviceId: request.deviceId, err: failure }, 'publishing a command failed');
     return { kind: 'timeout' };

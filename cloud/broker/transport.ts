@@ -6,7 +6,12 @@ export interface DeviceMessage {
   retain: boolean;
 }
 
-export type DeviceMessageListener = (message: DeviceMessage) => void;
+/**
+ * Hands one device message to the cloud. Resolves once the cloud has handled it (an ack: once the journal holds
+ * it); rejects when it could not, and the embedded broker then refuses the publish, so that the device keeps
+ * the message and sends it again after reconnecting.
+ */
+export type DeviceMessageListener = (message: DeviceMessage) => Promise<void>;
 
 /**
  * What carries messages between the cloud and the devices: the embedded aedes or an external broker.

@@ -17,8 +17,11 @@ export interface DispatchRequest {
 }
 
 export type DispatchResult =
-  /** `recorded`: the journal entry already holds the ack's outcome (applied as it arrived). */
-  | { kind: 'acked'; ack: Ack; recorded: boolean }
+  /**
+   * A verified ack. Its handler completes the journal entry as this answer goes out, and the broker holds
+   * the ack until then (cloud/broker/handlers/ack.ts).
+   */
+  | { kind: 'acked'; ack: Ack }
   /** The controller has no session with the broker: nothing was sent, nothing queued. */
   | { kind: 'offline' }
   /** No acknowledgement within the deadline; a late one still reaches the journal. */

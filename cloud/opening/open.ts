@@ -132,23 +132,19 @@ export async function openWith(
     object: decision.object,
     numberId: decision.numberId,
   });
-  const now = ctx.clock.now();
+  // An ack's outcome is the ack handler's to write in the journal (cloud/broker/handlers/ack.ts).
   if (result.kind === 'acked') {
     const { outcome, detail } = ackOutcome(result.ack);
-    // Normally the ack was recorded as it arrived; if that failed, this call records it.
-    if (!result.recorded) {
-      await completeEntry(
-        ctx.db,
-        { id: decision.journalId },
-        { outcome, detail, ackedAt: new Date(result.ack.finished_at), now },
-      );
-    }
     if (outcome === 'opened') return { status: 200, body: { ok: 1, id: decision.journalId } };
     throw new ApiError('device_error', { detail: detail ?? 'failed', message: deviceErrorMessage(detail) });
   }
   const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
   // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
-  await completeEntry(ctx.db, { id: decision.journalId }, { outcome, detail: null, ackedAt: null, now });
+  await completeEntry(
+    ctx.db,
+    { id: decision.journalId },
+    { outcome, detail: null, ackedAt: null, now: ctx.clock.now() },
+  );
   throw new ApiError(outcome);
 }
 

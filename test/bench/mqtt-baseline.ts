@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
-import { Aedes } from 'aedes';
+import { Aedes, type AedesOptions } from 'aedes';
 import mqtt, { type MqttClient } from 'mqtt';
 import { type Figures, figuresOf } from './measure.js';
 import { ClientsProcess } from './mqtt-clients.js';
@@ -11,11 +11,13 @@ import { ClientsProcess } from './mqtt-clients.js';
  */
 export interface PlainBroker {
   url: string;
+  aedes: Aedes;
   close(): Promise<void>;
 }
 
-export async function startPlainBroker(): Promise<PlainBroker> {
-  const aedes = await Aedes.createBroker();
+/** `options`: for the floor, the hook through which it takes replies, as the cloud does. */
+export async function startPlainBroker(options: AedesOptions = {}): Promise<PlainBroker> {
+  const aedes = await Aedes.createBroker(options);
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     // As the embedded broker does: without it, Nagle's algorithm and delayed ACKs add 40 ms per hop.
@@ -31,6 +33,7 @@ export async function startPlainBroker(): Promise<PlainBroker> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `mqtt://127.0.0.1:${port}`,
+    aedes,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => aedes.close(() => resolve()));

@@ -30,7 +30,7 @@ describe('the embedded broker', () => {
   });
 
   describe('a will published with no client', () => {
-    const hooks = () => deviceAccessHooks(env.context());
+    const hooks = () => deviceAccessHooks(env.context(), async () => undefined);
     const authorize = (packet: PublishPacket, client: Client | null = null) =>
       new Promise<boolean>((done) => hooks().authorizePublish(client, packet, (error) => done(!error)));
     const will = (topic: string, clientId?: string): PublishPacket => ({
@@ -54,6 +54,45 @@ describe('the embedded broker', () => {
       expect(await authorize(will(deviceTopic(PREFIX, id, 'cmd'), id))).toBe(false);
       expect(await authorize(will(deviceTopic(PREFIX, id, 'state')))).toBe(false);
       expect(await authorize(will(deviceTopic(PREFIX, id, 'state'), '+'))).toBe(false);
+    });
+  });
+
+  describe('a publish the rules allow', () => {
+    const id = newDeviceId();
+    const client = { id } as Client;
+    const ack: PublishPacket = {
+      cmd: 'publish',
+      topic: deviceTopic(PREFIX, id, 'ack'),
+      payload: Buffer.from('{}'),
+      qos: 1,
+      retain: false,
+      dup: false,
+    };
+
+    it('is answered only once the cloud has taken it', async () => {
+      let take!: () => void;
+      const taken = new Promise<void>((resolve) => {
+        take = resolve;
+      });
+      const hooks = deviceAccessHooks(env.context(), () => taken);
+      let answered: boolean | null = null;
+      hooks.authorizePublish(client, ack, (error) => {
+        answered = !error;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBeNull();
+      take();
+      await taken;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(true);
+    });
+
+    it('is refused when the cloud could not take it, so that the device sends it again', async () => {
+      const hooks = deviceAccessHooks(env.context(), () => Promise.reject(new Error('database unavailable')));
+      const answered = await new Promise<boolean>((done) =>
+        hooks.authorizePublish(client, ack, (error) => done(!error)),
+      );
+      expect(answered).toBe(false);
     });
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/customers/customers.js';
 import { pairDevice } from '../../cloud/devices/devices.js';
@@ -183,7 +184,21 @@ interface JournalEntry {
 }
 
 /** The journal of one key, oldest first, as the operator API shows it. */
+/**
+ * The key's journal entries, oldest first, once none is pending: `open` answers as soon as the controller's
+ * ack is verified, and the ack's outcome reaches the journal a moment later.
+ */
 async function journal(keyRef: number): Promise<JournalEntry[]> {
+  let entries: JournalEntry[] = [];
+  await waitFor(async () => {
+    entries = await journalNow(keyRef);
+    return entries.every((entry) => entry.outcome !== 'pending');
+  }, 'every entry of the key to have its outcome');
+  return entries;
+}
+
+/** The key's journal entries, oldest first, as they are now. */
+async function journalNow(keyRef: number): Promise<JournalEntry[]> {
   const answer = await cloud.ops('GET', `/ops/journal?device=${deviceId}&limit=500`);
   expect(answer.status).toBe(200);
   return (answer.body.entries as JournalEntry[]).filter((entry) => entry.key_ref === keyRef).reverse();
@@ -341,5 +356,28 @@ describe('open through the broker to a real controller', () => {
     ]);
     // What the restarted controller last executed is the new command.
     expect(controller?.status.current.last_command).toMatchObject({ object: 'gate', outcome: 'opened' });
+  });
+
+  it('an ack the journal cannot take yet stays with the controller, and reaches the journal once it can', async () => {
+    const keyRef = await newKey();
+    const before = driver.pulses.get('gate') ?? 0;
+    // Completing an entry fails, as it does while the database refuses writes.
+    await sql`alter function complete_entry rename to complete_entry_unavailable`.execute(cloud.ctx.db);
+    let answer: Answer;
+    try {
+      answer = await open(keyRef, 'gate', { actor: 'Careful driver' });
+      // The gate opened and the controller said so: the company hears it at once.
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(await journalNow(keyRef)).toMatchObject([{ id: answer.body.id, outcome: 'pending' }]);
+      // The broker refused the ack, so the controller keeps it and sends it again.
+      expect(controller!.outbox.size).toBe(1);
+    } finally {
+      await sql`alter function complete_entry_unavailable rename to complete_entry`.execute(cloud.ctx.db);
+    }
+    expect(await journal(keyRef)).toMatchObject([
+      { id: answer.body.id, outcome: 'opened', actor: 'Careful driver', acked_at: expect.any(String) },
+    ]);
+    await waitFor(async () => controller!.outbox.size === 0, 'the controller to hear its ack was taken');
+    expect(driver.pulses.get('gate')).toBe(before + 1);
   });
 });

@@ -5,8 +5,11 @@ import type { DeviceMessageContext, IncomingDeviceMessage } from './handler.js';
 
 /**
  * `.../ack`: a controller's signed acknowledgement. Checked in order: the schema, the device named inside
- * equals the topic's, the signature under that device's stored key. Then applied to the journal (once, by
- * command id, whichever instance gets there first) and handed to this instance's waiting dispatch, if any.
+ * equals the topic's, the signature under that device's stored key. Then handed to this instance's waiting
+ * dispatch, if any, which answers the company at once: the controller has spoken, and the gate is open or not.
+ * The journal entry is completed meanwhile (once, by command id, whichever instance gets there first), and
+ * this resolves only when it is: the broker accepts the ack no earlier, so the controller keeps it on its disk
+ * until the journal holds it. A failure to write it is thrown, and the controller sends the ack again.
  */
 export async function handleAck(deps: DeviceMessageContext, message: IncomingDeviceMessage): Promise<void> {
   const { ctx, keys, waiters } = deps;
@@ -25,15 +28,11 @@ export async function handleAck(deps: DeviceMessageContext, message: IncomingDev
     ctx.log.warn({ deviceId, commandId: ack.command_id }, 'dropped an acknowledgement with a bad signature');
     return;
   }
-  let recorded = false;
-  try {
-    const applied = await applyAck(ctx, ack);
-    recorded = true;
-    ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
-  } finally {
-    // The waiting call records the outcome itself when this could not.
-    waiters.settle(ack, recorded);
-  }
+  waiters.settle(ack);
+  // The answer leaves first: on PGlite, which runs in this process, the write would otherwise hold it back.
+  await new Promise((resolve) => setImmediate(resolve));
+  const applied = await applyAck(ctx, ack);
+  ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
 }
 
 /** Verifies under the remembered key, and once more under the stored one in case the device was re-provisioned. */
