@@ -40,6 +40,8 @@ interface Entry {
   payload: string;
   /** Set once its record is on disk; only then may it be sent. */
   durable: boolean;
+  /** Set while a publish of it waits for the broker's answer. */
+  sending?: boolean;
   /** A file of a previous version's outbox, removed once sent (instead of a `D` record). */
   legacyFile?: string;
 }
@@ -48,7 +50,8 @@ interface Entry {
  * Signed acknowledgements on their way to the cloud (decisions.md section 7). Each is on disk
  * before any attempt to send it, sent at QoS 1 in the order written, and forgotten only once the broker
  * acknowledged the publish. Whatever is left is sent again after a reconnect or a restart; the cloud applies an
- * acknowledgement once, by command id, so a second copy does no harm.
+ * acknowledgement once, by command id, so a second copy does no harm. An acknowledgement does not wait for
+ * the broker's answer to the one before: the cloud's broker answers only once the journal holds it.
  *
  * On disk: `<dir>/outbox.log`, one record a line: `P <ack JSON>` when an acknowledgement is put, and
  * `D <command_id>` once the broker has it. A `D` has no flush of its own: it reaches the disk in front of the
@@ -62,8 +65,8 @@ export class Outbox {
   readonly #log: AppendLog;
   /** Put and not yet confirmed, in the order written. */
   #entries: Entry[] = [];
-  #flushing: Promise<void> | null = null;
-  #again = false;
+  /** Sends waiting for the broker's answer; each settles once the entry is forgotten or back to waiting. */
+  readonly #inFlight = new Set<Promise<void>>();
   #stopped = false;
 
   constructor(options: OutboxOptions) {
@@ -96,7 +99,7 @@ export class Outbox {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    await this.#flushing;
+    await this.#settled();
     await this.#log.close();
   }
 
@@ -116,39 +119,36 @@ export class Outbox {
     void this.flush();
   }
 
-  /** Sends everything waiting, oldest first; stops at the first failure and waits for the next call. */
+  /**
+   * Sends everything waiting that is not on its way yet, oldest first, each without waiting for the answer to
+   * the one before: one connection delivers them in the order sent. A send fails when the connection drops,
+   * and with it every one after it; the next call (after reconnecting) sends them again, in order. Resolves
+   * once every send started so far is answered or failed.
+   */
   flush(): Promise<void> {
-    if (this.#flushing) {
-      this.#again = true;
-      return this.#flushing;
+    for (const entry of this.#entries) {
+      // One not yet on disk is sent by the flush its `put` starts once it is.
+      if (!entry.durable || this.#stopped || !this.#options.publisher.connected) break;
+      if (!entry.sending) this.#send(entry);
     }
-    this.#flushing = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#sendAll();
-        } while (this.#again && this.#options.publisher.connected && !this.#stopped);
-      } finally {
-        // In the same step as the last check of #again, so that a flush asked for meanwhile is never lost.
-        this.#flushing = null;
-      }
-    })();
-    return this.#flushing;
+    return this.#settled();
   }
 
-  async #sendAll(): Promise<void> {
-    for (;;) {
-      const entry = this.#entries[0];
-      // One not yet on disk is sent by the flush its `put` starts once it is.
-      if (!entry?.durable || this.#stopped || !this.#options.publisher.connected) return;
-      try {
-        await this.#options.publisher.publish(this.#options.topic, entry.payload, { qos: 1 });
-      } catch (error) {
-        this.#options.log?.(`outbox: ${entry.commandId} not sent yet: ${(error as Error).message}`);
-        return;
-      }
-      await this.#forget(entry);
-    }
+  #send(entry: Entry): void {
+    entry.sending = true;
+    const sent = this.#options.publisher.publish(this.#options.topic, entry.payload, { qos: 1 }).then(
+      () => this.#forget(entry),
+      (error: Error) => {
+        entry.sending = false;
+        this.#options.log?.(`outbox: ${entry.commandId} not sent yet: ${error.message}`);
+      },
+    );
+    this.#inFlight.add(sent);
+    void sent.then(() => this.#inFlight.delete(sent));
+  }
+
+  async #settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   async #forget(entry: Entry): Promise<void> {

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countWaiting, OUTBOX_LOG, Outbox, type OutboxOptions, replay } from '../../device/runtime/outbox.js';
+import {
+  countWaiting,
+  OUTBOX_LOG,
+  Outbox,
+  type OutboxOptions,
+  type Publisher,
+  replay,
+} from '../../device/runtime/outbox.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type Ack, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { signAck } from '../../shared/protocol/signing.js';
@@ -14,18 +21,48 @@ class FakePublisher {
   connected = true;
   /** Payloads the broker confirmed, in order. */
   readonly sent: string[] = [];
-  /** Called with each payload before it is confirmed; throwing makes the publish fail. */
+  /**
+   * Called with each payload before it is confirmed; throwing makes the publish fail as a dropped
+   * connection does: this one and every one after it, until the test connects again.
+   */
   onPublish: (payload: string) => void = () => undefined;
 
   async publish(_topic: string, payload: string, options: { qos: 0 | 1 }): Promise<void> {
     if (options.qos !== 1) throw new Error('acknowledgements go at QoS 1');
     if (!this.connected) throw new Error('not connected');
-    this.onPublish(payload);
+    try {
+      this.onPublish(payload);
+    } catch (error) {
+      this.connected = false;
+      throw error;
+    }
     this.sent.push(payload);
   }
 
   sentIds(): string[] {
     return this.sent.map((payload) => (JSON.parse(payload) as Ack).command_id);
+  }
+}
+
+/** A session whose broker answers when the test says so, as the cloud's does once the journal holds an ack. */
+class HeldPublisher {
+  connected = true;
+  /** Payloads published and not answered yet, in the order published, with how to answer them. */
+  readonly waiting: { payload: string; answer: () => void; fail: (error: Error) => void }[] = [];
+
+  publish(_topic: string, payload: string): Promise<void> {
+    if (!this.connected) return Promise.reject(new Error('not connected'));
+    return new Promise((answer, fail) => this.waiting.push({ payload, answer, fail }));
+  }
+
+  waitingIds(): string[] {
+    return this.waiting.map((each) => (JSON.parse(each.payload) as Ack).command_id);
+  }
+
+  /** The connection drops: every publish in flight fails. */
+  drop(): void {
+    this.connected = false;
+    for (const each of this.waiting.splice(0)) each.fail(new Error('the connection to the broker closed'));
   }
 }
 
@@ -49,7 +86,7 @@ describe('outbox', () => {
     });
 
   /** An outbox on `dir`; a second one on the same folder is the controller after a restart or a crash. */
-  const outbox = (publisher: FakePublisher, options: Partial<OutboxOptions> = {}) => {
+  const outbox = (publisher: Publisher, options: Partial<OutboxOptions> = {}) => {
     const created = new Outbox({
       dir,
       topic: 'test/dev/D0123456789/ack',
@@ -146,9 +183,48 @@ describe('outbox', () => {
     expect(logs.some((line) => line.includes(`${b.command_id} not sent yet`))).toBe(true);
 
     publisher.onPublish = () => undefined;
+    publisher.connected = true;
     await box.flush();
     expect(publisher.sentIds()).toEqual([a.command_id, b.command_id, c.command_id]);
     expect(box.size).toBe(0);
+  });
+
+  it("sends an acknowledgement without waiting for the broker's answer to the one before", async () => {
+    const publisher = new HeldPublisher();
+    const box = outbox(publisher);
+    await box.start();
+    const [a, b] = [ack(), ack()];
+    await box.put(a);
+    await box.put(b);
+    expect(publisher.waitingIds()).toEqual([a.command_id, b.command_id]);
+    expect(box.size).toBe(2);
+    for (const each of publisher.waiting.splice(0)) each.answer();
+    await box.flush();
+    expect(box.size).toBe(0);
+  });
+
+  it('sends again, in order, every acknowledgement whose send a dropped connection cut off', async () => {
+    const publisher = new HeldPublisher();
+    const box = outbox(publisher);
+    await box.start();
+    const [a, b, c] = [ack(), ack(), ack()];
+    await box.put(a);
+    await box.put(b);
+    publisher.waiting.shift()!.answer();
+    publisher.drop();
+    await box.put(c);
+    await box.flush();
+    expect(box.size).toBe(2);
+    expect(logs.filter((line) => line.includes('not sent yet'))).toHaveLength(1);
+
+    publisher.connected = true;
+    const flushed = box.flush();
+    expect(publisher.waitingIds()).toEqual([b.command_id, c.command_id]);
+    for (const each of publisher.waiting.splice(0)) each.answer();
+    await flushed;
+    expect(box.size).toBe(0);
+    await box.stop();
+    expect(await countWaiting(dir)).toBe(0);
   });
 
   it('replays after a restart what was not confirmed, in order, and not what was', async () => {
