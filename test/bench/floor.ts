@@ -1,4 +1,5 @@
 import { createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PublishPacket } from 'aedes';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -113,7 +114,7 @@ class Replies {
     if (!valid) return;
     this.#waiting.get(id)?.('opened');
     // As the cloud does: the answer leaves before the write starts.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     await sql`update bench_floor set outcome = 'opened' where id = ${Number(id)}`.execute(this.#db);
   }
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Client, PublishPacket } from 'aedes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceAccessHooks } from '../../cloud/broker/embedded-access.js';
@@ -79,11 +80,11 @@ describe('the embedded broker', () => {
       hooks.authorizePublish(client, ack, (error) => {
         answered = !error;
       });
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       expect(answered).toBeNull();
       take();
       await taken;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       expect(answered).toBe(true);
     });
 

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Ack, ackSchema } from '../../../shared/protocol/messages.js';
 import { verifyAck } from '../../../shared/protocol/signing.js';
 import { applyAck } from '../../journal/journal.js';
@@ -30,7 +31,7 @@ export async function handleAck(deps: DeviceMessageContext, message: IncomingDev
   }
   waiters.settle(ack);
   // The answer leaves first: on PGlite, which runs in this process, the write would otherwise hold it back.
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   const applied = await applyAck(ctx, ack);
   ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
 }
