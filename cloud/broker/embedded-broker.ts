@@ -1,8 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Socket } from 'node:net';
-import { Aedes, type AedesPublishPacket, type Client } from 'aedes';
-import { allDevicesTopic, type DeviceChannel } from '../../shared/protocol/topics.js';
+import { Aedes, type Client } from 'aedes';
 import type { CloudContext } from '../context.js';
 import { hashDevicePassword } from '../devices/credentials.js';
 import { deviceAccessHooks } from './embedded-access.js';
@@ -15,10 +14,9 @@ export interface EmbeddedOptions {
   onMessage: DeviceMessageListener;
 }
 
-const DEVICE_CHANNELS_IN: DeviceChannel[] = ['ack', 'state', 'telemetry'];
-
 /**
- * aedes on plain TCP. The cloud publishes and subscribes in-process, so the only clients are devices.
+ * aedes on plain TCP. The cloud publishes in-process and takes what devices publish in the publish hook
+ * (embedded-access.ts), so the only clients are devices.
  * A device's account is its row: `devices.mqtt_password_hash`, checked at every connection.
  */
 export async function startEmbeddedTransport(
@@ -42,16 +40,6 @@ export async function startEmbeddedTransport(
   // Errors aedes raises itself (such as a will it cannot publish) are logged, never thrown.
   const events: EventEmitter = aedes;
   events.on('error', (error: unknown) => ctx.log.error({ err: error }, 'embedded broker error'));
-
-  const deliver = (packet: AedesPublishPacket, done: () => void) => {
-    options.onMessage({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: false });
-    done();
-  };
-  for (const channel of DEVICE_CHANNELS_IN) {
-    await new Promise<void>((resolve) =>
-      aedes.subscribe(allDevicesTopic(ctx.config.topicPrefix, channel), deliver, resolve),
-    );
-  }
 
   // A fresh broker has no sessions: every device is offline until it connects and says so.
   await ctx.db.updateTable('devices').set({ online: false }).where('online', '=', true).execute();

@@ -181,6 +181,19 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
 
+    it('handles each message a device publishes once', async () => {
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      await device.ack(await device.nextCommand());
+      await result;
+      await device.publish('ack', { not: 'an acknowledgement' });
+      await roundTrip(device);
+      const said = logsAbout(device.id).map((line) => line.msg);
+      expect(said.filter((msg) => msg === 'acknowledgement')).toHaveLength(1);
+      expect(said.filter((msg) => msg === 'dropped a malformed acknowledgement')).toHaveLength(1);
+    });
+
     it("does not let a device acknowledge another device's command", async () => {
       const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
       const entry = await insertOpenEntry(env.db, victim.id);
