@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SigningKey, VerifyKey } from '../../shared/crypto/ed25519.js';
 import {
   type Ack,
@@ -170,6 +171,9 @@ export class CommandHandler {
     if (result.reason) unsigned.reason = result.reason;
     const ack = signAck(o.deviceKey, unsigned);
     await o.deliver(ack);
+    // The rest is bookkeeping, done on the next turn: the MQTT client writes the acknowledgement out only once
+    // the promise callbacks queued now have run, and this one would otherwise go first.
+    await nextTurn();
     o.onResult?.({
       id: command.id,
       object: command.object,

@@ -79,6 +79,11 @@ export class Session implements Publisher {
       },
     });
     this.#client = client;
+    // A command's PUBACK goes out on the next turn, once the work its message started has run as far as it can
+    // at once: for an output that needs no waiting, that is up to its acknowledgement, which then leaves first.
+    client.handleMessage = (_packet, done) => {
+      setImmediate(done);
+    };
     client.on('connect', () => {
       // An ack follows the command's PUBACK within milliseconds: with Nagle's algorithm on, it would wait for
       // the broker's delayed ACK of the PUBACK (40 ms on Linux) before it leaves.
