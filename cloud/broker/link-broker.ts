@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { signCommand } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
@@ -29,15 +29,10 @@ export class LinkBroker implements Broker {
     return this.#options.transport.deviceUrl;
   }
 
-  /**
-   * Nothing is sent to a device without a session (a gate must not open minutes later). Otherwise the signed
-   * command goes out QoS 1, not retained, and the answer is its ack or, after the deadline, a timeout.
-   */
-  async dispatch(request: DispatchRequest): Promise<DispatchResult> {
-    const { ctx, transport, waiters, ackTimeoutMs } = this.#options;
-    if (this.#stopped || !(await transport.isConnected(request.deviceId))) return { kind: 'offline' };
+  sign(request: DispatchRequest): Command {
+    const { ctx } = this.#options;
     const issuedAt = ctx.clock.now().getTime();
-    const command = signCommand(ctx.signingKey, {
+    return signCommand(ctx.signingKey, {
       v: PROTOCOL_VERSION,
       id: request.commandId,
       device_id: request.deviceId,
@@ -47,23 +42,30 @@ export class LinkBroker implements Broker {
       issued_at: issuedAt,
       expires_at: issuedAt + COMMAND_LIFETIME_MS,
     });
+  }
+
+  /**
+   * Nothing is sent to a device without a session (a gate must not open minutes later). Otherwise the signed
+   * command goes out QoS 1, not retained, and the answer is its ack or, after the deadline, a timeout.
+   */
+  async send(command: Command): Promise<DispatchResult> {
+    const { ctx, transport, waiters, ackTimeoutMs } = this.#options;
+    const deviceId = command.device_id;
+    if (this.#stopped || !(await transport.isConnected(deviceId))) return { kind: 'offline' };
     // Waiting starts before sending, so an ack cannot arrive unheard. A publish still unconfirmed when the
     // deadline passes (the broker connection dropped) does not hold the answer back.
-    const answer = waiters.wait(request.commandId, request.deviceId, ackTimeoutMs);
+    const answer = waiters.wait(command.id, deviceId, ackTimeoutMs);
     let failure: unknown = null;
     void transport
-      .publish(
-        deviceTopic(ctx.config.topicPrefix, request.deviceId, 'cmd'),
-        Buffer.from(JSON.stringify(command)),
-      )
+      .publish(deviceTopic(ctx.config.topicPrefix, deviceId, 'cmd'), Buffer.from(JSON.stringify(command)))
       .catch((error: unknown) => {
         failure = error;
-        waiters.cancel(request.commandId);
+        waiters.cancel(command.id);
       });
     const ack = await answer;
     if (ack) return { kind: 'acked', ack };
     if (failure instanceof NotConnectedError) return { kind: 'offline' };
-    if (failure) ctx.log.error({ deviceId: request.deviceId, err: failure }, 'publishing a command failed');
+    if (failure) ctx.log.error({ deviceId, err: failure }, 'publishing a command failed');
     return { kind: 'timeout' };
   }
 

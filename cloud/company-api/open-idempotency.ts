@@ -1,8 +1,7 @@
 import { ApiError } from '../../shared/errors.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
-import type { CommandDispatcher } from '../opening/dispatcher.js';
-import { openWith, readOpenBody } from '../opening/open.js';
+import { type Opener, readOpenBody } from '../opening/open.js';
 import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
 
 /**
@@ -12,7 +11,7 @@ import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAns
  */
 export async function handleOpenIdempotently(
   ctx: CloudContext,
-  dispatcher: CommandDispatcher,
+  opener: Opener,
   caller: Caller,
   idempotency: Omit<IdempotencyClaim, 'companyId' | 'action'>,
 ): Promise<StoredAnswer> {
@@ -23,7 +22,7 @@ export async function handleOpenIdempotently(
   if (previous) return previous;
   let answer: StoredAnswer;
   try {
-    answer = await openWith(ctx, dispatcher, caller, body);
+    answer = await opener.openWith(caller, body);
   } catch (error) {
     if (!(error instanceof ApiError)) {
       await releaseClaim(ctx, claim);

@@ -4,7 +4,7 @@ import { authenticate } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
 import { VerifyKeyCache } from '../keys/verify-keys.js';
 import type { CommandDispatcher } from '../opening/dispatcher.js';
-import { handleOpen } from '../opening/open.js';
+import { Opener } from '../opening/open.js';
 import { hashBody, readIdempotencyKey, type StoredAnswer } from './idempotency.js';
 import { handleOpenIdempotently } from './open-idempotency.js';
 import { handleRequest } from './request.js';
@@ -33,6 +33,7 @@ export async function companyApiRoutes(
 ): Promise<void> {
   const { ctx, dispatcher } = options;
   const keys = new VerifyKeyCache();
+  const opener = new Opener(ctx, dispatcher);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
@@ -56,8 +57,8 @@ export async function companyApiRoutes(
         break;
       case 'open':
         answer = idempotency
-          ? await handleOpenIdempotently(ctx, dispatcher, caller, idempotency)
-          : await handleOpen(ctx, dispatcher, caller);
+          ? await handleOpenIdempotently(ctx, opener, caller, idempotency)
+          : await opener.open(caller);
         break;
     }
     return reply.code(answer.status).send(answer.body);

@@ -1,11 +1,15 @@
-import type { Ack } from '../../shared/protocol/messages.js';
+import type { Ack, Command } from '../../shared/protocol/messages.js';
 
 /**
- * What the open flow needs from the controller link, whatever carries it (embedded or external broker).
- * The implementation signs the command, publishes it, and waits for the controller's verified ack.
+ * What the open flow needs from the controller link, whatever carries it (embedded or external broker): the
+ * signed command for a request, then its delivery and the controller's verified ack. Signing is its own step so
+ * that it can be done while the journal entry is being written (open.ts).
  */
 export interface CommandDispatcher {
-  dispatch(command: DispatchRequest): Promise<DispatchResult>;
+  /** The command for a request, signed with the cloud's command key; its lifetime starts now. */
+  sign(request: DispatchRequest): Command;
+  /** Sends a signed command to the device it names and waits for the acknowledgement. */
+  send(command: Command): Promise<DispatchResult>;
 }
 
 export interface DispatchRequest {

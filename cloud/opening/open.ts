@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
+import type { Command } from '../../shared/protocol/messages.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { StoredAnswer } from '../company-api/idempotency.js';
 import type { CloudContext } from '../context.js';
@@ -9,6 +11,7 @@ import type { JournalOutcome } from '../db/schema.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { ackOutcome, completeEntry } from '../journal/journal.js';
 import type { CommandDispatcher } from './dispatcher.js';
+import { ObjectRoutes } from './object-routes.js';
 
 /** The rate limit's rolling window; attempts that reached, or tried to reach, the gate count against it. */
 const RATE_WINDOW_MS = 60_000;
@@ -78,8 +81,8 @@ async function decide(
   ctx: CloudContext,
   caller: Caller,
   body: { key_ref: number; number_id: number; actor: string },
+  commandId: string,
 ): Promise<Dispatch> {
-  const commandId = randomUUID();
   const { rows } = await sql<Attempt>`
     select * from open_attempt(${caller.company.id}::integer, ${body.key_ref}::integer,
       ${body.number_id}::integer, ${body.actor}::text, ${ctx.clock.now()}::timestamptz,
@@ -104,48 +107,69 @@ function refusalError(refusal: Refusal, retryAfterS: number | null): ApiError {
   return new ApiError('rate_limit', { headers: { 'retry-after': String(retryAfterS ?? 1) } });
 }
 
-/**
- * `a=open`: checks, journal entry, the signed command to the controller, and the answer only once the
- * controller acknowledged. Every outcome, refusals included, lands in the journal.
- */
-export async function handleOpen(
-  ctx: CloudContext,
-  dispatcher: CommandDispatcher,
-  caller: Caller,
-): Promise<StoredAnswer> {
-  return openWith(ctx, dispatcher, caller, readOpenBody(caller.body));
-}
-
 export type OpenBody = ReturnType<typeof readOpenBody>;
 
-/** `a=open` with a body already read by `readOpenBody`. */
-export async function openWith(
-  ctx: CloudContext,
-  dispatcher: CommandDispatcher,
-  caller: Caller,
-  body: OpenBody,
-): Promise<StoredAnswer> {
-  const decision = await decide(ctx, caller, body);
-  const result = await dispatcher.dispatch({
-    commandId: decision.commandId,
-    deviceId: decision.deviceId,
-    object: decision.object,
-    numberId: decision.numberId,
-  });
-  // An ack's outcome is the ack handler's to write in the journal (cloud/broker/handlers/ack.ts).
-  if (result.kind === 'acked') {
-    const { outcome, detail } = ackOutcome(result.ack);
-    if (outcome === 'opened') return { status: 200, body: { ok: 1, id: decision.journalId } };
-    throw new ApiError('device_error', { detail: detail ?? 'failed', message: deviceErrorMessage(detail) });
+/**
+ * `a=open`: checks, journal entry, the signed command to the controller, and the answer only once the
+ * controller acknowledged. Every outcome, refusals included, lands in the journal. One per cloud instance: it
+ * remembers where each object's commands go (object-routes.ts).
+ */
+export class Opener {
+  readonly #ctx: CloudContext;
+  readonly #dispatcher: CommandDispatcher;
+  readonly #routes: ObjectRoutes;
+
+  constructor(ctx: CloudContext, dispatcher: CommandDispatcher, routes = new ObjectRoutes()) {
+    this.#ctx = ctx;
+    this.#dispatcher = dispatcher;
+    this.#routes = routes;
   }
-  const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
-  // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
-  await completeEntry(
-    ctx.db,
-    { id: decision.journalId },
-    { outcome, detail: null, ackedAt: null, now: ctx.clock.now() },
-  );
-  throw new ApiError(outcome);
+
+  /** `a=open` on the caller's body. */
+  open(caller: Caller): Promise<StoredAnswer> {
+    return this.openWith(caller, readOpenBody(caller.body));
+  }
+
+  /** `a=open` with a body already read by `readOpenBody`. */
+  async openWith(caller: Caller, body: OpenBody): Promise<StoredAnswer> {
+    const ctx = this.#ctx;
+    const commandId = randomUUID();
+    const [decision, early] = await Promise.all([
+      decide(ctx, caller, body, commandId),
+      this.#signMeanwhile(commandId, body.number_id),
+    ]);
+    this.#routes.remember(decision.numberId, { deviceId: decision.deviceId, object: decision.object });
+    const command =
+      early?.device_id === decision.deviceId && early.object === decision.object
+        ? early
+        : this.#dispatcher.sign(decision);
+    const result = await this.#dispatcher.send(command);
+    // An ack's outcome is the ack handler's to write in the journal (cloud/broker/handlers/ack.ts).
+    if (result.kind === 'acked') {
+      const { outcome, detail } = ackOutcome(result.ack);
+      if (outcome === 'opened') return { status: 200, body: { ok: 1, id: decision.journalId } };
+      throw new ApiError('device_error', { detail: detail ?? 'failed', message: deviceErrorMessage(detail) });
+    }
+    const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
+    // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
+    await completeEntry(
+      ctx.db,
+      { id: decision.journalId },
+      { outcome, detail: null, ackedAt: null, now: ctx.clock.now() },
+    );
+    throw new ApiError(outcome);
+  }
+
+  /**
+   * The command for the object's known route, signed while the database checks the call and writes its entry:
+   * on the next turn, once the query has left. Nothing when the route is not known yet.
+   */
+  async #signMeanwhile(commandId: string, numberId: number): Promise<Command | undefined> {
+    const route = this.#routes.get(numberId);
+    if (!route) return undefined;
+    await nextTurn();
+    return this.#dispatcher.sign({ commandId, numberId, ...route });
+  }
 }
 
 function deviceErrorMessage(detail: string | null): string {

@@ -8,6 +8,7 @@ import {
   BROKER_KINDS,
   BrokerEnv,
   brokerKindSkipReason,
+  dispatch,
   dispatchRequest,
   insertOpenEntry,
   journalState,
@@ -87,7 +88,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     it('delivers a signed command and answers with the acknowledgement, applied to the journal once', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
       const command = await device.nextCommand();
       expect(command).toMatchObject({
         v: 1,
@@ -107,7 +108,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     it('passes on a failure the controller reports, with its reason', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
       await device.ack(await device.nextCommand(), 'failed', { reason: 'relay_fault' });
       const answer = await result;
       expect(answer.kind === 'acked' && answer.ack.reason).toBe('relay_fault');
@@ -123,20 +124,20 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       device.vanish();
       await env.waitOnline(device.id, false);
       const entry = await insertOpenEntry(env.db, device.id);
-      expect(await broker.dispatch(dispatchRequest(device.id, entry))).toEqual({ kind: 'offline' });
+      expect(await dispatch(broker, dispatchRequest(device.id, entry))).toEqual({ kind: 'offline' });
       const back = await env.connect(broker, device.account);
       await roundTrip(back);
       await pause(150);
       expect([...back.commands, ...back.unverified]).toEqual([]);
       const never = await insertDevice(env.db);
       const other = await insertOpenEntry(env.db, never.id);
-      expect(await broker.dispatch(dispatchRequest(never.id, other))).toEqual({ kind: 'offline' });
+      expect(await dispatch(broker, dispatchRequest(never.id, other))).toEqual({ kind: 'offline' });
     });
 
     it('still applies an acknowledgement that arrives after the timeout', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
       const command = await device.nextCommand();
       expect(await result).toEqual({ kind: 'timeout' });
       // What the open flow records on a timeout.
@@ -155,7 +156,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     it('does not apply a forged acknowledgement (signed with another key)', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
       const command = await device.nextCommand();
       await device.ack(command, 'failed', { reason: 'relay_fault', key: SigningKey.generate() });
       await roundTrip(device);
@@ -172,7 +173,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     it('applies a replayed acknowledgement once', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
       const ack = await device.ack(await device.nextCommand());
       await result;
       await device.publish('ack', ack);
@@ -184,7 +185,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     it('handles each message a device publishes once', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = broker.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
       await device.ack(await device.nextCommand());
       await result;
       await device.publish('ack', { not: 'an acknowledgement' });
@@ -197,7 +198,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     it("does not let a device acknowledge another device's command", async () => {
       const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
       const entry = await insertOpenEntry(env.db, victim.id);
-      const result = broker.dispatch(dispatchRequest(victim.id, entry));
+      const result = dispatch(broker, dispatchRequest(victim.id, entry));
       const command = await victim.nextCommand();
       // Signed by mallory, naming mallory, on mallory's own topic: a real ack, for a command not sent to it.
       await mallory.ack(command);
@@ -275,7 +276,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
         expect({ filter, granted: await mayReceive(mallory, filter) }).toEqual({ filter, granted: false });
       }
       const entry = await insertOpenEntry(env.db, victim.id);
-      const result = broker.dispatch(dispatchRequest(victim.id, entry));
+      const result = dispatch(broker, dispatchRequest(victim.id, entry));
       await victim.ack(await victim.nextCommand());
       await result;
       await roundTrip(mallory);
@@ -336,7 +337,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       // The victim's session was never interrupted: it still gets and answers commands.
       expect(victim.client.connected).toBe(true);
       const entry = await insertOpenEntry(env.db, victim.id);
-      const result = broker.dispatch(dispatchRequest(victim.id, entry));
+      const result = dispatch(broker, dispatchRequest(victim.id, entry));
       await victim.ack(await victim.nextCommand());
       expect((await result).kind).toBe('acked');
     });
@@ -391,7 +392,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     const device = await env.connect(broker, account, { reconnect: true });
     await env.waitOnline(device.id);
     const entry = await insertOpenEntry(env.db, device.id);
-    const result = broker.dispatch(dispatchRequest(device.id, entry));
+    const result = dispatch(broker, dispatchRequest(device.id, entry));
     const command = await device.nextCommand();
     const reconnected = device.reconnected();
     broker = await env.restartBroker(broker, { ackTimeoutMs: ACK_TIMEOUT_MS });

@@ -3,6 +3,7 @@ import { startBroker } from '../../cloud/broker/start.js';
 import {
   BrokerEnv,
   brokerKindSkipReason,
+  dispatch,
   dispatchRequest,
   insertOpenEntry,
   journalState,
@@ -29,7 +30,7 @@ describe.skipIf(skip !== null)(`the external broker${skip ? ` (${skip})` : ''}`,
     await env.waitOnline(device.id);
     for (const instance of [first, second, first]) {
       const entry = await insertOpenEntry(env.db, device.id);
-      const result = instance.dispatch(dispatchRequest(device.id, entry));
+      const result = dispatch(instance, dispatchRequest(device.id, entry));
       const ack = await device.ack(await device.nextCommand());
       expect(await result).toEqual({ kind: 'acked', ack });
       await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);

@@ -6,6 +6,7 @@ import { systemClock } from '../../cloud/clock.js';
 import { loadCloudConfig } from '../../cloud/config.js';
 import type { CloudContext } from '../../cloud/context.js';
 import type { Database } from '../../cloud/db/database.js';
+import type { DispatchRequest, DispatchResult } from '../../cloud/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
@@ -223,7 +224,12 @@ export async function insertOpenEntry(db: Database, deviceId: string): Promise<O
   return { journalId: entry.id, commandId, objectId: object.id, keyId: key.id };
 }
 
-export function dispatchRequest(deviceId: string, entry: OpenEntry) {
+/** What the open flow does with a request: sign its command, then send it. */
+export function dispatch(broker: Broker, request: DispatchRequest): Promise<DispatchResult> {
+  return broker.send(broker.sign(request));
+}
+
+export function dispatchRequest(deviceId: string, entry: OpenEntry): DispatchRequest {
   return { commandId: entry.commandId, deviceId, object: 'gate', numberId: entry.objectId };
 }
 
