@@ -1,8 +1,14 @@
+import { type ChildProcess, fork } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
 
 /**
- * Measuring HTTP calls over loopback the way a company's client makes them: keep-alive connections, one
- * call at a time per connection. Latency comes from sequential calls; throughput from several connections.
+ * Measuring HTTP calls over loopback the way a company's client makes them: from a process of its own
+ * (http-load.ts), on keep-alive connections, one call at a time per connection. Latency comes from sequential
+ * calls; throughput from several connections. `BENCH_CLIENT=same-process` makes the calls from the measured
+ * process instead, as earlier versions of these benchmarks did: there the server's work after an answer (the
+ * journal write of `open`) holds up the client's reading of it, and the baseline gains from having client and
+ * server on one thread; the figures of both ways are in the closing notes.
  */
 export interface CallSpec {
   path: string;
@@ -20,15 +26,71 @@ export interface Figures {
   seconds: number;
 }
 
+/** One run of calls, sent to the load process. */
+export interface LoadJob {
+  type: 'run';
+  port: number;
+  /** Made one after another before the measured calls, and not timed. */
+  warmup: CallSpec[];
+  /** The calls of each connection, in order. */
+  calls: CallSpec[][];
+  /** The run ends early after this long, on a slow machine. */
+  seconds: number;
+}
+
+export type FromLoad =
+  | { type: 'ready' }
+  | { type: 'done'; latencies: number[]; seconds: number }
+  | { type: 'failed'; message: string };
+
+const LOAD_CHILD = fileURLToPath(new URL('./http-load.ts', import.meta.url));
+const SAME_PROCESS = process.env.BENCH_CLIENT === 'same-process';
+
+/** The calls to one server, made by a load process of its own (or from this process, see above). */
 export class Client {
-  readonly #agent = new Agent({ keepAlive: true, maxSockets: 64 });
   readonly #port: number;
+  readonly #load: LoadProcess | null;
+  readonly #agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
   constructor(baseUrl: string) {
     this.#port = Number(new URL(baseUrl).port);
+    this.#load = SAME_PROCESS ? null : new LoadProcess();
   }
 
-  call(spec: CallSpec): Promise<number> {
+  run(job: Omit<LoadJob, 'type' | 'port'>): Promise<{ latencies: number[]; seconds: number }> {
+    if (this.#load) return this.#load.run({ type: 'run', port: this.#port, ...job });
+    return this.#runHere(job);
+  }
+
+  async close(): Promise<void> {
+    this.#agent.destroy();
+    await this.#load?.stop();
+  }
+
+  async #runHere(job: Omit<LoadJob, 'type' | 'port'>): Promise<{ latencies: number[]; seconds: number }> {
+    for (const spec of job.warmup) await this.#expectOk(spec);
+    const latencies: number[] = [];
+    const started = process.hrtime.bigint();
+    const deadline = started + BigInt(Math.round(job.seconds * 1e9));
+    await Promise.all(
+      job.calls.map(async (calls) => {
+        for (const spec of calls) {
+          if (process.hrtime.bigint() >= deadline) break;
+          const t0 = process.hrtime.bigint();
+          await this.#expectOk(spec);
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        }
+      }),
+    );
+    return { latencies, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  }
+
+  async #expectOk(spec: CallSpec): Promise<void> {
+    const status = await this.#call(spec);
+    if (status !== 200) throw new Error(`benchmark call ${spec.path} answered ${status}, expected 200`);
+  }
+
+  #call(spec: CallSpec): Promise<number> {
     return new Promise((resolve, reject) => {
       const req = request(
         {
@@ -48,37 +110,64 @@ export class Client {
       req.end(spec.body);
     });
   }
+}
 
-  close(): void {
-    this.#agent.destroy();
+/** http-load.ts in a child process; the parent's execArgv (tsx's loader) is inherited. */
+class LoadProcess {
+  readonly #child: ChildProcess;
+  readonly #ready: Promise<void>;
+  readonly #exited: Promise<void>;
+  #answer: ((message: FromLoad) => void) | null = null;
+
+  constructor() {
+    this.#child = fork(LOAD_CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.#exited = new Promise((resolve) => this.#child.once('exit', () => resolve()));
+    this.#ready = new Promise((resolve, reject) => {
+      this.#answer = (message) => (message.type === 'ready' ? resolve() : reject(new Error('load process')));
+      void this.#exited.then(() => reject(new Error('the benchmark load process ended early')));
+    });
+    this.#child.on('message', (message) => this.#answer?.(message as FromLoad));
+  }
+
+  async run(job: LoadJob): Promise<{ latencies: number[]; seconds: number }> {
+    await this.#ready;
+    const answer = new Promise<FromLoad>((resolve, reject) => {
+      this.#answer = resolve;
+      void this.#exited.then(() => reject(new Error('the benchmark load process ended early')));
+    });
+    this.#child.send(job);
+    const message = await answer;
+    this.#answer = null;
+    if (message.type === 'failed') throw new Error(message.message);
+    if (message.type !== 'done') throw new Error(`unexpected ${message.type} from the load process`);
+    return { latencies: message.latencies, seconds: message.seconds };
+  }
+
+  async stop(): Promise<void> {
+    if (this.#child.connected) this.#child.send({ type: 'stop' });
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 10_000);
+    await this.#exited;
+    clearTimeout(timer);
   }
 }
 
 /**
- * Runs `make(connection)` then the call, `count` times per connection on `connections` connections (numbered
- * from 0, so that each can keep to its own resources); only the call is timed. Every answer must be 200, so a
- * benchmark never measures fast failures. `seconds` ends the run early on a slow machine.
+ * Makes `count` calls per connection on `connections` connections (numbered from 0, so that each can keep to
+ * its own resources), made ahead by `make(connection)`, after `warmup` untimed ones; only the calls are timed.
+ * Every answer must be 200, so a benchmark never measures fast failures. `seconds` ends the run early on a slow
+ * machine.
  */
 export async function measure(
   client: Client,
   make: (connection: number) => CallSpec,
   options: { count: number; connections: number; warmup?: number; seconds?: number },
 ): Promise<Figures> {
-  for (let i = 0; i < (options.warmup ?? 50); i++) await expectOk(client.call(make(0)));
-  const latencies: number[] = [];
-  const started = process.hrtime.bigint();
-  const deadline = started + BigInt(Math.round((options.seconds ?? 60) * 1e9));
-  await Promise.all(
-    Array.from({ length: options.connections }, async (_, connection) => {
-      for (let i = 0; i < options.count && process.hrtime.bigint() < deadline; i++) {
-        const spec = make(connection);
-        const t0 = process.hrtime.bigint();
-        await expectOk(client.call(spec));
-        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-    }),
+  const warmup = Array.from({ length: options.warmup ?? 50 }, () => make(0));
+  const calls = Array.from({ length: options.connections }, (_, connection) =>
+    Array.from({ length: options.count }, () => make(connection)),
   );
-  return figuresOf(latencies, Number(process.hrtime.bigint() - started) / 1e9);
+  const { latencies, seconds } = await client.run({ warmup, calls, seconds: options.seconds ?? 60 });
+  return figuresOf(latencies, seconds);
 }
 
 /** p50, p99 and rate of latencies in milliseconds measured over `seconds`. */
@@ -106,11 +195,6 @@ export function combined(runs: Figures[]): Figures {
     runs.flatMap((run) => run.latencies),
     runs.reduce((sum, run) => sum + run.seconds, 0),
   );
-}
-
-async function expectOk(status: Promise<number>): Promise<void> {
-  const code = await status;
-  if (code !== 200) throw new Error(`benchmark call answered ${code}, expected 200`);
 }
 
 export function percentile(sorted: number[], q: number): number {
