@@ -82,7 +82,10 @@ export class Session implements Publisher {
     // A command's PUBACK goes out on the next turn, once the work its message started has run as far as it can
     // at once: for an output that needs no waiting, that is up to its acknowledgement, which then leaves first.
     client.handleMessage = (_packet, done) => {
-      setImmediate(done);
+      setImmediate(() => {
+        // mqtt.js would keep the PUBACK of a connection that closed meanwhile and send it on the next one.
+        if (client.connected) done();
+      });
     };
     client.on('connect', () => {
       // An ack follows the command's PUBACK within milliseconds: with Nagle's algorithm on, it would wait for
