@@ -1,20 +1,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { type CallPlan, type CallSpec, httpCall, runPlan } from './http-calls.js';
 
-/**
- * Measuring HTTP calls over loopback the way a company's client makes them: from a process of its own
- * (http-load.ts), on keep-alive connections, one call at a time per connection. Latency comes from sequential
- * calls; throughput from several connections. `BENCH_CLIENT=same-process` makes the calls from the measured
- * process instead, as earlier versions of these benchmarks did: there the server's work after an answer (the
- * journal write of `open`) holds up the client's reading of it, and the baseline gains from having client and
- * server on one thread; the figures of both ways are in the closing notes.
- */
-export interface CallSpec {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
+export type { CallSpec };
 
 export interface Figures {
   count: number;
@@ -26,16 +15,10 @@ export interface Figures {
   seconds: number;
 }
 
-/** One run of calls, sent to the load process. */
-export interface LoadJob {
+/** One measurement, sent to the load process. */
+export interface LoadJob extends CallPlan {
   type: 'run';
   port: number;
-  /** Made one after another before the measured calls, and not timed. */
-  warmup: CallSpec[];
-  /** The calls of each connection, in order. */
-  calls: CallSpec[][];
-  /** The run ends early after this long, on a slow machine. */
-  seconds: number;
 }
 
 export type FromLoad =
@@ -46,7 +29,14 @@ export type FromLoad =
 const LOAD_CHILD = fileURLToPath(new URL('./http-load.ts', import.meta.url));
 const SAME_PROCESS = process.env.BENCH_CLIENT === 'same-process';
 
-/** The calls to one server, made by a load process of its own (or from this process, see above). */
+/**
+ * Measuring HTTP calls over loopback the way a company's client makes them: from a process of its own
+ * (http-load.ts), on keep-alive connections, one call at a time per connection. Latency comes from sequential
+ * calls; throughput from several connections. `BENCH_CLIENT=same-process` makes the calls from the measured
+ * process instead, as earlier versions of these benchmarks did: there the server's work after an answer (the
+ * journal write of `open`) holds up the client's reading of it, and the baseline gains from having client and
+ * server on one thread. Running both ways on the same build shows what the difference is.
+ */
 export class Client {
   readonly #port: number;
   readonly #load: LoadProcess | null;
@@ -57,58 +47,14 @@ export class Client {
     this.#load = SAME_PROCESS ? null : new LoadProcess();
   }
 
-  run(job: Omit<LoadJob, 'type' | 'port'>): Promise<{ latencies: number[]; seconds: number }> {
-    if (this.#load) return this.#load.run({ type: 'run', port: this.#port, ...job });
-    return this.#runHere(job);
+  run(plan: CallPlan): Promise<{ latencies: number[]; seconds: number }> {
+    if (this.#load) return this.#load.run({ type: 'run', port: this.#port, ...plan });
+    return runPlan(plan, (spec) => httpCall(this.#agent, this.#port, spec));
   }
 
   async close(): Promise<void> {
     this.#agent.destroy();
     await this.#load?.stop();
-  }
-
-  async #runHere(job: Omit<LoadJob, 'type' | 'port'>): Promise<{ latencies: number[]; seconds: number }> {
-    for (const spec of job.warmup) await this.#expectOk(spec);
-    const latencies: number[] = [];
-    const started = process.hrtime.bigint();
-    const deadline = started + BigInt(Math.round(job.seconds * 1e9));
-    await Promise.all(
-      job.calls.map(async (calls) => {
-        for (const spec of calls) {
-          if (process.hrtime.bigint() >= deadline) break;
-          const t0 = process.hrtime.bigint();
-          await this.#expectOk(spec);
-          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        }
-      }),
-    );
-    return { latencies, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
-  }
-
-  async #expectOk(spec: CallSpec): Promise<void> {
-    const status = await this.#call(spec);
-    if (status !== 200) throw new Error(`benchmark call ${spec.path} answered ${status}, expected 200`);
-  }
-
-  #call(spec: CallSpec): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: this.#port,
-          method: 'POST',
-          path: spec.path,
-          agent: this.#agent,
-          headers: { 'content-type': 'application/json', ...spec.headers },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(spec.body);
-    });
   }
 }
 
@@ -123,7 +69,10 @@ class LoadProcess {
     this.#child = fork(LOAD_CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.#exited = new Promise((resolve) => this.#child.once('exit', () => resolve()));
     this.#ready = new Promise((resolve, reject) => {
-      this.#answer = (message) => (message.type === 'ready' ? resolve() : reject(new Error('load process')));
+      this.#answer = (message) =>
+        message.type === 'ready'
+          ? resolve()
+          : reject(new Error(`the benchmark load process did not start: ${JSON.stringify(message)}`));
       void this.#exited.then(() => reject(new Error('the benchmark load process ended early')));
     });
     this.#child.on('message', (message) => this.#answer?.(message as FromLoad));
