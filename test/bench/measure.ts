@@ -92,9 +92,17 @@ class LoadProcess {
     return { latencies: message.latencies, seconds: message.seconds };
   }
 
+  /** Asks the process to end once it listens (a message sent before is lost); kills it after 10 s. */
   async stop(): Promise<void> {
-    if (this.#child.connected) this.#child.send({ type: 'stop' });
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), 10_000);
+    const ready = await Promise.race([
+      this.#ready.then(
+        () => true,
+        () => false,
+      ),
+      this.#exited.then(() => false),
+    ]);
+    if (ready && this.#child.connected) this.#child.send({ type: 'stop' });
     await this.#exited;
     clearTimeout(timer);
   }
