@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { Aedes, type Client } from 'aedes';
-import { connectAsync, type MqttClient } from 'mqtt';
+import { connect, connectAsync, type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeviceConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
@@ -101,6 +101,9 @@ describe('controller over MQTT', () => {
   let simulated: SimulatedDriver;
   let cloudSide: Awaited<ReturnType<typeof cloudClient>> | null;
 
+  /** The acks and PUBACKs the controller writes to the broker, in the order they leave. */
+  let sent: ('ack' | 'puback')[];
+
   const startController = async (clockSynced = true) => {
     simulated = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
     controller = new Controller(config, {
@@ -108,6 +111,14 @@ describe('controller over MQTT', () => {
       clockProbe: async () => clockSynced,
       reconnectMinMs: 50,
       log: () => undefined,
+      connect: (url, options) => {
+        const client = connect(url, options);
+        client.on('packetsend', (packet) => {
+          if (packet.cmd === 'puback') sent.push('puback');
+          if (packet.cmd === 'publish' && packet.topic.endsWith('/ack')) sent.push('ack');
+        });
+        return client;
+      },
     });
     await controller.start();
     return controller;
@@ -125,6 +136,7 @@ describe('controller over MQTT', () => {
     });
     controller = null;
     cloudSide = null;
+    sent = [];
   });
 
   afterEach(async () => {
@@ -156,6 +168,18 @@ describe('controller over MQTT', () => {
     const status = await readStatus(config.state_dir);
     expect(status).toMatchObject({ running: false, last_command: { id: cmd.id, outcome: 'opened' } });
     expect(simulated.isActive('gate')).toBe(false);
+  });
+
+  it("writes a command's acknowledgement ahead of the command's PUBACK", async () => {
+    cloudSide = await cloudClient(broker.url);
+    await startController();
+    await waitFor(() => cloudSide!.states.some((s) => s.online), 'the online state');
+    const cmd = command(cloud, Date.now());
+    await cloudSide.client.publishAsync(deviceTopic('test', DEVICE_ID, 'cmd'), JSON.stringify(cmd), {
+      qos: 1,
+    });
+    await waitFor(() => sent.length === 2, 'the acknowledgement and the PUBACK');
+    expect(sent).toEqual(['ack', 'puback']);
   });
 
   it('with an unsynchronised clock says so in telemetry and refuses commands naming the clock', async () => {
