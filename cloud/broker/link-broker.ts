@@ -1,8 +1,7 @@
-import { type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
-import { signCommand } from '../../shared/protocol/signing.js';
+import type { Command } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
-import { COMMAND_LIFETIME_MS, type DispatchRequest, type DispatchResult } from '../opening/dispatcher.js';
+import { type DispatchRequest, type DispatchResult, signOpenCommand } from '../opening/dispatcher.js';
 import type { Broker } from './broker.js';
 import type { CommandWaiters } from './command-waiters.js';
 import type { DeviceMessages } from './device-messages.js';
@@ -31,17 +30,7 @@ export class LinkBroker implements Broker {
 
   sign(request: DispatchRequest): Command {
     const { ctx } = this.#options;
-    const issuedAt = ctx.clock.now().getTime();
-    return signCommand(ctx.signingKey, {
-      v: PROTOCOL_VERSION,
-      id: request.commandId,
-      device_id: request.deviceId,
-      object: request.object,
-      number_id: request.numberId,
-      action: 'open',
-      issued_at: issuedAt,
-      expires_at: issuedAt + COMMAND_LIFETIME_MS,
-    });
+    return signOpenCommand(ctx.signingKey, request, ctx.clock.now().getTime());
   }
 
   /**

@@ -1,4 +1,6 @@
-import type { Ack, Command } from '../../shared/protocol/messages.js';
+import type { SigningKey } from '../../shared/crypto/ed25519.js';
+import { type Ack, type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { signCommand } from '../../shared/protocol/signing.js';
 
 /**
  * What the open flow needs from the controller link, whatever carries it (embedded or external broker): the
@@ -35,3 +37,17 @@ export type DispatchResult =
 export const COMMAND_LIFETIME_MS = 10_000;
 /** How long `open` waits for the acknowledgement before answering 504 (decisions.md section 4). */
 export const ACK_TIMEOUT_MS = 8_000;
+
+/** The `open` command for a request, signed with the cloud's command key, living from `issuedAt` (Unix ms). */
+export function signOpenCommand(key: SigningKey, request: DispatchRequest, issuedAt: number): Command {
+  return signCommand(key, {
+    v: PROTOCOL_VERSION,
+    id: request.commandId,
+    device_id: request.deviceId,
+    object: request.object,
+    number_id: request.numberId,
+    action: 'open',
+    issued_at: issuedAt,
+    expires_at: issuedAt + COMMAND_LIFETIME_MS,
+  });
+}

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../cloud/auth/authenticate.js';
-import type { CommandDispatcher, DispatchRequest, DispatchResult } from '../../cloud/opening/dispatcher.js';
+import {
+  type CommandDispatcher,
+  type DispatchRequest,
+  type DispatchResult,
+  signOpenCommand,
+} from '../../cloud/opening/dispatcher.js';
 import { ObjectRoutes } from '../../cloud/opening/object-routes.js';
 import { Opener } from '../../cloud/opening/open.js';
 import { type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
-import { signAck, signCommand } from '../../shared/protocol/signing.js';
+import { signAck } from '../../shared/protocol/signing.js';
 import { BrokerEnv, insertOpenEntry } from '../support/broker-env.js';
 import { type DeviceAccount, insertDevice } from '../support/fake-device.js';
 
@@ -18,17 +23,7 @@ class AckingDispatcher implements CommandDispatcher {
   ) {}
 
   sign(request: DispatchRequest): Command {
-    const now = Date.now();
-    return signCommand(this.env.signingKey, {
-      v: PROTOCOL_VERSION,
-      id: request.commandId,
-      device_id: request.deviceId,
-      object: request.object,
-      number_id: request.numberId,
-      action: 'open',
-      issued_at: now,
-      expires_at: now + 10_000,
-    });
+    return signOpenCommand(this.env.signingKey, request, Date.now());
   }
 
   async send(command: Command): Promise<DispatchResult> {
