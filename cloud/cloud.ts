@@ -12,10 +12,13 @@ import { type Clock, systemClock } from './clock.js';
 import { purgeIdempotencyKeys } from './company-api/idempotency.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
+import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
 import { fetchKeyFile } from './keys/keyfile-fetch.js';
+import { ACK_TIMEOUT_MS } from './opening/dispatcher.js';
+import { UnansweredOpenings } from './opening/unanswered.js';
 import { sweepExpired } from './requests/expiry.js';
 
 export interface CloudOptions {
@@ -28,6 +31,8 @@ export interface CloudOptions {
   jobs?: boolean;
   /** Options for the broker, such as a shorter acknowledgement timeout in tests. */
   ackTimeoutMs?: number;
+  /** How this program is started, named to a second one that finds the data folder in use. */
+  program?: string;
 }
 
 export interface RunningCloud {
@@ -47,8 +52,21 @@ export interface RunningCloud {
  */
 export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const { config } = options;
-  mkdirSync(config.dataDir, { recursive: true });
-  const database = options.database ?? (await openDatabase(config.database));
+  makePrivate(config.dataDir);
+  const lock = ownsEmbeddedDatabase(options) ? lockDataFolder(config.dataDir, options.program) : null;
+  let database: DatabaseHandle;
+  try {
+    database = options.database ?? (await openDatabase(config.database));
+    // The embedded database writes its files open to everyone; only the folder's mode would guard them.
+    if (lock) tighten(config.dataDir);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const closeDatabase = async () => {
+    if (!options.database) await database.close();
+    lock?.release();
+  };
   const app = createHttpServer(config.logLevel);
   let listeningPort = config.port;
   const clock = options.clock ?? systemClock;
@@ -74,7 +92,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
     );
   } catch (error) {
-    if (!options.database) await database.close();
+    await closeDatabase();
     throw error;
   }
   try {
@@ -82,12 +100,12 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     await app.listen({ port: config.port, host: config.host });
     const address = app.server.address();
     if (address && typeof address === 'object') listeningPort = address.port;
-    if (options.jobs !== false) jobs.push(...backgroundJobs(ctx));
+    if (options.jobs !== false) jobs.push(...backgroundJobs(ctx, options.ackTimeoutMs ?? ACK_TIMEOUT_MS));
     for (const job of jobs) job.start();
   } catch (error) {
     await app.close();
     await broker.stop();
-    if (!options.database) await database.close();
+    await closeDatabase();
     throw error;
   }
   return {
@@ -101,15 +119,22 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       for (const job of jobs) await job.stop();
       await app.close();
       await broker.stop();
-      if (!options.database) await database.close();
+      await closeDatabase();
     },
   };
 }
 
-function backgroundJobs(ctx: CloudContext): PeriodicJob[] {
+/** The cloud opens the embedded database in its data folder itself, rather than being handed one. */
+function ownsEmbeddedDatabase(options: CloudOptions): boolean {
+  return !options.database && 'dataDir' in options.config.database;
+}
+
+function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): PeriodicJob[] {
   const job = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
     new PeriodicJob({ name, intervalMs, run, log: ctx.log });
+  const unanswered = new UnansweredOpenings(ctx, ackTimeoutMs);
   return [
+    job('unanswered openings', 10_000, () => unanswered.settle()),
     job('expiry sweep', 30_000, () => sweepExpired(ctx)),
     job('key re-confirmation', 60_000, () => reconfirmDueKeys(ctx)),
     job('nonce purge', 60_000, () => purgeNonces(ctx)),
@@ -121,7 +146,7 @@ function backgroundJobs(ctx: CloudContext): PeriodicJob[] {
 function loadSigningKey(file: string): SigningKey {
   if (existsSync(file)) return SigningKey.fromPem(readFileSync(file, 'utf8'));
   const key = SigningKey.generate();
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, key.toPem(), { mode: 0o600, flag: 'wx' });
   return key;
 }

@@ -3,6 +3,8 @@ import { ConfigError, loadCloudConfig } from './config.js';
 
 /** `npm run cloud`: the cloud alone, configured by the environment (decisions.md section 8). */
 async function main(): Promise<void> {
+  // What this process writes is its owner's alone (cloud/README.md, "The data folder").
+  process.umask(0o077);
   let config: ReturnType<typeof loadCloudConfig>;
   try {
     config = loadCloudConfig();
@@ -13,7 +15,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const cloud = await startCloud({ config });
+  const cloud = await startCloud({ config, program: 'npm run cloud' });
   process.stdout.write(`Gatelink cloud listening at ${cloud.baseUrl}\n`);
   process.stdout.write(
     `Database: ${'url' in config.database ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}\n`,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
 import { jsonb } from '../db/database.js';
@@ -21,6 +21,8 @@ export interface IdempotencyClaim {
   action: string;
   key: string;
   bodyHash: string;
+  /** `open`: the command the call sends, so that the claim can be settled if this instance dies. */
+  commandId?: string;
 }
 
 /** Reads the header: undefined when absent; 1..255 visible ASCII characters otherwise. */
@@ -60,7 +62,7 @@ export async function claimIdempotencyKey(
     .execute();
   const inserted = await trx
     .insertInto('idempotency')
-    .values({ ...where, body_hash: claim.bodyHash, created_at: now })
+    .values({ ...where, body_hash: claim.bodyHash, created_at: now, command_id: claim.commandId ?? null })
     .onConflict((oc) => oc.columns(['company_id', 'action', 'key']).doNothing())
     .executeTakeFirst();
   if (inserted.numInsertedOrUpdatedRows === 1n) return null;
@@ -76,18 +78,32 @@ export async function claimIdempotencyKey(
   return { status: existing.status, body: existing.response as Record<string, unknown> };
 }
 
-export async function storeAnswer(
-  trx: Transaction<DB>,
-  claim: IdempotencyClaim,
-  answer: StoredAnswer,
-): Promise<void> {
-  await trx
+/** Which claim: its company, action and key. */
+export type ClaimKey = Pick<IdempotencyClaim, 'companyId' | 'action' | 'key'>;
+
+/** Stores the first answer of a claim; returns whether it did (an answer stored already stays). */
+export async function storeAnswer(db: Kysely<DB>, claim: ClaimKey, answer: StoredAnswer): Promise<boolean> {
+  const result = await db
     .updateTable('idempotency')
     .set({ status: answer.status, response: jsonb(answer.body) })
     .where('company_id', '=', claim.companyId)
     .where('action', '=', claim.action)
     .where('key', '=', claim.key)
-    .execute();
+    .where('status', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Drops a claim that has no answer, so that a retry with its key runs afresh; returns whether it did. */
+export async function releaseClaim(db: Kysely<DB>, claim: ClaimKey): Promise<boolean> {
+  const result = await db
+    .deleteFrom('idempotency')
+    .where('company_id', '=', claim.companyId)
+    .where('action', '=', claim.action)
+    .where('key', '=', claim.key)
+    .where('status', 'is', null)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }
 
 export async function purgeIdempotencyKeys(ctx: CloudContext): Promise<number> {

@@ -1,8 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../shared/errors.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
 import { type Opener, readOpenBody } from '../opening/open.js';
-import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
+import {
+  claimIdempotencyKey,
+  type IdempotencyClaim,
+  releaseClaim,
+  type StoredAnswer,
+  storeAnswer,
+} from './idempotency.js';
 
 /**
  * `open` with an Idempotency-Key. Unlike `request`, an open spans a round trip to the gate, so the key is
@@ -17,30 +24,25 @@ export async function handleOpenIdempotently(
 ): Promise<StoredAnswer> {
   // Bad input is refused before the key is claimed, so a corrected retry may use the same key.
   const body = readOpenBody(caller.body);
-  const claim: IdempotencyClaim = { ...idempotency, companyId: caller.company.id, action: 'open' };
+  const claim: IdempotencyClaim = {
+    ...idempotency,
+    companyId: caller.company.id,
+    action: 'open',
+    commandId: randomUUID(),
+  };
   const previous = await ctx.db.transaction().execute((trx) => claimIdempotencyKey(ctx, trx, claim));
   if (previous) return previous;
   let answer: StoredAnswer;
   try {
-    answer = await opener.openWith(caller, body);
+    answer = await opener.openWith(caller, body, claim.commandId);
   } catch (error) {
+    // After an unexpected failure nothing is known to have happened at the gate, so a retry may run again.
     if (!(error instanceof ApiError)) {
-      await releaseClaim(ctx, claim);
+      await releaseClaim(ctx.db, claim);
       throw error;
     }
     answer = { status: error.status, body: { ...error.toBody() } };
   }
-  await ctx.db.transaction().execute((trx) => storeAnswer(trx, claim, answer));
+  await storeAnswer(ctx.db, claim, answer);
   return answer;
-}
-
-/** After an unexpected failure nothing is known to have happened at the gate, so a retry may run again. */
-async function releaseClaim(ctx: CloudContext, claim: IdempotencyClaim): Promise<void> {
-  await ctx.db
-    .deleteFrom('idempotency')
-    .where('company_id', '=', claim.companyId)
-    .where('action', '=', claim.action)
-    .where('key', '=', claim.key)
-    .where('status', 'is', null)
-    .execute();
 }

@@ -5,6 +5,7 @@ import pg from 'pg';
 import * as initial from './migrations/0001-initial.js';
 import * as openFunctions from './migrations/0002-open-functions.js';
 import * as boundedRateCount from './migrations/0003-bounded-rate-count.js';
+import * as settleUnanswered from './migrations/0004-settle-unanswered.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-open-functions': openFunctions,
   '0003-bounded-rate-count': boundedRateCount,
+  '0004-settle-unanswered': settleUnanswered,
 };
 
 /** Opens the database and brings its schema up to date before anything else touches it. */

@@ -139,6 +139,8 @@ export interface IdempotencyTable {
   status: number | null;
   response: Json<unknown> | null;
   created_at: DefaultTimestamp;
+  /** `open` only: the command the claimed call sent, set with the claim. */
+  command_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventsTable {

@@ -13,6 +13,8 @@ import { DEMO_DOMAIN, type DemoState, demoCompanyKey, demoCompanyKeyPath, loadOr
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  // What the demo and its controller write is their owner's alone (cloud/README.md, "The data folder").
+  process.umask(0o077);
   const config = loadConfigOrExit();
   const courierKey = demoCompanyKey(config.dataDir);
   // The demo courier's domain does not exist, so its key file is answered here; every other domain is
@@ -23,7 +25,9 @@ async function main(): Promise<void> {
       : fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {});
 
   say('Starting Gatelink...');
-  const cloud = await startCloud({ config, fetchKeyFile: fetcher }).catch(explainStartFailure);
+  const cloud = await startCloud({ config, fetchKeyFile: fetcher, program: 'npm start' }).catch(
+    explainStartFailure,
+  );
   let controller: DemoController | undefined;
   const stop = async () => {
     say('\nStopping...');

@@ -130,10 +130,12 @@ export class Opener {
     return this.openWith(caller, readOpenBody(caller.body));
   }
 
-  /** `a=open` with a body already read by `readOpenBody`. */
-  async openWith(caller: Caller, body: OpenBody): Promise<StoredAnswer> {
+  /**
+   * `a=open` with a body already read by `readOpenBody`. `commandId` is given when the caller recorded it
+   * first (an `Idempotency-Key` claim, so that a claim left by a dead instance can be settled).
+   */
+  async openWith(caller: Caller, body: OpenBody, commandId: string = randomUUID()): Promise<StoredAnswer> {
     const ctx = this.#ctx;
-    const commandId = randomUUID();
     const [decision, early] = await Promise.all([
       decide(ctx, caller, body, commandId),
       this.#signMeanwhile(commandId, body.number_id),
@@ -147,8 +149,8 @@ export class Opener {
     // An ack's outcome is the ack handler's to write in the journal (cloud/broker/handlers/ack.ts).
     if (result.kind === 'acked') {
       const { outcome, detail } = ackOutcome(result.ack);
-      if (outcome === 'opened') return { status: 200, body: { ok: 1, id: decision.journalId } };
-      throw new ApiError('device_error', { detail: detail ?? 'failed', message: deviceErrorMessage(detail) });
+      if (outcome === 'opened') return openedAnswer(decision.journalId);
+      throw deviceError(detail);
     }
     const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
     // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
@@ -172,6 +174,27 @@ export class Opener {
   }
 }
 
-function deviceErrorMessage(detail: string | null): string {
-  return `The controller reported a failure: ${detail ?? 'unknown'}.`;
+function openedAnswer(journalId: number): StoredAnswer {
+  return { status: 200, body: { ok: 1, id: journalId } };
+}
+
+function deviceError(detail: string | null): ApiError {
+  return new ApiError('device_error', {
+    detail: detail ?? 'failed',
+    message: `The controller reported a failure: ${detail ?? 'unknown'}.`,
+  });
+}
+
+/**
+ * The answer an opening whose journal entry has settled on `outcome` gets: the same as the caller would have
+ * been given, for a claim whose own instance died before answering (cloud/journal/settle.ts).
+ */
+export function settledAnswer(entry: {
+  id: number;
+  outcome: JournalOutcome;
+  detail: string | null;
+}): StoredAnswer {
+  if (entry.outcome === 'opened') return openedAnswer(entry.id);
+  const error = entry.outcome === 'device_error' ? deviceError(entry.detail) : new ApiError(entry.outcome);
+  return { status: error.status, body: { ...error.toBody() } };
 }

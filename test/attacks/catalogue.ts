@@ -56,7 +56,8 @@ export const ATTACKS: readonly Attack[] = [
   },
   {
     id: 'http.parser-error',
-    attack: "a request Node's HTTP parser refuses is answered outside the error contract, without X-Request-Id",
+    attack:
+      "a request Node's HTTP parser refuses is answered outside the error contract, without X-Request-Id",
     source: 'issue 11, finding 4; decisions.md section 1',
   },
   {

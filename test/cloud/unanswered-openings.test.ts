@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Caller } from '../../cloud/auth/authenticate.js';
+import { claimIdempotencyKey } from '../../cloud/company-api/idempotency.js';
+import { handleOpenIdempotently } from '../../cloud/company-api/open-idempotency.js';
+import type { CloudContext } from '../../cloud/context.js';
+import { applyAck } from '../../cloud/journal/journal.js';
+import {
+  type CommandDispatcher,
+  type DispatchRequest,
+  type DispatchResult,
+  signOpenCommand,
+} from '../../cloud/opening/dispatcher.js';
+import { Opener } from '../../cloud/opening/open.js';
+import { SETTLE_GRACE_MS, SETTLED_DETAIL, UnansweredOpenings } from '../../cloud/opening/unanswered.js';
+import { type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { signAck } from '../../shared/protocol/signing.js';
+import { BrokerEnv, insertOpenEntry } from '../support/broker-env.js';
+import { FakeClock } from '../support/clock.js';
+import { type DeviceAccount, insertDevice } from '../support/fake-device.js';
+
+/**
+ * A cloud instance that dies between sending an opening's command and answering it leaves a journal entry
+ * without outcome and an Idempotency-Key claim without answer. Another instance settles both (cloud/README.md,
+ * "When a cloud instance dies mid-open").
+ */
+
+const ACK_TIMEOUT_MS = 8000;
+const PAST_DEADLINE_MS = ACK_TIMEOUT_MS + SETTLE_GRACE_MS + 1;
+
+/** A controller link whose instance dies once the command is out: it never answers. */
+class DyingDispatcher implements CommandDispatcher {
+  readonly sent: Command[] = [];
+  #onSent: () => void = () => {};
+
+  constructor(private readonly env: BrokerEnv) {}
+
+  sign(request: DispatchRequest): Command {
+    return signOpenCommand(this.env.signingKey, request, Date.now());
+  }
+
+  send(command: Command): Promise<DispatchResult> {
+    this.sent.push(command);
+    this.#onSent();
+    return new Promise(() => {});
+  }
+
+  /** Resolves once a command has gone out: the moment the instance dies. */
+  nextSend(): Promise<void> {
+    return new Promise((done) => {
+      this.#onSent = done;
+    });
+  }
+}
+
+/** A controller link that acknowledges at once: the instance that answers a retry, were it to send again. */
+class AckingDispatcher implements CommandDispatcher {
+  readonly sent: Command[] = [];
+
+  constructor(
+    private readonly env: BrokerEnv,
+    private readonly device: DeviceAccount,
+  ) {}
+
+  sign(request: DispatchRequest): Command {
+    return signOpenCommand(this.env.signingKey, request, Date.now());
+  }
+
+  async send(command: Command): Promise<DispatchResult> {
+    this.sent.push(command);
+    return { kind: 'acked', ack: ackFor(this.device, command) };
+  }
+}
+
+function ackFor(device: DeviceAccount, command: Command) {
+  return signAck(device.key, {
+    v: PROTOCOL_VERSION,
+    command_id: command.id,
+    device_id: command.device_id,
+    outcome: 'opened',
+    received_at: Date.now(),
+    finished_at: Date.now(),
+  });
+}
+
+describe('[attack:journal.pending-after-crash] openings left unanswered by an instance that died', () => {
+  let env: BrokerEnv;
+  let device: DeviceAccount;
+  let clock: FakeClock;
+  let ctx: CloudContext;
+  let caller: Caller;
+  let keyCount = 0;
+
+  beforeAll(async () => {
+    env = await BrokerEnv.open('embedded');
+    device = await insertDevice(env.db);
+    const entry = await insertOpenEntry(env.db, device.id);
+    await env.db
+      .insertInto('key_objects')
+      .values({ key_id: entry.keyId, object_id: entry.objectId })
+      .execute();
+    const key = await env.db
+      .selectFrom('keys')
+      .select(['id', 'company_id'])
+      .where('id', '=', entry.keyId)
+      .executeTakeFirstOrThrow();
+    const company = await env.db
+      .updateTable('companies')
+      .set({ status: 'approved' })
+      .where('id', '=', key.company_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    caller = {
+      company,
+      mode: 'secret',
+      body: { key_ref: key.id, number_id: entry.objectId, actor: 'Driver 7' },
+    };
+  });
+
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  beforeEach(() => {
+    clock = new FakeClock();
+    ctx = { ...env.context(), clock };
+  });
+
+  const idempotency = () => {
+    keyCount += 1;
+    return { key: `retry-${keyCount}`, bodyHash: `hash-${keyCount}` };
+  };
+
+  /** An open with an Idempotency-Key on an instance that dies once the command is out. */
+  async function openAndDie(key: { key: string; bodyHash: string }): Promise<Command> {
+    const dispatcher = new DyingDispatcher(env);
+    const sent = dispatcher.nextSend();
+    void handleOpenIdempotently(ctx, new Opener(ctx, dispatcher), caller, key);
+    await sent;
+    return dispatcher.sent[0]!;
+  }
+
+  const entryOf = (command: Command) =>
+    env.db
+      .selectFrom('journal')
+      .select(['id', 'outcome', 'detail', 'acked_at'])
+      .where('command_id', '=', command.id)
+      .executeTakeFirstOrThrow();
+
+  const eventsOf = (journalId: number) =>
+    env.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('type', 'in', ['open.failed', 'open.succeeded'])
+      .execute()
+      .then((events) => events.filter((e) => (e.data as { journal_id?: number }).journal_id === journalId));
+
+  it('settles the entry as device_timeout past the deadline, and a retry gets that answer without opening again', async () => {
+    const key = idempotency();
+    const command = await openAndDie(key);
+    expect((await entryOf(command)).outcome).toBeNull();
+
+    clock.advance(PAST_DEADLINE_MS);
+    const survivor = new UnansweredOpenings(ctx, ACK_TIMEOUT_MS);
+    const settled = await survivor.settle();
+    expect(settled.entries).toBeGreaterThanOrEqual(1);
+
+    const entry = await entryOf(command);
+    expect(entry).toMatchObject({ outcome: 'device_timeout', detail: SETTLED_DETAIL });
+    expect(await eventsOf(entry.id)).toMatchObject([{ type: 'open.failed' }]);
+
+    const retrying = new AckingDispatcher(env, device);
+    const answer = await handleOpenIdempotently(ctx, new Opener(ctx, retrying), caller, key);
+    expect(answer).toMatchObject({ status: 504, body: { error: 'device_timeout' } });
+    expect(retrying.sent).toHaveLength(0);
+  });
+
+  it('turns a settled entry into opened when the acknowledgement arrives after all', async () => {
+    const command = await openAndDie(idempotency());
+    clock.advance(PAST_DEADLINE_MS);
+    await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle();
+
+    expect(await applyAck(ctx, ackFor(device, command))).toBe(true);
+
+    const entry = await entryOf(command);
+    expect(entry.outcome).toBe('opened');
+    expect(entry.acked_at).not.toBeNull();
+  });
+
+  it('gives a claim the outcome its acknowledgement brought, when the ack beat the sweep', async () => {
+    const key = idempotency();
+    const command = await openAndDie(key);
+    // The controller's ack reaches another instance, which journals it; nobody answers the caller.
+    expect(await applyAck(ctx, ackFor(device, command))).toBe(true);
+    clock.advance(PAST_DEADLINE_MS);
+    await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle();
+
+    const entry = await entryOf(command);
+    const retrying = new AckingDispatcher(env, device);
+    const answer = await handleOpenIdempotently(ctx, new Opener(ctx, retrying), caller, key);
+    expect(answer).toEqual({ status: 200, body: { ok: 1, id: entry.id } });
+    expect(retrying.sent).toHaveLength(0);
+  });
+
+  it('releases a claim whose instance died before anything reached the gate, so that a retry opens', async () => {
+    const key = idempotency();
+    const claim = { ...key, companyId: caller.company.id, action: 'open', commandId: crypto.randomUUID() };
+    await env.db.transaction().execute((trx) => claimIdempotencyKey(ctx, trx, claim));
+    // Until the sweep, a retry finds the call in flight.
+    const early = handleOpenIdempotently(
+      ctx,
+      new Opener(ctx, new AckingDispatcher(env, device)),
+      caller,
+      key,
+    );
+    await expect(early).rejects.toMatchObject({ code: 'idempotency_in_progress' });
+
+    clock.advance(PAST_DEADLINE_MS);
+    expect((await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle()).claims).toBeGreaterThanOrEqual(1);
+
+    const retrying = new AckingDispatcher(env, device);
+    const answer = await handleOpenIdempotently(ctx, new Opener(ctx, retrying), caller, key);
+    expect(answer).toMatchObject({ status: 200, body: { ok: 1 } });
+    expect(retrying.sent).toHaveLength(1);
+  });
+
+  it('leaves an opening alone while its own instance may still answer', async () => {
+    const key = idempotency();
+    const command = await openAndDie(key);
+    clock.advance(ACK_TIMEOUT_MS);
+    await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle();
+
+    expect((await entryOf(command)).outcome).toBeNull();
+    const retry = handleOpenIdempotently(
+      ctx,
+      new Opener(ctx, new AckingDispatcher(env, device)),
+      caller,
+      key,
+    );
+    await expect(retry).rejects.toMatchObject({ code: 'idempotency_in_progress' });
+  });
+
+  it('settles an entry once when two instances sweep it', async () => {
+    const command = await openAndDie(idempotency());
+    clock.advance(PAST_DEADLINE_MS);
+    await Promise.all([
+      new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle(),
+      new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle(),
+    ]);
+    const entry = await entryOf(command);
+    expect(entry.outcome).toBe('device_timeout');
+    expect(await eventsOf(entry.id)).toHaveLength(1);
+  });
+});
