@@ -90,7 +90,7 @@ async function companyOf(id: number) {
 }
 
 describe('the operator API', () => {
-  it('answers 401 unauthorized without the token or with a wrong one, and changes nothing', async () => {
+  it('[attack:operator.no-token] answers 401 unauthorized without the token or with a wrong one, and changes nothing', async () => {
     const url = `${cloud.baseUrl}/ops/devices`;
     const none = await fetch(url);
     expect(none.status).toBe(401);

@@ -101,7 +101,7 @@ describe('test switches and production', () => {
     expect(loadCloudConfig({ GATELINK_DEV_KEYFILE_URL: template }).devKeyfileUrl).toBe(template);
   });
 
-  it('NODE_ENV=production with GATELINK_DEV_KEYFILE_URL set refuses to start', () => {
+  it('[attack:config.test-switch-in-production] NODE_ENV=production with GATELINK_DEV_KEYFILE_URL set refuses to start', () => {
     expect(() => loadCloudConfig({ NODE_ENV: 'production', GATELINK_DEV_KEYFILE_URL: template })).toThrow(
       ConfigError,
     );
@@ -110,7 +110,7 @@ describe('test switches and production', () => {
     );
   });
 
-  it('NODE_ENV=production with GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 refuses to start', () => {
+  it('[attack:config.test-switch-in-production] NODE_ENV=production with GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 refuses to start', () => {
     expect(() =>
       loadCloudConfig({ NODE_ENV: 'production', GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '1' }),
     ).toThrow(/GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS/);

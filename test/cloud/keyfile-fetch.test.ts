@@ -163,7 +163,7 @@ describe('fetchKeyFile: the domain', () => {
   });
 });
 
-describe('fetchKeyFile: only public addresses (production mode)', () => {
+describe('[attack:keyfile.private-address] fetchKeyFile: only public addresses (production mode)', () => {
   const nonPublicAnswers: [label: string, answer: ResolvedAddress][] = [
     ['127.0.0.1', v4('127.0.0.1')],
     ['10.x', v4('10.1.2.3')],
@@ -260,7 +260,7 @@ describe('fetchKeyFile: only public addresses (production mode)', () => {
   });
 });
 
-describe('fetchKeyFile: redirects', () => {
+describe('[attack:keyfile.redirect] fetchKeyFile: redirects', () => {
   it('refuses a redirect to another host, without contacting it', async () => {
     const other = await serve(JSON.stringify(VECTORS.keyFile));
     const server = await serve('', 302, {
@@ -337,7 +337,7 @@ describe('fetchKeyFile: redirects', () => {
   });
 });
 
-describe('fetchKeyFile: size and time limits', () => {
+describe('[attack:keyfile.oversized-or-slow] fetchKeyFile: size and time limits', () => {
   it('refuses a key file announced larger than 4 KiB', async () => {
     const server = await serve(JSON.stringify({ key: VECTORS.keyFile.key, pad: 'x'.repeat(5000) }));
     const result = await fetchKeyFile('xn--grtner-bua.example', { devUrlTemplate: server.template });

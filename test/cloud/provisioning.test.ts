@@ -86,21 +86,21 @@ describe('provisioning', () => {
     expect((await provision(provisionBody(typed))).status).toBe(200);
   });
 
-  it('refuses a code that was used already', async () => {
+  it('[attack:provisioning.code-reuse] refuses a code that was used already', async () => {
     const device = await newDevice();
     expect((await provision(provisionBody(device.provisioning_code))).status).toBe(200);
     const again = await provision(provisionBody(device.provisioning_code));
     expect(again).toMatchObject({ status: 403, body: { error: 'provisioning_code_invalid' } });
   });
 
-  it('refuses a code older than 24 hours', async () => {
+  it('[attack:provisioning.code-reuse] refuses a code older than 24 hours', async () => {
     const device = await newDevice();
     clock.advance(24 * HOUR + 1000);
     const late = await provision(provisionBody(device.provisioning_code));
     expect(late).toMatchObject({ status: 403, body: { error: 'provisioning_code_invalid' } });
   });
 
-  it('refuses an unknown code', async () => {
+  it('[attack:provisioning.code-reuse] refuses an unknown code', async () => {
     const answer = await provision(provisionBody('ZZZZ-ZZZZ-ZZZZ-ZZZZ'));
     expect(answer).toMatchObject({ status: 403, body: { error: 'provisioning_code_invalid' } });
   });
@@ -152,7 +152,7 @@ describe('pairing', () => {
     expect(paired.objects.map((object) => object.label)).toEqual(['Main gate', 'Side door']);
   });
 
-  it('works once: a second customer cannot take the barrier with the same code', async () => {
+  it('[attack:provisioning.code-reuse] works once: a second customer cannot take the barrier with the same code', async () => {
     const { pairingCode } = await provisioned();
     const first = await createCustomer(cloud.ctx, { displayName: 'First' });
     const second = await createCustomer(cloud.ctx, { displayName: 'Second' });
@@ -162,7 +162,7 @@ describe('pairing', () => {
     });
   });
 
-  it('expires after 24 hours', async () => {
+  it('[attack:provisioning.code-reuse] expires after 24 hours', async () => {
     const { pairingCode } = await provisioned();
     clock.advance(24 * HOUR + 1000);
     const customer = await createCustomer(cloud.ctx, { displayName: 'Late' });

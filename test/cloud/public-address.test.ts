@@ -85,7 +85,7 @@ const NOT_ADDRESSES: [label: string, text: string][] = [
   ['an unclosed bracket', '[::1'],
 ];
 
-describe('isPublicAddress', () => {
+describe('[attack:keyfile.private-address] isPublicAddress', () => {
   it.each(REFUSED)('refuses %s (%s)', (_label, address, range) => {
     expect(isPublicAddress(address)).toBe(false);
     expect(nonPublicRange(address)).toMatch(range);

@@ -166,7 +166,7 @@ describe('a=request', () => {
     expect((await status(first)).body.ref).toBe(ref);
   });
 
-  it('the code is 12 Crockford base32 characters, different every time', async () => {
+  it('[attack:request.code-guessing] the code is 12 Crockford base32 characters, different every time', async () => {
     const codes = new Set<string>();
     for (let i = 0; i < 20; i++) codes.add(await newRequest());
     expect(codes.size).toBe(20);
@@ -344,7 +344,7 @@ describe('expiry', () => {
   });
 });
 
-describe('codes that are not yours', () => {
+describe('[attack:request.code-guessing] codes that are not yours', () => {
   it("another company's code and an unknown code both answer 404 not_found, indistinguishably", async () => {
     const theirs = (await cloud.call('request', { ...other })).body.code as string;
     const foreign = await status(theirs);
@@ -384,7 +384,7 @@ describe('Idempotency-Key on a=request', () => {
     expect(await requestCount(company.org_id)).toBe(before + 1);
   });
 
-  it('the same key with another body answers 422 idempotency_conflict', async () => {
+  it('[attack:idempotency.body-swap] the same key with another body answers 422 idempotency_conflict', async () => {
     const key = `order-${randomBytes(8).toString('hex')}`;
     expect((await cloud.call('request', { ...company, ref: 'A' }, { 'idempotency-key': key })).status).toBe(
       200,
@@ -486,12 +486,12 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect(await journalOf(keyRef)).toEqual([]);
   });
 
-  it('an unknown key_ref answers 403 forbidden, like a foreign one', async () => {
+  it('[attack:open.foreign-key] an unknown key_ref answers 403 forbidden, like a foreign one', async () => {
     const answer = await open({ key_ref: 1_999_999_999, number_id: 1, actor: 'Anna' });
     expectRefused(answer, 403, 'forbidden');
   });
 
-  it('a revoked key answers 403 revoked and the attempt is journalled', async () => {
+  it('[attack:open.after-revocation] a revoked key answers 403 revoked and the attempt is journalled', async () => {
     const { keyRef } = await issuedKey();
     await revokeKey(cloud.ctx, { keyRef, customerId });
     expectRefused(
@@ -509,7 +509,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     ]);
   });
 
-  it('a key past its end answers 403 expired, is journalled, and status stays issued', async () => {
+  it('[attack:open.after-revocation] a key past its end answers 403 expired, is journalled, and status stays issued', async () => {
     const end = hoursFromNow(1);
     const { code, keyRef } = await issuedKey({ keyExpiresAt: end });
     clock.advance(HOUR);
@@ -529,7 +529,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect((await status(code)).body).toMatchObject({ state: 'issued', key_expires_at: stamp(end) });
   });
 
-  it('an object not in the key answers 403 forbidden and the attempt is journalled', async () => {
+  it('[attack:open.foreign-key] an object not in the key answers 403 forbidden and the attempt is journalled', async () => {
     const { keyRef } = await issuedKey({ objectIds: [barrier.objects[0]!.number_id] });
     expectRefused(
       await open({ key_ref: keyRef, number_id: barrier.objects[1]!.number_id, actor: 'Anna' }),
@@ -541,7 +541,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     ]);
   });
 
-  it('a controller that is not connected answers 503 device_offline, journalled, with nothing queued', async () => {
+  it('[attack:open.queued-for-later] a controller that is not connected answers 503 device_offline, journalled, with nothing queued', async () => {
     const { keyRef } = await issuedKey();
     expectRefused(
       await open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' }),
@@ -558,7 +558,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     ]);
   });
 
-  it('the 11th attempt with one key within a minute answers 429 rate_limit with Retry-After', async () => {
+  it('[attack:open.rate-limit] the 11th attempt with one key within a minute answers 429 rate_limit with Retry-After', async () => {
     const { keyRef } = await issuedKey();
     const attempt = () => open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' });
     for (let i = 0; i < 10; i++) expect((await attempt()).status).toBe(503);
@@ -577,7 +577,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect((await attempt()).status).toBe(503);
   });
 
-  it('refusals do not count against the limit; Retry-After says when the oldest counted attempt leaves the minute', async () => {
+  it('[attack:open.rate-limit] refusals do not count against the limit; Retry-After says when the oldest counted attempt leaves the minute', async () => {
     const { keyRef } = await issuedKey();
     const attempt = () => open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' });
     for (let i = 0; i < 5; i++) expect((await attempt()).status).toBe(503);
@@ -593,7 +593,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect(limited.headers['retry-after']).toBe('20');
   });
 
-  it('16 attempts at once with one key: exactly 10 get through, the rest answer 429', async () => {
+  it('[attack:open.rate-limit] 16 attempts at once with one key: exactly 10 get through, the rest answer 429', async () => {
     // On PostgreSQL these run on separate connections at the same time: the count must see the others.
     const { keyRef } = await issuedKey();
     const answers = await Promise.all(
@@ -610,7 +610,7 @@ describe('a=open refusals decided before the controller is asked', () => {
     ]);
   });
 
-  it('suspended through another instance: openings are refused at once, other calls within the cache lifetime', async () => {
+  it('[attack:auth.unapproved-company] suspended through another instance: openings are refused at once, other calls within the cache lifetime', async () => {
     const suspended = await secretCompany(cloud, 'Suspended Elsewhere Ltd');
     const { code, keyRef } = await issuedKey({ auth: suspended });
     const attempt = () =>

@@ -46,7 +46,7 @@ describe('secret mode', () => {
     expect(status.body).toMatchObject({ code: created.body.code, state: 'new', ref: 'ORD-7' });
   });
 
-  it('a wrong secret answers 401 bad_secret', async () => {
+  it('[attack:auth.secret-guess] a wrong secret answers 401 bad_secret', async () => {
     const auth = await secretCompany(cloud, 'Wrong Secret Ltd');
     const wrong = `${auth.secret.slice(0, -1)}${auth.secret.endsWith('A') ? 'B' : 'A'}`;
     expectRefused(await cloud.call('request', { ...auth, secret: wrong }), 401, 'bad_secret');
@@ -68,7 +68,7 @@ describe('secret mode', () => {
     expectRefused(await cloud.call('request', { ...auth, org_id: 2_000_000_000 }), 401, 'unknown_org');
   });
 
-  it('the secret carries the glsk_ prefix and 32 or more random bytes', async () => {
+  it('[attack:auth.secret-leak] the secret carries the glsk_ prefix and 32 or more random bytes', async () => {
     const first = await secretCompany(cloud, 'Prefix Ltd');
     const second = await secretCompany(cloud, 'Prefix Two Ltd');
     for (const { secret } of [first, second]) {
@@ -78,7 +78,7 @@ describe('secret mode', () => {
     expect(first.secret).not.toBe(second.secret);
   });
 
-  it('the secret is not stored in plain text', async () => {
+  it('[attack:auth.secret-leak] the secret is not stored in plain text', async () => {
     const auth = await secretCompany(cloud, 'Hashed Ltd');
     const rows = await cloud.ctx.db
       .selectFrom('company_secrets')
@@ -132,7 +132,7 @@ describe('secret mode', () => {
     expect((await cloud.call('request', { org_id: first.org_id, secret: third })).status).toBe(200);
   });
 
-  it('a company with a domain using a secret answers 403 secret_disabled', async () => {
+  it('[attack:auth.secret-after-domain] a company with a domain using a secret answers 403 secret_disabled', async () => {
     const id = await createdCompany({ name: 'Domain Ltd', domain: 'domain-ltd.example' });
     expectRefused(
       await cloud.call('request', { org_id: id, secret: 'glsk_anything' }),
@@ -143,7 +143,7 @@ describe('secret mode', () => {
     expectRefused(await issueSecret(id), 403, 'secret_disabled');
   });
 
-  it('a company that sets a domain can no longer use its secret', async () => {
+  it('[attack:auth.secret-after-domain] a company that sets a domain can no longer use its secret', async () => {
     const auth = await secretCompany(cloud, 'Later Domain Ltd');
     expect((await cloud.call('request', { ...auth })).status).toBe(200);
     // Set from outside this instance, as another instance would: seen once its cached answer expires.
@@ -156,7 +156,7 @@ describe('secret mode', () => {
     expectRefused(await cloud.call('request', { ...auth }), 403, 'secret_disabled');
   });
 
-  it('a pending company answers 403 org_not_approved', async () => {
+  it('[attack:auth.unapproved-company] a pending company answers 403 org_not_approved', async () => {
     const id = await createdCompany({ name: 'Pending Ltd' });
     const secret = (await issueSecret(id)).body.secret as string;
     expectRefused(await cloud.call('request', { org_id: id, secret }), 403, 'org_not_approved');
@@ -164,7 +164,7 @@ describe('secret mode', () => {
     expectRefused(await cloud.call('request', { org_id: id, secret: 'glsk_wrong' }), 401, 'bad_secret');
   });
 
-  it('a suspended company answers 403 org_not_approved', async () => {
+  it('[attack:auth.unapproved-company] a suspended company answers 403 org_not_approved', async () => {
     const auth = await secretCompany(cloud, 'Suspended Ltd');
     expect((await cloud.call('request', { ...auth })).status).toBe(200);
     expect((await cloud.ops('POST', `/ops/companies/${auth.org_id}/suspend`)).status).toBe(200);
@@ -183,7 +183,7 @@ describe('secret mode', () => {
     );
   });
 
-  it('org_id without a secret, or a secret without org_id, answers 401 auth_required', async () => {
+  it('[attack:auth.secret-guess] org_id without a secret, or a secret without org_id, answers 401 auth_required', async () => {
     const auth = await secretCompany(cloud, 'Half Ltd');
     expectRefused(await cloud.call('request', { org_id: auth.org_id }), 401, 'auth_required');
     expectRefused(await cloud.call('request', { secret: auth.secret }), 401, 'auth_required');

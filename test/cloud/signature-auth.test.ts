@@ -144,7 +144,7 @@ describe('the happy path', () => {
 });
 
 describe('attacks of decisions.md section 2', () => {
-  it('a replayed nonce answers 401 nonce_reused', async () => {
+  it('[attack:auth.nonce-replay] a replayed nonce answers 401 nonce_reused', async () => {
     const { signer } = await newCompany();
     const nonce = freshNonce();
     expect((await cloud.signedCall('request', { ref: 'once' }, { ...signer, nonce })).status).toBe(200);
@@ -160,7 +160,7 @@ describe('attacks of decisions.md section 2', () => {
     );
   });
 
-  it('a tampered body answers 401 bad_signature', async () => {
+  it('[attack:auth.tampered-body] a tampered body answers 401 bad_signature', async () => {
     const { signer } = await newCompany();
     const headers = signRequest(signer.key, {
       domain: signer.domain,
@@ -183,7 +183,7 @@ describe('attacks of decisions.md section 2', () => {
     expect((await cloud.call('request', '{"ref":"A"}', { ...headers })).status).toBe(200);
   });
 
-  it('a timestamp 301 s in the past answers 401 stale_timestamp', async () => {
+  it('[attack:auth.stale-timestamp] a timestamp 301 s in the past answers 401 stale_timestamp', async () => {
     const { signer } = await newCompany();
     expectRefused(
       await cloud.signedCall('request', {}, { ...signer, ts: nowSeconds() - 301 }),
@@ -192,7 +192,7 @@ describe('attacks of decisions.md section 2', () => {
     );
   });
 
-  it('a timestamp 301 s in the future answers 401 stale_timestamp', async () => {
+  it('[attack:auth.stale-timestamp] a timestamp 301 s in the future answers 401 stale_timestamp', async () => {
     const { signer } = await newCompany();
     expectRefused(
       await cloud.signedCall('request', {}, { ...signer, ts: nowSeconds() + 301 }),
@@ -201,7 +201,7 @@ describe('attacks of decisions.md section 2', () => {
     );
   });
 
-  it('a signature by another key answers 401 bad_signature', async () => {
+  it('[attack:auth.wrong-key] a signature by another key answers 401 bad_signature', async () => {
     const { signer } = await newCompany();
     expectRefused(
       await cloud.signedCall('request', {}, { ...signer, key: SigningKey.generate() }),
@@ -210,7 +210,7 @@ describe('attacks of decisions.md section 2', () => {
     );
   });
 
-  it('a signature over another domain answers 401 bad_signature', async () => {
+  it('[attack:auth.wrong-key] a signature over another domain answers 401 bad_signature', async () => {
     const { signer } = await newCompany();
     const body = '{}';
     const headers = signRequest(signer.key, { domain: 'other.example', body, ts: nowSeconds() });
@@ -221,7 +221,7 @@ describe('attacks of decisions.md section 2', () => {
     );
   });
 
-  it('a non-canonical signature (S + L) answers 401 bad_signature', async () => {
+  it('[attack:auth.malleable-signature] a non-canonical signature (S + L) answers 401 bad_signature', async () => {
     const { signer } = await newCompany();
     const body = '{"ref":"malleable"}';
     const headers = signRequest(signer.key, { domain: signer.domain, body, ts: nowSeconds() });
@@ -299,7 +299,7 @@ describe('attacks of decisions.md section 2', () => {
     );
   });
 
-  it('org_id in the body naming another company answers 401 unknown_org', async () => {
+  it('[attack:auth.org-mismatch] org_id in the body naming another company answers 401 unknown_org', async () => {
     const first = await newCompany();
     const second = await newCompany();
     expectRefused(await cloud.signedCall('request', { org_id: second.id }, first.signer), 401, 'unknown_org');
@@ -326,7 +326,7 @@ describe('attacks of decisions.md section 2', () => {
     expectRefused(await cloud.signedCall('request', {}, signer), 403, 'org_not_approved');
   });
 
-  it('a suspended company is still refused with a wrong signature first', async () => {
+  it('[attack:auth.unapproved-company] a suspended company is still refused with a wrong signature first', async () => {
     const { id, signer } = await newCompany();
     await cloud.ops('POST', `/ops/companies/${id}/suspend`);
     expectRefused(
@@ -361,7 +361,7 @@ describe('a national domain in punycode', () => {
 });
 
 describe('the key file', () => {
-  describe.each(vectors.keys_to_refuse)('a key file holding "$name"', ({ key }) => {
+  describe.each(vectors.keys_to_refuse)('[attack:auth.weak-key] a key file holding "$name"', ({ key }) => {
     it('is refused at approval: ops approve answers 502 key_fetch_failed', async () => {
       const domain = nextDomain('badkey');
       keyFiles.publish(domain, key);
@@ -384,7 +384,7 @@ describe('the key file', () => {
     });
   });
 
-  it('a different valid key published later answers key_changed until the rotation is confirmed', async () => {
+  it('[attack:auth.domain-changes-hands] a different valid key published later answers key_changed until the rotation is confirmed', async () => {
     const { id, signer } = await newCompany('rotate');
     const next = SigningKey.generate();
     keyFiles.publish(signer.domain, next.publicKey.base64);
@@ -413,7 +413,7 @@ describe('the key file', () => {
     await expectWorks(signer);
   });
 
-  it('a withdrawn key file: calls work within 24 h, then answer key_unavailable', async () => {
+  it('[attack:auth.withdrawn-key-file] a withdrawn key file: calls work within 24 h, then answer key_unavailable', async () => {
     const { signer } = await newCompany('withdrawn');
     keyFiles.withdraw(signer.domain);
     clock.advance(HOUR);
@@ -435,7 +435,7 @@ describe('the key file', () => {
 });
 
 describe('nonces', () => {
-  it('a nonce used on one cloud instance is refused on a second instance sharing the database', async () => {
+  it('[attack:auth.nonce-replay] a nonce used on one cloud instance is refused on a second instance sharing the database', async () => {
     const { signer } = await newCompany('twin');
     const second = await startTestCloud({
       database,
@@ -457,7 +457,7 @@ describe('nonces', () => {
     }
   });
 
-  it('nonces are kept 600 s, then purged; a replay of a purged nonce is refused as stale', async () => {
+  it('[attack:auth.nonce-replay] nonces are kept 600 s, then purged; a replay of a purged nonce is refused as stale', async () => {
     const { id, signer } = await newCompany('purge');
     const nonce = freshNonce();
     const ts = nowSeconds();

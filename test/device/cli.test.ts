@@ -147,7 +147,7 @@ describe('gatelink-device provision', () => {
     cloud = await fakeCloud(cloudKey);
   });
 
-  it('refuses plain http to anything but localhost', async () => {
+  it('[attack:provisioning.plain-http] refuses plain http to anything but localhost', async () => {
     await expect(
       provision({ cloud: 'http://gatelink.example.com', code: 'X', configPath: join(dir, 'device.yaml') }),
     ).rejects.toThrow(/https/);

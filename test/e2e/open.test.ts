@@ -256,7 +256,7 @@ describe('open through the broker to a real controller', () => {
     expect(entry!.acked_at).toEqual(expect.any(String));
   });
 
-  it('Idempotency-Key: a retry after a 504 gets the same 504 and the gate opens only once', async () => {
+  it('[attack:idempotency.double-open] Idempotency-Key: a retry after a 504 gets the same 504 and the gate opens only once', async () => {
     const keyRef = await newKey();
     const before = driver.pulses.get('slow') ?? 0;
     const headers = { 'idempotency-key': `open-${keyRef}` };
@@ -274,7 +274,7 @@ describe('open through the broker to a real controller', () => {
     expect(opened(entries)).toBe(1);
   });
 
-  it('Idempotency-Key: the same key with a different body answers 422 and does not open', async () => {
+  it('[attack:idempotency.body-swap] Idempotency-Key: the same key with a different body answers 422 and does not open', async () => {
     const keyRef = await newKey();
     const headers = { 'idempotency-key': `open-${keyRef}` };
     expect((await open(keyRef, 'gate', { headers })).status).toBe(200);
@@ -286,7 +286,7 @@ describe('open through the broker to a real controller', () => {
     expect(await journal(keyRef)).toHaveLength(1);
   });
 
-  it(`rate limit: the open after ${RATE_LIMIT} within a minute answers 429 with Retry-After, journalled`, async () => {
+  it(`[attack:open.rate-limit] rate limit: the open after ${RATE_LIMIT} within a minute answers 429 with Retry-After, journalled`, async () => {
     const keyRef = await newKey();
     for (let i = 0; i < RATE_LIMIT; i++) expect((await open(keyRef, 'gate')).status).toBe(200);
     const before = driver.pulses.get('gate') ?? 0;
@@ -304,7 +304,7 @@ describe('open through the broker to a real controller', () => {
     ]);
   });
 
-  it('a key revoked after an open answers 403 revoked, and the attempt is journalled', async () => {
+  it('[attack:open.after-revocation] a key revoked after an open answers 403 revoked, and the attempt is journalled', async () => {
     const keyRef = await newKey();
     expect((await open(keyRef, 'gate')).status).toBe(200);
     await revokeKey(cloud.ctx, { keyRef, customerId });
@@ -336,7 +336,7 @@ describe('open through the broker to a real controller', () => {
     ]);
   });
 
-  it('503 device_offline while the controller is stopped; nothing is queued for its return', async () => {
+  it('[attack:open.queued-for-later] 503 device_offline while the controller is stopped; nothing is queued for its return', async () => {
     const keyRef = await newKey();
     await stopController();
     const answer = await open(keyRef, 'gate', { actor: 'Offline driver' });

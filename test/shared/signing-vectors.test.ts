@@ -149,7 +149,7 @@ describe('request-signing.json: the specification vectors', () => {
         expect(base64(SigningKey.fromSeed(seed).sign(utf8(vector.base_string)))).toBe(h['X-Service-Sig']);
       });
 
-      it('a non-canonical S (S + L) is refused by our VerifyKey and by @noble (strict)', () => {
+      it('[attack:auth.malleable-signature] a non-canonical S (S + L) is refused by our VerifyKey and by @noble (strict)', () => {
         const message = utf8(vector.base_string);
         const malleated = withNonCanonicalS(signature);
         expect(malleated).not.toEqual(signature);
@@ -190,13 +190,16 @@ describe('request-signing.json: the specification vectors', () => {
 });
 
 describe('request-signing.json: keys to refuse', () => {
-  it.each(signing.keys_to_refuse)('"$name" is refused by strictPublicKeyFromBase64', ({ key }) => {
-    expect(() => strictPublicKeyFromBase64(key)).toThrow(KeyError);
-  });
+  it.each(signing.keys_to_refuse)(
+    '[attack:auth.weak-key] "$name" is refused by strictPublicKeyFromBase64',
+    ({ key }) => {
+      expect(() => strictPublicKeyFromBase64(key)).toThrow(KeyError);
+    },
+  );
 
   const identity = signing.keys_to_refuse.find((item) => item.forged_signature_for_any_message)!;
 
-  it('the forged signature under the identity key never verifies through our API', () => {
+  it('[attack:auth.weak-key] the forged signature under the identity key never verifies through our API', () => {
     const forged = fromBase64(identity.forged_signature_for_any_message!);
     const identityBytes = fromBase64(identity.key);
     // No VerifyKey can be made from the identity point, by either entry point...

@@ -16,7 +16,10 @@ export interface ControllerProcess {
   kill(): Promise<void>;
 }
 
-export async function startControllerProcess(configPath: string, gateLog: string): Promise<ControllerProcess> {
+export async function startControllerProcess(
+  configPath: string,
+  gateLog: string,
+): Promise<ControllerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, configPath, gateLog], {
     cwd: resolve(import.meta.dirname, '../..'),
     stdio: ['ignore', 'pipe', 'pipe'],
