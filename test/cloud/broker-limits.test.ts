@@ -139,7 +139,8 @@ describe('the embedded broker under connection attacks', () => {
       const login = { clientId: account.id, username: account.id, password: account.password };
       const loggedIn = await openRaw(port, ATTACKER_ADDRESS);
       loggedIn.socket.write(connectPacket(login));
-      await new Promise((resolve) => loggedIn.socket.once('data', resolve));
+      const connack = await new Promise<Buffer>((resolve) => loggedIn.socket.once('data', resolve));
+      expect([...connack]).toEqual([0x20, 2, 0, 0]);
 
       const held: RawConnection[] = [];
       for (let i = 0; i < PENDING_PER_ADDRESS + excess; i++) held.push(await openRaw(port, ATTACKER_ADDRESS));
@@ -201,7 +202,7 @@ describe('the embedded broker under connection attacks', () => {
     const others = [await env.provision(broker), await env.provision(broker)];
     const ids = [device.id, ...others.map((account) => account.id)];
     const logins = Array.from({ length: 200 }, (_, i) => {
-      const id = i % 3 === 0 ? ids[i % ids.length]! : newDeviceId();
+      const id = i % 3 === 0 ? ids[(i / 3) % ids.length]! : newDeviceId();
       return { clientId: id, username: id, password: `guess-${i}` };
     });
     const logged = env.log.entries.length;
