@@ -9,6 +9,13 @@ const IDENTIFIER_REJECTED = 2 as AuthErrorCode;
 const SERVER_UNAVAILABLE = 3 as AuthErrorCode;
 const BAD_USERNAME_OR_PASSWORD = 4 as AuthErrorCode;
 
+/** Why a login was refused, as its log line says. */
+type LoginRefusal =
+  | 'credentials_missing'
+  | 'client_id_mismatch'
+  | 'bad_credentials'
+  | 'credentials_unchecked';
+
 type AccessHooks = Required<Pick<AedesOptions, 'authenticate' | 'authorizePublish' | 'authorizeSubscribe'>>;
 
 /** Takes a publish the rules allowed; aedes answers it (PUBACK) once this resolves, and refuses it if it rejects. */
@@ -29,13 +36,22 @@ export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): Acc
   const prefix = ctx.config.topicPrefix;
   return {
     authenticate(client, username, password, done) {
-      const refuse = (returnCode: AuthErrorCode, message: string) =>
+      // Each refused login is logged once, with where it came from (cloud/README.md, "Broker limits").
+      const refuse = (returnCode: AuthErrorCode, reason: LoginRefusal, message: string) => {
+        ctx.log.warn({ remote: remoteOf(client), deviceId: username, reason }, 'refused a device login');
         done(Object.assign(new Error(message), { returnCode }) satisfies AuthenticateError, false);
+      };
       if (!username || !isDeviceId(username) || !password) {
-        return refuse(BAD_USERNAME_OR_PASSWORD, 'a device id and password are required');
+        return refuse(
+          BAD_USERNAME_OR_PASSWORD,
+          'credentials_missing',
+          'a device id and password are required',
+        );
       }
       // [MQTT-3.1.3-9] the server may refuse a client id; ours must be the device id itself.
-      if (client.id !== username) return refuse(IDENTIFIER_REJECTED, 'the client id must be the device id');
+      if (client.id !== username) {
+        return refuse(IDENTIFIER_REJECTED, 'client_id_mismatch', 'the client id must be the device id');
+      }
       ctx.db
         .selectFrom('devices')
         .select('mqtt_password_hash')
@@ -44,12 +60,11 @@ export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): Acc
         .then(
           (row) => {
             if (devicePasswordMatches(password, row?.mqtt_password_hash ?? null)) return done(null, true);
-            ctx.log.warn({ deviceId: username }, 'refused a device connection with bad credentials');
-            refuse(BAD_USERNAME_OR_PASSWORD, 'bad device id or password');
+            refuse(BAD_USERNAME_OR_PASSWORD, 'bad_credentials', 'bad device id or password');
           },
           (error: unknown) => {
             ctx.log.error({ err: error }, 'could not check device credentials');
-            refuse(SERVER_UNAVAILABLE, 'credentials cannot be checked now');
+            refuse(SERVER_UNAVAILABLE, 'credentials_unchecked', 'credentials cannot be checked now');
           },
         );
     },
@@ -87,4 +102,9 @@ function publisherOf(client: Client | null, packet: PublishPacket): string | nul
   if (client) return client.id;
   const stored = 'clientId' in packet ? packet.clientId : undefined;
   return typeof stored === 'string' && isDeviceId(stored) ? stored : null;
+}
+
+/** The address a client connected from: its socket's, which the broker's guarded stream passes on. */
+function remoteOf(client: Client): string | undefined {
+  return 'remoteAddress' in client.conn ? client.conn.remoteAddress : undefined;
 }

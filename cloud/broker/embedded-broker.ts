@@ -1,10 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Socket } from 'node:net';
-import { Aedes, type Client } from 'aedes';
+import { Aedes, type AedesOptions, type Client } from 'aedes';
 import type { CloudContext } from '../context.js';
 import { hashDevicePassword } from '../devices/credentials.js';
+import { ConnectionGate, type ConnectionLimits } from './connection-limits.js';
 import { deviceAccessHooks } from './embedded-access.js';
+import { GuardedConnection } from './guarded-connection.js';
 import type { BrokerTransport, DeviceMessageListener } from './transport.js';
 
 export interface EmbeddedOptions {
@@ -12,22 +14,31 @@ export interface EmbeddedOptions {
   port: number;
   publicUrl: string | undefined;
   onMessage: DeviceMessageListener;
+  /** What one connection may cost (./connection-limits.ts); tests make them small. */
+  limits: ConnectionLimits;
 }
 
 /**
  * aedes on plain TCP. The cloud publishes in-process and takes what devices publish in the publish hook
  * (embedded-access.ts), so the only clients are devices.
  * A device's account is its row: `devices.mqtt_password_hash`, checked at every connection.
+ * aedes reads each socket through a GuardedConnection, which holds every connection to the limits of
+ * connection-limits.ts, and until it is authenticated to the small ones.
  */
 export async function startEmbeddedTransport(
   ctx: CloudContext,
   options: EmbeddedOptions,
 ): Promise<BrokerTransport> {
-  const aedes = await Aedes.createBroker(
-    deviceAccessHooks(ctx, (packet) =>
-      options.onMessage({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: false }),
-    ),
+  const hooks = deviceAccessHooks(ctx, (packet) =>
+    options.onMessage({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: false }),
   );
+  const aedes = await Aedes.createBroker({
+    ...hooks,
+    authenticate: raisingLimitsOnLogin(hooks.authenticate),
+    // aedes's own timer stops at the CONNECT packet; the guard's runs until the client is authenticated.
+    connectTimeout: options.limits.connectTimeoutMs,
+  });
+  const gate = new ConnectionGate(ctx.log, options.limits);
   const sessions = new Map<string, Client>();
   aedes.on('clientReady', (client) => sessions.set(client.id, client));
   aedes.on('clientDisconnect', (client) => {
@@ -51,7 +62,8 @@ export async function startEmbeddedTransport(
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    aedes.handle(socket);
+    const connection = gate.admit(socket);
+    if (connection) aedes.handle(connection);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -104,4 +116,18 @@ export async function startEmbeddedTransport(
       await closed;
     },
   };
+}
+
+type Authenticate = Required<AedesOptions>['authenticate'];
+
+/**
+ * Tells the client's GuardedConnection as soon as its credentials are accepted, before aedes sends the CONNACK:
+ * whatever the device sends once it has its CONNACK is held to a device's limits, not a stranger's.
+ */
+function raisingLimitsOnLogin(authenticate: Authenticate): Authenticate {
+  return (client, username, password, done) =>
+    authenticate(client, username, password, (error, success) => {
+      if (success && client.conn instanceof GuardedConnection) client.conn.authenticated();
+      done(error, success);
+    });
 }

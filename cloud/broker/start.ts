@@ -2,6 +2,7 @@ import type { CloudContext } from '../context.js';
 import { ACK_TIMEOUT_MS } from '../opening/dispatcher.js';
 import type { Broker } from './broker.js';
 import { CommandWaiters } from './command-waiters.js';
+import { CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.js';
 import { DeviceMessages } from './device-messages.js';
 import { startEmbeddedTransport } from './embedded-broker.js';
 import { startExternalTransport } from './external-broker.js';
@@ -12,6 +13,8 @@ export interface StartBrokerOptions {
   ackTimeoutMs?: number;
   /** External broker only: how long to wait for its first answer before giving up; default 10 s. */
   connectTimeoutMs?: number;
+  /** Embedded broker only: what one device connection may cost; default CONNECTION_LIMITS. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -34,6 +37,7 @@ export async function startBroker(ctx: CloudContext, options: StartBrokerOptions
           port: mqtt.port,
           publicUrl: mqtt.publicUrl,
           onMessage: messages.receive,
+          limits: { ...CONNECTION_LIMITS, ...options.connectionLimits },
         });
   return new LinkBroker({
     ctx,

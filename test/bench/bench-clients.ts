@@ -1,12 +1,14 @@
 import { createPublicKey, generateKeyPairSync, sign as signBytes, verify as verifyBytes } from 'node:crypto';
 import { constants, openSync, writeSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { VERSION } from '../../device/version.js';
 import { type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import { CONNECT, fixedHeader } from '../support/raw-mqtt.js';
 import { noDelay } from './mqtt-baseline.js';
-import type { DeviceLogin, FromClients, SignedEnvelope, ToClients } from './mqtt-clients.js';
+import type { DeviceLogin, FloodFigures, FromClients, SignedEnvelope, ToClients } from './mqtt-clients.js';
 
 /**
  * The child process of mqtt-clients.ts (started with fork, never on its own).
@@ -18,6 +20,9 @@ import type { DeviceLogin, FromClients, SignedEnvelope, ToClients } from './mqtt
  *   devices <url>: on a `devices` message, connects each device the way device/runtime/session.ts does (its
  *     own client id and password, an "offline" will, clean session), subscribes to its `cmd` at QoS 1 and
  *     publishes its retained `state` at QoS 1; then stays idle until `stop`.
+ *   flood <url>: on a `flood` message, each attacker opens a connection, declares a CONNECT of `declaredBytes`
+ *     and streams it as fast as the socket takes it until the broker closes the connection, then starts again,
+ *     for `seconds`; then reports what they got written.
  */
 const [mode, url, ...args] = process.argv.slice(2);
 const clients: MqttClient[] = [];
@@ -117,6 +122,51 @@ async function connectDevices(prefix: string, devices: DeviceLogin[]): Promise<v
   tell({ type: 'connected', connected });
 }
 
+/** Attack bytes written at a time: a socket's usual read size, so the broker gets them as fast as it reads. */
+const FLOOD_CHUNK = Buffer.alloc(64 * 1024, 0x41);
+
+async function flood(attackers: number, seconds: number, declaredBytes: number): Promise<void> {
+  const { hostname, port } = new URL(url!);
+  const until = Date.now() + seconds * 1000;
+  const figures: FloodFigures = { connections: 0, written: 0, mostInOne: 0 };
+  const attacker = async () => {
+    while (Date.now() < until) {
+      const written = await oversizedConnect(hostname, Number(port), declaredBytes);
+      figures.connections++;
+      figures.written += written;
+      figures.mostInOne = Math.max(figures.mostInOne, written);
+    }
+  };
+  await Promise.all(Array.from({ length: attackers }, attacker));
+  tell({ type: 'flooded', ...figures });
+}
+
+/** One connection of the attack: the bytes the socket took (write callbacks without error) before it closed. */
+function oversizedConnect(host: string, port: number, declaredBytes: number): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    let written = 0;
+    let over = false;
+    const finish = () => {
+      if (over) return;
+      over = true;
+      socket.destroy();
+      resolve(written);
+    };
+    const send = (bytes: Buffer) =>
+      socket.write(bytes, (error) => {
+        if (error) return finish();
+        written += bytes.length;
+        if (written >= declaredBytes) finish();
+        else if (!over) send(FLOOD_CHUNK);
+      });
+    socket.once('connect', () => send(fixedHeader(CONNECT, declaredBytes)));
+    socket.once('error', finish);
+    socket.once('end', finish);
+    socket.once('close', finish);
+  });
+}
+
 async function stop(): Promise<void> {
   await Promise.allSettled(clients.map((client) => client.endAsync()));
   process.exit(0);
@@ -125,12 +175,13 @@ async function stop(): Promise<void> {
 process.on('message', (raw) => {
   const message = raw as ToClients;
   if (message.type === 'stop') void stop();
-  else if (mode === 'devices') connectDevices(message.prefix, message.devices).catch(fail);
+  else if (message.type === 'devices') connectDevices(message.prefix, message.devices).catch(fail);
+  else flood(message.attackers, message.seconds, message.declaredBytes).catch(fail);
 });
 // The parent gone (it crashed or was killed): nothing is left to measure.
 process.on('disconnect', () => void stop());
 
 if (mode === 'echo') echo().catch(fail);
 else if (mode === 'durable-echo') durableEcho(args[0]!, args[1]!).catch(fail);
-else if (mode === 'devices') tell({ type: 'ready' });
+else if (mode === 'devices' || mode === 'flood') tell({ type: 'ready' });
 else fail(`unknown mode ${mode}`);

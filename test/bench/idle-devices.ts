@@ -1,8 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import { hashDevicePassword, newDevicePassword } from '../../cloud/devices/credentials.js';
@@ -10,6 +8,7 @@ import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { newDeviceId } from '../support/fake-device.js';
+import { collector, settledMemory } from './memory.js';
 import { startPlainBroker } from './mqtt-baseline.js';
 import { ClientsProcess, type DeviceLogin } from './mqtt-clients.js';
 
@@ -167,22 +166,6 @@ async function waitUntilOnline(cloud: RunningCloud, logins: DeviceLogin[]): Prom
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the cloud did not see all ${ids.length} devices online within 60 s`);
-}
-
-/** `global.gc` when node runs with --expose-gc, otherwise the same function obtained at run time. */
-function collector(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
-
-async function settledMemory(gc: () => void): Promise<NodeJS.MemoryUsage> {
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return process.memoryUsage();
 }
 
 function formatMemory(name: string, memory: Memory): string {

@@ -17,13 +17,25 @@ export interface SignedEnvelope {
   sig: string;
 }
 
-export type ToClients = { type: 'devices'; prefix: string; devices: DeviceLogin[] } | { type: 'stop' };
+/** What the attackers of the flood managed: connections made, and bytes their sockets took before each closed. */
+export interface FloodFigures {
+  connections: number;
+  written: number;
+  /** The most one connection got written before it was closed. */
+  mostInOne: number;
+}
+
+export type ToClients =
+  | { type: 'devices'; prefix: string; devices: DeviceLogin[] }
+  | { type: 'flood'; attackers: number; seconds: number; declaredBytes: number }
+  | { type: 'stop' };
 
 export type FromClients =
   /** `publicKey`: the durable echo's Ed25519 key (SPKI DER, base64), which signs its replies. */
   | { type: 'ready'; publicKey?: string }
   | { type: 'progress'; connected: number }
   | { type: 'connected'; connected: number }
+  | ({ type: 'flooded' } & FloodFigures)
   | { type: 'failed'; message: string };
 
 const CHILD = fileURLToPath(new URL('./bench-clients.ts', import.meta.url));
@@ -36,9 +48,10 @@ export class ClientsProcess {
 
   /**
    * `echo <url>`: answers requests; `durable-echo <url> <dir> <key>`: answers them the way a controller
-   * does; `devices <url>`: connects devices on request (see bench-clients.ts).
+   * does; `devices <url>`: connects devices on request; `flood <url>`: attacks the broker on request (see
+   * bench-clients.ts).
    */
-  constructor(mode: 'echo' | 'durable-echo' | 'devices', url: string, ...args: string[]) {
+  constructor(mode: 'echo' | 'durable-echo' | 'devices' | 'flood', url: string, ...args: string[]) {
     // The parent's execArgv (tsx's loader) is inherited, so the child runs TypeScript as the parent does.
     this.#child = fork(CHILD, [mode, url, ...args], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     this.#exited = new Promise((resolve) =>

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { benchSignedStatus } from './company-status.js';
 import { benchIdleDevices } from './idle-devices.js';
+import { benchMqttFlood } from './mqtt-flood.js';
 import { benchOpen } from './open.js';
 
 /**
@@ -31,6 +32,7 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
     if (postgres) await benchOpen('PostgreSQL', postgres);
   },
   idle: () => benchIdleDevices(),
+  flood: () => benchMqttFlood(),
 };
 
 async function main(): Promise<void> {
