@@ -9,7 +9,12 @@ import { DEVICE_ID_PATTERN } from './topics.js';
 export const PROTOCOL_VERSION = 1;
 
 const deviceId = z.string().regex(DEVICE_ID_PATTERN);
-const millis = z.number().int().nonnegative();
+/**
+ * The last millisecond of year 9999. A later time needs ISO 8601's six-digit years, which PGlite refuses to
+ * store: a signed ack timed later could never reach the journal, and the controller would send it forever.
+ */
+export const LAST_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const millis = z.number().int().nonnegative().max(LAST_TIME_MS);
 const base64Sig = z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/);
 /** The local name of an object in the controller's config: a relay channel or a GSM number. */
 export const objectId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/);
