@@ -272,6 +272,36 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       expect(row.state_at).toBeInstanceOf(Date);
     });
 
+    it('drops a state or telemetry with control characters or unpaired surrogates, one line each', async () => {
+      // Found by test/fuzz/device-messages.test.ts: a NUL in a label or an unpaired surrogate in telemetry
+      // made the database write fail (and the embedded broker close the connection); an escape sequence in a
+      // label was stored and shown to the customer.
+      const device = await onlineDevice();
+      for (const label of ['Main\u0000gate', '\u001b[2JMain gate']) {
+        await device.publishState(true, [{ id: 'gate', label, kind: 'relay' }]);
+      }
+      await device.publish('telemetry', {
+        v: 1,
+        device_id: device.id,
+        at: Date.now(),
+        uptime_s: 1,
+        version: '1.0\ud800',
+        signal: null,
+        clock_synced: true,
+        outbox: 0,
+      });
+      await roundTrip(device);
+      const said = logsAbout(device.id).map((line) => line.msg);
+      expect(said.filter((msg) => msg === 'dropped a malformed state')).toHaveLength(2);
+      expect(said.filter((msg) => msg === 'dropped malformed telemetry')).toHaveLength(1);
+      const labels = await env.db
+        .selectFrom('device_objects')
+        .select('label')
+        .where('device_id', '=', device.id)
+        .execute();
+      expect(labels).toEqual([]);
+    });
+
     it('stores the latest telemetry', async () => {
       const device = await onlineDevice();
       await device.publishTelemetry(4242);
