@@ -23,9 +23,11 @@ const EDGE_NUMBERS = [
   2 ** 53 + 2,
   Number.MAX_SAFE_INTEGER,
   -Number.MAX_SAFE_INTEGER,
-  // One past the last time a JavaScript Date can hold, and that last time itself.
-  8_640_000_000_000_001,
+  // The last millisecond of year 9999 and the one after; the last a JavaScript Date holds and the one after.
+  253_402_300_799_999,
+  253_402_300_800_000,
   8_640_000_000_000_000,
+  8_640_000_000_000_001,
   1e21,
   1e308,
   -1e308,
