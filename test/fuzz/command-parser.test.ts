@@ -237,7 +237,10 @@ function payloadOf(original: Command, sent: Delivery): Buffer {
 
 // ---- What must come of it ----
 
-/** The command in the payload, when it has the command's shape; judged apart from the handler's parser. */
+/**
+ * The command in the payload, when it has the shape of the wire format (the command schema); read here, apart
+ * from the handler's own parsing.
+ */
 function recognised(payload: Buffer): Command | null {
   let body: unknown;
   try {
