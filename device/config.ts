@@ -3,7 +3,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { decodeBase64, KeyError, strictPublicKeyFromBase64 } from '../shared/crypto/ed25519.js';
-import { objectId } from '../shared/protocol/messages.js';
+import { objectId, PRINTABLE_TEXT } from '../shared/protocol/messages.js';
 import { DEVICE_ID_PATTERN, TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
 
 /**
@@ -56,9 +56,14 @@ const commandKey = z
 
 const pulseMs = int('the pulse length in milliseconds', 0, 60_000);
 
+/** As the cloud takes it in the state and at provisioning (shared/README.md, "Messages"). */
+const label = text('a label of 1 to 64 characters')
+  .max(64, { error: 'expected a label of 1 to 64 characters' })
+  .regex(PRINTABLE_TEXT, { error: 'expected a label without control characters' });
+
 const relayObject = z.strictObject({
   id: objectId,
-  label: text('a label of 1 to 64 characters').max(64, { error: 'expected a label of 1 to 64 characters' }),
+  label,
   kind: z.literal('relay'),
   /** The GPIO line on the chip (for a Raspberry Pi: the BCM number, e.g. 17 for header pin 11). */
   line: int('the GPIO line number on the chip (BCM number on a Raspberry Pi)', 0, 1023),
@@ -83,7 +88,7 @@ const relayObject = z.strictObject({
 
 const gsmObject = z.strictObject({
   id: objectId,
-  label: text('a label of 1 to 64 characters').max(64, { error: 'expected a label of 1 to 64 characters' }),
+  label,
   kind: z.literal('gsm'),
   /** The number of the GSM module at the barrier; it opens when this controller's SIM calls it. */
   number: z
@@ -99,7 +104,7 @@ const gsmObject = z.strictObject({
 
 const simulatedObject = z.strictObject({
   id: objectId,
-  label: text('a label of 1 to 64 characters').max(64, { error: 'expected a label of 1 to 64 characters' }),
+  label,
   kind: z.literal('simulated'),
   pulse_ms: pulseMs.default(500),
   /** Makes every opening fail with this reason (for demos and tests of the failure path). */

@@ -9,7 +9,19 @@ import { DEVICE_ID_PATTERN } from './topics.js';
 export const PROTOCOL_VERSION = 1;
 
 const deviceId = z.string().regex(DEVICE_ID_PATTERN);
-const millis = z.number().int().nonnegative();
+/**
+ * The last millisecond of year 9999. A later time needs ISO 8601's six-digit years, which PGlite refuses to
+ * store: a signed ack timed later could never reach the journal, and the controller would send it forever.
+ */
+export const LAST_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+const millis = z.number().int().nonnegative().max(LAST_TIME_MS);
+/**
+ * No control characters and no unpaired surrogates: the database refuses a NUL and a lone surrogate in JSON,
+ * and stores other lone surrogates changed; an escape sequence would reach a customer's page as it came.
+ */
+export const PRINTABLE_TEXT = /^[^\p{Cc}\p{Cs}]*$/u;
+/** Text a controller reports about itself (labels, versions), shown to customers and stored as it came. */
+export const reportedText = (max: number) => z.string().max(max).regex(PRINTABLE_TEXT);
 const base64Sig = z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/);
 /** The local name of an object in the controller's config: a relay channel or a GSM number. */
 export const objectId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/);
@@ -67,7 +79,7 @@ export type UnsignedAck = Omit<Ack, 'sig'>;
 
 export const deviceObjectSchema = z.strictObject({
   id: objectId,
-  label: z.string().min(1).max(64),
+  label: reportedText(64).min(1),
   kind: z.enum(['relay', 'gsm', 'simulated']),
 });
 export type DeviceObject = z.infer<typeof deviceObjectSchema>;
@@ -78,7 +90,7 @@ export const stateSchema = z.strictObject({
   device_id: deviceId,
   online: z.boolean(),
   at: millis,
-  version: z.string().max(32).optional(),
+  version: reportedText(32).optional(),
   objects: z.array(deviceObjectSchema).max(32).optional(),
 });
 export type DeviceState = z.infer<typeof stateSchema>;
@@ -88,7 +100,7 @@ export const telemetrySchema = z.strictObject({
   device_id: deviceId,
   at: millis,
   uptime_s: z.number().int().nonnegative(),
-  version: z.string().max(32),
+  version: reportedText(32),
   /** GSM signal quality as reported by AT+CSQ (0..31), null when there is no modem or it is unknown. */
   signal: z.number().int().min(0).max(31).nullable(),
   clock_synced: z.boolean(),

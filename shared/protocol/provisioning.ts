@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceObjectSchema } from './messages.js';
+import { deviceObjectSchema, reportedText } from './messages.js';
 import { DEVICE_ID_PATTERN } from './topics.js';
 
 /**
@@ -13,7 +13,7 @@ export const provisionRequestSchema = z.strictObject({
   code: z.string().min(1).max(64),
   public_key: base64Key,
   objects: z.array(deviceObjectSchema).min(1).max(32),
-  version: z.string().max(32),
+  version: reportedText(32),
 });
 export type ProvisionRequest = z.infer<typeof provisionRequestSchema>;
 

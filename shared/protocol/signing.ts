@@ -1,4 +1,4 @@
-import type { SigningKey, VerifyKey } from '../crypto/ed25519.js';
+import { decodeBase64, type SigningKey, type VerifyKey } from '../crypto/ed25519.js';
 import type { Ack, Command, UnsignedAck, UnsignedCommand } from './messages.js';
 
 /**
@@ -36,7 +36,7 @@ export function signCommand(key: SigningKey, command: UnsignedCommand): Command 
 }
 
 export function verifyCommand(key: VerifyKey, command: Command): boolean {
-  return key.verify(signedBytes(COMMAND_TAG, command), Buffer.from(command.sig, 'base64'));
+  return verifySig(key, signedBytes(COMMAND_TAG, command), command.sig);
 }
 
 export function signAck(key: SigningKey, ack: UnsignedAck): Ack {
@@ -45,5 +45,15 @@ export function signAck(key: SigningKey, ack: UnsignedAck): Ack {
 }
 
 export function verifyAck(key: VerifyKey, ack: Ack): boolean {
-  return key.verify(signedBytes(ACK_TAG, ack), Buffer.from(ack.sig, 'base64'));
+  return verifySig(key, signedBytes(ACK_TAG, ack), ack.sig);
+}
+
+/**
+ * Only the canonical base64 of a signature verifies (shared/README.md, "Ed25519, strictly"): Buffer ignores
+ * the four spare bits of the last character, so sixteen texts would otherwise carry one signature, and a copy
+ * of a command whose `sig` was changed would still be the cloud's.
+ */
+function verifySig(key: VerifyKey, bytes: Uint8Array, sig: string): boolean {
+  const signature = decodeBase64(sig);
+  return signature !== null && key.verify(bytes, signature);
 }

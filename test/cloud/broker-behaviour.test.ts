@@ -3,6 +3,7 @@ import type { Broker } from '../../cloud/broker/broker.js';
 import { completeEntry } from '../../cloud/journal/journal.js';
 import { COMMAND_LIFETIME_MS } from '../../cloud/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { signAck } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import {
   BROKER_KINDS,
@@ -170,6 +171,30 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
 
+    it('drops a signed acknowledgement timed after year 9999, and the device stays connected', async () => {
+      // Found by test/fuzz/device-messages.test.ts: PGlite cannot store such a time, so the journal write failed
+      // after the caller had been answered, and the embedded broker refused the publish: the controller would
+      // have sent it again on every connection, forever.
+      const device = await onlineDevice();
+      const entry = await insertOpenEntry(env.db, device.id);
+      const result = dispatch(broker, dispatchRequest(device.id, entry));
+      const command = await device.nextCommand();
+      const late = signAck(device.account.key, {
+        v: 1,
+        command_id: command.id,
+        device_id: device.id,
+        outcome: 'opened',
+        received_at: Date.now(),
+        finished_at: Date.UTC(10_000, 0, 1),
+      });
+      await device.publish('ack', late);
+      await roundTrip(device);
+      expect(logsAbout(device.id).map((line) => line.msg)).toContain('dropped a malformed acknowledgement');
+      expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: null, acked_at: null });
+      const genuine = await device.ack(command);
+      expect(await result).toEqual({ kind: 'acked', ack: genuine });
+    });
+
     it('applies a replayed acknowledgement once', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
@@ -245,6 +270,36 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
         .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ online: true, version: '1.0.0' });
       expect(row.state_at).toBeInstanceOf(Date);
+    });
+
+    it('drops a state or telemetry with control characters or unpaired surrogates, one line each', async () => {
+      // Found by test/fuzz/device-messages.test.ts: a NUL in a label or an unpaired surrogate in telemetry
+      // made the database write fail (and the embedded broker close the connection); an escape sequence in a
+      // label was stored and shown to the customer.
+      const device = await onlineDevice();
+      for (const label of ['Main\u0000gate', '\u001b[2JMain gate']) {
+        await device.publishState(true, [{ id: 'gate', label, kind: 'relay' }]);
+      }
+      await device.publish('telemetry', {
+        v: 1,
+        device_id: device.id,
+        at: Date.now(),
+        uptime_s: 1,
+        version: '1.0\ud800',
+        signal: null,
+        clock_synced: true,
+        outbox: 0,
+      });
+      await roundTrip(device);
+      const said = logsAbout(device.id).map((line) => line.msg);
+      expect(said.filter((msg) => msg === 'dropped a malformed state')).toHaveLength(2);
+      expect(said.filter((msg) => msg === 'dropped malformed telemetry')).toHaveLength(1);
+      const labels = await env.db
+        .selectFrom('device_objects')
+        .select('label')
+        .where('device_id', '=', device.id)
+        .execute();
+      expect(labels).toEqual([]);
     });
 
     it('stores the latest telemetry', async () => {

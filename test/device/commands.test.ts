@@ -112,6 +112,17 @@ describe('command checks', () => {
     expect(await handler().handle(JSON.stringify(cmd))).toMatchObject({ reason: 'bad_signature' });
   });
 
+  it('refuses a copy whose signature text differs only in bits that base64 decoders ignore', async () => {
+    // Found by test/fuzz/command-parser.test.ts: the last of 86 characters carries two bits of the signature
+    // and four that Buffer drops, so 'A' and 'B' there decode to the same bytes.
+    const cmd = command(cloud, clock.now());
+    const last = cmd.sig.at(-3)!;
+    const sig = `${cmd.sig.slice(0, 85)}${String.fromCharCode(last.charCodeAt(0) + 1)}==`;
+    const ack = await handler().handle(JSON.stringify({ ...cmd, sig }));
+    expect(ack).toMatchObject({ outcome: 'refused', reason: 'bad_signature' });
+    expect((driver as SimulatedDriver).pulses.size).toBe(0);
+  });
+
   it('refuses a command for another device', async () => {
     const ack = await handler().handle(
       JSON.stringify(command(cloud, clock.now(), { device_id: OTHER_DEVICE_ID })),

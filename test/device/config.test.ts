@@ -91,6 +91,12 @@ describe('device config', () => {
     ]);
   });
 
+  it('refuses a label with a control character, which the cloud would drop from every state', () => {
+    expect(problems(validYaml.replace('label: Main gate', 'label: "Main\\tgate"'))).toEqual([
+      expect.stringMatching(/^objects\[0\]\.label: expected a label without control characters/),
+    ]);
+  });
+
   it('refuses duplicate object ids and a gsm object without a modem', () => {
     const lines = problems(validYaml.replace('id: barrier', 'id: gate').replace(/^modem:\n.*$/m, ''));
     expect(lines).toContainEqual(expect.stringMatching(/^objects\[1\]\.id: expected a unique object id/));
