@@ -154,7 +154,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       expect(journal.detail).toContain("acknowledged after the caller's timeout");
     });
 
-    it('does not apply a forged acknowledgement (signed with another key)', async () => {
+    it('[attack:mqtt.forged-ack] does not apply a forged acknowledgement (signed with another key)', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
       const result = dispatch(broker, dispatchRequest(device.id, entry));
@@ -195,7 +195,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       expect(await result).toEqual({ kind: 'acked', ack: genuine });
     });
 
-    it('applies a replayed acknowledgement once', async () => {
+    it('[attack:mqtt.forged-ack] applies a replayed acknowledgement once', async () => {
       const device = await onlineDevice();
       const entry = await insertOpenEntry(env.db, device.id);
       const result = dispatch(broker, dispatchRequest(device.id, entry));
@@ -316,7 +316,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     });
   });
 
-  describe('attacks by a device with an account of its own', () => {
+  describe('[attack:mqtt.device-overreach] attacks by a device with an account of its own', () => {
     it("cannot publish to another device's ack", async () => {
       const [mallory, victim] = [await onlineDevice(), await onlineDevice()];
       const before = logsAbout(victim.id).length;
@@ -357,7 +357,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       }
     });
 
-    it('cannot connect with a client id holding +, # or /', async () => {
+    it('[attack:mqtt.session-takeover] cannot connect with a client id holding +, # or /', async () => {
       const device = await env.provision(broker);
       for (const clientId of [
         `${device.id}+`,
@@ -376,7 +376,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       }
     });
 
-    it("cannot connect with another device's identity, nor take over its session", async () => {
+    it("[attack:mqtt.session-takeover] cannot connect with another device's identity, nor take over its session", async () => {
       const mallory = await env.provision(broker);
       const victim = await onlineDevice();
       const attempts = [
@@ -397,7 +397,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
       expect((await result).kind).toBe('acked');
     });
 
-    it('cannot connect before it has broker credentials', async () => {
+    it('[attack:mqtt.session-takeover] cannot connect before it has broker credentials', async () => {
       const device = await insertDevice(env.db, { provisioned: false });
       const result = await tryConnect(broker.deviceUrl, {
         clientId: device.id,

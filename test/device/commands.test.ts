@@ -100,19 +100,19 @@ describe('command checks', () => {
     expect(acks).toEqual([ack]);
   });
 
-  it('refuses a forged signature', async () => {
+  it('[attack:command.forged] refuses a forged signature', async () => {
     const forger = keys().cloud;
     const ack = await handler().handle(JSON.stringify(command(forger, clock.now())));
     expect(ack).toMatchObject({ outcome: 'refused', reason: 'bad_signature' });
     expect(verifyAck(device.publicKey, ack!)).toBe(true);
   });
 
-  it('refuses a command altered after signing', async () => {
+  it('[attack:command.forged] refuses a command altered after signing', async () => {
     const cmd = { ...command(cloud, clock.now()), object: 'garage' };
     expect(await handler().handle(JSON.stringify(cmd))).toMatchObject({ reason: 'bad_signature' });
   });
 
-  it('refuses a copy whose signature text differs only in bits that base64 decoders ignore', async () => {
+  it('[attack:command.forged] refuses a copy whose signature text differs only in bits that base64 decoders ignore', async () => {
     // Found by test/fuzz/command-parser.test.ts: the last of 86 characters carries two bits of the signature
     // and four that Buffer drops, so 'A' and 'B' there decode to the same bytes.
     const cmd = command(cloud, clock.now());
@@ -123,14 +123,14 @@ describe('command checks', () => {
     expect((driver as SimulatedDriver).pulses.size).toBe(0);
   });
 
-  it('refuses a command for another device', async () => {
+  it('[attack:command.misdirected] refuses a command for another device', async () => {
     const ack = await handler().handle(
       JSON.stringify(command(cloud, clock.now(), { device_id: OTHER_DEVICE_ID })),
     );
     expect(ack).toMatchObject({ outcome: 'refused', reason: 'wrong_device', device_id: DEVICE_ID });
   });
 
-  it('refuses a command that arrives after expires_at', async () => {
+  it('[attack:command.expired] refuses a command that arrives after expires_at', async () => {
     const cmd = command(cloud, clock.now());
     clock.advance(5001);
     expect(await handler().handle(JSON.stringify(cmd))).toMatchObject({
@@ -146,7 +146,7 @@ describe('command checks', () => {
     expect(await handler().handle(JSON.stringify(cmd))).toMatchObject({ reason: 'clock_unsynced' });
   });
 
-  it('refuses a repeated id; after a restart, refuses it as stale', async () => {
+  it('[attack:command.replayed] refuses a repeated id; after a restart, refuses it as stale', async () => {
     const cmd = command(cloud, clock.now());
     const first = handler();
     expect(await first.handle(JSON.stringify(cmd))).toMatchObject({ outcome: 'opened' });
@@ -161,7 +161,7 @@ describe('command checks', () => {
     expect((driver as SimulatedDriver).pulses.get('gate')).toBe(1);
   });
 
-  it('refuses a copy redelivered after a crash mid-pulse, with nothing on disk', async () => {
+  it('[attack:command.replayed] refuses a copy redelivered after a crash mid-pulse, with nothing on disk', async () => {
     const held = new HeldDriver();
     driver = held;
     const cmd = command(cloud, clock.now());
@@ -182,7 +182,7 @@ describe('command checks', () => {
     });
   });
 
-  it('refuses a command issued before the clock was synchronised in this run, however its time reads', async () => {
+  it('[attack:command.expired] refuses a command issued before the clock was synchronised in this run, however its time reads', async () => {
     // A controller without a battery-backed clock boots with the time it saved last: earlier than the
     // commands it executed before a power cut. Those commands were issued before its clock is synchronised.
     const beforeTheCut = command(cloud, clock.now());
@@ -199,12 +199,12 @@ describe('command checks', () => {
     expect((driver as SimulatedDriver).pulses.get('gate')).toBe(1);
   });
 
-  it('refuses an unknown object', async () => {
+  it('[attack:command.misdirected] refuses an unknown object', async () => {
     const ack = await handler().handle(JSON.stringify(command(cloud, clock.now(), { object: 'window' })));
     expect(ack).toMatchObject({ reason: 'unknown_object' });
   });
 
-  it('runs one operation per object: a second command for a busy object is refused', async () => {
+  it('[attack:command.concurrent] runs one operation per object: a second command for a busy object is refused', async () => {
     const held = new HeldDriver();
     driver = held;
     const h = handler();
