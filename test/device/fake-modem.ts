@@ -20,6 +20,7 @@ export type CallScenario =
   | 'never-rings';
 
 interface Call {
+  number: string;
   stat: number;
   polls: number;
 }
@@ -32,6 +33,8 @@ export class FakeModem {
   mute = false;
   /** Every command received, in order. */
   readonly received: string[] = [];
+  /** The number of every call that rang (alerting) at the barrier's module, in order. */
+  readonly rang: string[] = [];
   readonly #port: SerialPort;
   #buffer = '';
   #call: Call | null = null;
@@ -51,6 +54,16 @@ export class FakeModem {
   /** How many times a command starting with `prefix` was received. */
   count(prefix: string): number {
     return this.received.filter((line) => line.startsWith(prefix)).length;
+  }
+
+  /** True while a call is up: dialling, ringing or answered, until the driver hangs up or the module drops it. */
+  get callActive(): boolean {
+    return this.#call !== null;
+  }
+
+  /** A call left up from before, as after a reset in the middle of a call. */
+  leaveCallUp(): void {
+    this.#call = { number: '+490000000000', stat: 0, polls: 0 };
   }
 
   async close(): Promise<void> {
@@ -88,7 +101,7 @@ export class FakeModem {
       this.#call = null;
       this.#send('OK');
     } else if (command.startsWith('ATD')) {
-      this.#dial();
+      this.#dial(command.slice(3).replace(/;$/, ''));
     } else if (command === 'AT+CLCC') {
       this.#poll();
     } else {
@@ -96,7 +109,7 @@ export class FakeModem {
     }
   }
 
-  #dial(): void {
+  #dial(number: string): void {
     if (!this.registered) {
       this.#send('NO CARRIER');
       return;
@@ -113,7 +126,7 @@ export class FakeModem {
       setImmediate(() => this.#send(code));
       return;
     }
-    this.#call = { stat: 2, polls: 0 };
+    this.#call = { number, stat: 2, polls: 0 };
   }
 
   /** First poll: dialling; second: alerting; third: the module ends the call (ring-then-* scenarios). */
@@ -121,13 +134,16 @@ export class FakeModem {
     const call = this.#call;
     if (call) {
       call.polls++;
-      if (this.scenario !== 'never-rings' && call.polls >= 2) call.stat = 3;
+      if (this.scenario !== 'never-rings' && call.polls === 2) {
+        call.stat = 3;
+        this.rang.push(call.number);
+      }
       if (this.scenario !== 'never-rings' && call.polls >= 3) {
         this.#call = null;
         this.#send(this.scenario === 'ring-then-busy' ? 'BUSY' : 'NO CARRIER', 'OK');
         return;
       }
-      this.#send(`+CLCC: 1,0,${call.stat},0,0,"+491701234567",145`, 'OK');
+      this.#send(`+CLCC: 1,0,${call.stat},0,0,"${call.number}",145`, 'OK');
       return;
     }
     this.#send('OK');

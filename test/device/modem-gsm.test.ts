@@ -1,48 +1,15 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GsmObjectConfig, ModemConfig } from '../../device/config.js';
 import { ModemGsmDriver } from '../../device/drivers/modem-gsm.js';
 import { FakeModem } from './fake-modem.js';
 import { tempDir, waitFor } from './fixtures.js';
+import { hasSocat, PtyPair } from './pty-pair.js';
 
 /**
  * The GSM driver through the real serialport stack, against a simulated modem on a pseudo-terminal pair made
  * by socat. Timeouts are short through the config; nothing here asserts how long anything took.
  */
-const hasSocat = spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
 if (!hasSocat) console.warn('modem-gsm tests skipped: socat is not installed (apt-get install socat)');
-
-class PtyPair {
-  readonly modem: string;
-  readonly host: string;
-  #process: ChildProcess | null = null;
-
-  constructor(dir: string) {
-    this.modem = join(dir, 'modem');
-    this.host = join(dir, 'host');
-  }
-
-  async start(): Promise<void> {
-    this.#process = spawn(
-      'socat',
-      ['-d', '-d', `pty,raw,echo=0,link=${this.modem}`, `pty,raw,echo=0,link=${this.host}`],
-      { stdio: 'ignore' },
-    );
-    await waitFor(() => existsSync(this.modem) && existsSync(this.host), 'socat to create the pty pair');
-  }
-
-  /** Ends socat: both ends of the pair disappear, as when a USB modem is unplugged. */
-  async stop(): Promise<void> {
-    const child = this.#process;
-    this.#process = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
 
 const modemConfig = (path: string): ModemConfig => ({
   path,
