@@ -77,7 +77,7 @@ describe('command checks', () => {
     synced = true;
     trustedSince = clock.now();
     acks = [];
-    driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+    driver = await startedSimulated(config);
   });
   afterEach(async () => {
     await cleanup();
@@ -170,7 +170,7 @@ describe('command checks', () => {
     await waitFor(() => held.opened === 1, 'the driver to act');
 
     const restarted = restart();
-    driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+    driver = await startedSimulated(config);
     expect(await restarted.handle(JSON.stringify(cmd))).toMatchObject({
       outcome: 'refused',
       reason: 'stale',
@@ -275,3 +275,10 @@ describe('command checks', () => {
     expect(acks).toEqual([]);
   });
 });
+
+/** A simulated driver ready to open: like the real ones, it refuses openings before start (driver.ts). */
+async function startedSimulated(config: DeviceConfig): Promise<SimulatedDriver> {
+  const simulated = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+  await simulated.start();
+  return simulated;
+}
