@@ -46,6 +46,8 @@ export class RelayGpioDriver implements Driver {
   readonly #options: RelayGpioDriverOptions;
   readonly #sleep: Sleep;
   readonly #lines = new Map<string, Line>();
+  /** Objects with a pulse in progress: a second one would be cut short by the first one's release. */
+  readonly #pulsing = new Set<string>();
 
   constructor(options: RelayGpioDriverOptions) {
     this.#options = options;
@@ -86,6 +88,18 @@ export class RelayGpioDriver implements Driver {
   async open(object: ObjectConfig): Promise<OpenOutcome> {
     const line = this.#lines.get(object.id);
     if (!line) throw new DriverError('relay_fault', `relay ${object.id} is not started`);
+    if (this.#pulsing.has(object.id)) {
+      return { outcome: 'failed', reason: 'busy', detail: 'a pulse of this relay is in progress' };
+    }
+    this.#pulsing.add(object.id);
+    try {
+      return await this.#pulse(line);
+    } finally {
+      this.#pulsing.delete(object.id);
+    }
+  }
+
+  async #pulse(line: Line): Promise<OpenOutcome> {
     try {
       line.gpio.writeSync(line.active);
       if (line.gpio.readSync() !== line.active) {
