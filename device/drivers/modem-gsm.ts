@@ -151,6 +151,8 @@ export class ModemGsmDriver implements Driver {
     if (this.#registered === false) {
       return { outcome: 'failed', reason: 'no_network', detail: 'the modem is not registered on a network' };
     }
+    // stop() may have hung up while AT+CREG? was answered: a dial now would leave a call up that nobody ends.
+    if (this.#state !== 'ready') throw new DriverError('modem_error', `the modem is ${this.#state}`);
     const started = this.#now();
     const dial = await at.command(`ATD${config.number};`, { timeoutMs, callResults: true });
     if (dial.final !== 'OK') return failure(dial.final);
