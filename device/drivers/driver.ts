@@ -39,10 +39,15 @@ export class DriverError extends Error {
  *   `{ outcome: 'failed', reason }` with a reason from ACK_REASONS, or rejects; a rejection with a DriverError
  *   carries its reason, any other rejection counts as `faultReason`. Whatever happens, when the promise settles
  *   the output is safe again (relay released, call hung up).
- * - The caller runs at most one `open` per object at a time; a driver that cannot serve two objects at once
- *   (one modem, one call) answers the second with `busy` instead of queueing it, since a late opening is worse
- *   than a refused one.
- * - `stop()` leaves every output safe and releases the hardware; it never rejects. No `open` is called after it.
+ * - At most one `open` per object runs at a time: a second `open` of an object whose opening is in progress
+ *   resolves `{ outcome: 'failed', reason: 'busy' }` at once and nothing happens; a driver that cannot serve two
+ *   objects at once (one modem, one call) answers the second object the same way. Neither is queued, since a
+ *   late opening is worse than a refused one.
+ * - `open` is accepted only between `start()` and `stop()`: before or after, it is refused with `faultReason`
+ *   (a rejection or a failed outcome) and no output moves.
+ * - `stop()` leaves every output safe and releases the hardware, also while an `open` runs; it never rejects.
+ *
+ * test/device/driver-contract.ts holds these promises as one suite, run against every driver.
  */
 export interface Driver {
   readonly kind: ObjectConfig['kind'];
