@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { Aedes, type Client } from 'aedes';
 import { connect, connectAsync, type MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeviceConfig } from '../../device/config.js';
@@ -21,51 +19,8 @@ import {
 } from '../../shared/protocol/messages.js';
 import { verifyAck } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import { AedesBroker } from './aedes-broker.js';
 import { command, DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './fixtures.js';
-
-/**
- * A plain aedes broker on a TCP port; `restart` listens again on the same port. `refuseAcks` acks are refused
- * (aedes then closes the connection), as the cloud's broker does with one the journal cannot take yet.
- */
-class Broker {
-  #aedes: Aedes | null = null;
-  #server: Server | null = null;
-  port = 0;
-  refuseAcks = 0;
-  readonly clients = new Map<string, Client>();
-
-  async start(): Promise<void> {
-    this.#aedes = await Aedes.createBroker({
-      authorizePublish: (_client, packet, done) => {
-        if (!packet.topic.endsWith('/ack') || this.refuseAcks === 0) return done(null);
-        this.refuseAcks--;
-        done(new Error('not now'));
-      },
-    });
-    this.#aedes.on('client', (client) => this.clients.set(client.id, client));
-    const server = createServer(this.#aedes.handle);
-    this.#server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    const address = server.address();
-    if (address && typeof address === 'object') this.port = address.port;
-  }
-
-  async stop(): Promise<void> {
-    const aedes = this.#aedes;
-    const server = this.#server;
-    this.#aedes = null;
-    this.#server = null;
-    await new Promise<void>((resolve) => aedes?.close(() => resolve()) ?? resolve());
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
-
-  get url(): string {
-    return `mqtt://127.0.0.1:${this.port}`;
-  }
-}
 
 /** Plays the cloud: publishes commands and collects what the device sends. */
 async function cloudClient(url: string) {
@@ -95,7 +50,7 @@ describe('controller over MQTT', () => {
   let cleanup: () => Promise<void>;
   let cloud: SigningKey;
   let device: SigningKey;
-  let broker: Broker;
+  let broker: AedesBroker;
   let config: DeviceConfig;
   let controller: Controller | null;
   let simulated: SimulatedDriver;
@@ -127,7 +82,7 @@ describe('controller over MQTT', () => {
   beforeEach(async () => {
     ({ dir, cleanup } = await tempDir());
     ({ cloud, device } = keys());
-    broker = new Broker();
+    broker = new AedesBroker();
     await broker.start();
     config = await makeConfig(dir, {
       cloudKey: cloud,
