@@ -13,6 +13,7 @@ import { ExecutedIds, removeEarlierRecords } from './executed.js';
 import { Outbox } from './outbox.js';
 import { Session } from './session.js';
 import { StatusFile } from './status.js';
+import { type IntervalTimers, type NotifySend, SystemdNotifier } from './systemd-notify.js';
 import { TelemetryReporter } from './telemetry.js';
 
 /** What tests and the demo replace; the daemon uses none of it. */
@@ -22,6 +23,11 @@ export interface ControllerDeps extends DriverOverrides {
   connect?: (url: string, options: IClientOptions) => MqttClient;
   reconnectMinMs?: number;
   log?: (line: string) => void;
+  /** Where systemd's NOTIFY_SOCKET and WATCHDOG_USEC are read; process.env by default. */
+  env?: Readonly<Record<string, string | undefined>>;
+  notifySend?: NotifySend;
+  /** The watchdog's interval timer. */
+  timers?: IntervalTimers;
 }
 
 /** A component of the daemon: started in order, stopped in reverse order. */
@@ -33,9 +39,10 @@ interface Component {
 
 /**
  * The controller daemon, composed from its components (each with start/stop):
- * state folder, clock monitor, drivers (outputs released), outbox, MQTT session,
- * command handler, telemetry, status refresh. `stop()` runs in reverse: no new commands, operations in progress finish and are
- * acknowledged, the device is marked offline, then every output is made safe.
+ * systemd watchdog, state folder, clock monitor, drivers (outputs released), outbox, MQTT session,
+ * command handler, telemetry, status refresh, systemd readiness. `stop()` runs in reverse: systemd is told the
+ * daemon is stopping, no new commands, operations in progress finish and are acknowledged, the device is marked
+ * offline, then every output is made safe, and the watchdog pings last.
  */
 export class Controller {
   readonly config: DeviceConfig;
@@ -46,6 +53,7 @@ export class Controller {
   readonly clock: ClockMonitor;
   readonly telemetry: TelemetryReporter;
   readonly status: StatusFile;
+  readonly systemd: SystemdNotifier;
   readonly #components: Component[];
   readonly #log: (line: string) => void;
   #started: Component[] = [];
@@ -80,6 +88,12 @@ export class Controller {
         last_command: null,
       },
     });
+    this.systemd = new SystemdNotifier({
+      env: deps.env ?? process.env,
+      send: deps.notifySend,
+      timers: deps.timers,
+      log,
+    });
     this.drivers = new DriverSet(config, { ...deps, log });
     const modem = this.drivers.drivers.find((driver) => driver instanceof ModemGsmDriver);
     modem?.onState((state) => this.status.update({ modem: state }));
@@ -107,8 +121,10 @@ export class Controller {
       onCommand: (payload) => {
         this.commands.handle(payload).catch((error: Error) => log(`command: failed: ${error.message}`));
       },
-      onConnectionChange: (connected) =>
-        this.status.update({ mqtt: { url: config.mqtt.url, connected, since: connected ? now() : null } }),
+      onConnectionChange: (connected) => {
+        this.status.update({ mqtt: { url: config.mqtt.url, connected, since: connected ? now() : null } });
+        void this.systemd.status(connectionStatus(config.mqtt.url, connected));
+      },
       log,
     });
     this.outbox = new Outbox({
@@ -154,6 +170,12 @@ export class Controller {
     };
 
     this.#components = [
+      // Pings from the first step on: a start that hangs (a modem that never answers) is restarted too.
+      {
+        name: 'systemd watchdog',
+        start: () => this.systemd.startWatchdog(),
+        stop: () => this.systemd.stopWatchdog(),
+      },
       {
         name: 'state folder',
         start: async () => {
@@ -183,6 +205,13 @@ export class Controller {
         stop: async () => {
           if (statusTimer.timer) clearInterval(statusTimer.timer);
         },
+      },
+      // Ready once the outputs are safe and the session is connecting, not once it is connected: a broker out of
+      // reach for minutes must not make systemd fail the start (hardware/README.md, "The daemon under systemd").
+      {
+        name: 'systemd readiness',
+        start: () => this.systemd.ready(connectionStatus(config.mqtt.url, this.session.connected)),
+        stop: () => this.systemd.stopping(),
       },
     ];
   }
@@ -219,5 +248,24 @@ export class Controller {
 
   #named(name: string, component: { start(): Promise<void>; stop(): Promise<void> }): Component {
     return { name, start: () => component.start(), stop: () => component.stop() };
+  }
+}
+
+/** The STATUS= line `systemctl status` shows; the broker address without any credentials in it. */
+export function connectionStatus(url: string, connected: boolean): string {
+  const broker = withoutCredentials(url);
+  return connected
+    ? `connected to ${broker}`
+    : `NOT connected to ${broker}; retrying (check the network and the broker)`;
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href.replace(/\/$/, '');
+  } catch {
+    return url;
   }
 }
