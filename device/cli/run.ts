@@ -4,7 +4,9 @@ import { Controller } from '../runtime/controller.js';
 /**
  * `gatelink-device run`: the daemon. Reads the config once, starts the controller and runs until SIGTERM or
  * SIGINT, then stops the components in order (the outputs end released). An unexpected exception still
- * releases the outputs before the process exits, so that systemd restarts it from a safe state.
+ * releases the outputs before the process exits, so that systemd restarts it from a safe state. Under systemd
+ * the controller also reports readiness, status and watchdog pings (hardware/README.md, "The daemon under
+ * systemd").
  */
 export async function runCommand(configPath: string): Promise<number> {
   const config = loadConfig(configPath);
@@ -21,12 +23,15 @@ export async function runCommand(configPath: string): Promise<number> {
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
 
-  await controller.start();
-  console.log(`gatelink-device: running as ${config.device_id} with ${config.objects.length} object(s)`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+  // Listening before start: systemd may send SIGTERM as soon as the daemon says READY=1, and Node's default
+  // action would end it without releasing the outputs.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  await controller.start();
+  console.log(`gatelink-device: running as ${config.device_id} with ${config.objects.length} object(s)`);
+  const signal = await signalled;
   console.log(`gatelink-device: ${signal}, stopping`);
   await stop();
   console.log('gatelink-device: stopped, outputs released');
