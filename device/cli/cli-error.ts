@@ -1,12 +1,136 @@
-/** A failure the CLI reports as one readable line that says what to do next. */
+import { ConfigError } from '../config.js';
+import { KeyFileError } from '../keys.js';
+
+/**
+ * Every failure the CLI reports: its code, its exit status and the one readable line that says what to do next,
+ * in one table (as shared/errors.ts is for the cloud). Code decides by `code`, never by the message text.
+ * Usage mistakes exit 2, as `gatelink-device` without a command does; everything else exits 1.
+ */
+export const CLI_ERRORS = {
+  unknown_command: {
+    exit: 2,
+    message: (p: { command: string }) =>
+      `unknown command "${p.command}"; run gatelink-device help for the list`,
+  },
+  bad_options: {
+    exit: 2,
+    message: (p: { problem: string }) => `${p.problem}; run gatelink-device help for the options`,
+  },
+  provision_arguments_missing: {
+    exit: 2,
+    message: () => 'provision needs --cloud <base_url> and --code <code> (the operator gets both)',
+  },
+  config_invalid: { exit: 1, message: (p: { problem: string }) => p.problem },
+  key_file_unusable: { exit: 1, message: (p: { problem: string }) => p.problem },
+  daemon_running: {
+    exit: 1,
+    message: () =>
+      'the daemon is running; stop it first (sudo systemctl stop gatelink-device), then test again',
+  },
+  unknown_object: {
+    exit: 1,
+    message: (p: { object: string; file: string; objects: readonly string[] }) =>
+      `no object "${p.object}" in ${p.file}; objects: ${p.objects.join(', ')}`,
+  },
+  cloud_url_invalid: {
+    exit: 1,
+    message: (p: { value: string }) =>
+      `--cloud ${p.value} is not a URL; pass the base URL, e.g. https://gatelink.example.com`,
+  },
+  cloud_not_https: {
+    exit: 1,
+    message: (p: { value: string }) =>
+      `--cloud must be an https:// address (plain http only for localhost); got ${p.value}`,
+  },
+  objects_file_missing: {
+    exit: 1,
+    message: () =>
+      "name this controller's objects: pass --objects-from FILE with an objects list (see hardware/device.example.yaml)",
+  },
+  objects_file_unreadable: {
+    exit: 1,
+    message: (p: { file: string; problem: string }) => `cannot read ${p.file}: ${p.problem}`,
+  },
+  objects_list_missing: {
+    exit: 1,
+    message: (p: { file: string }) => `${p.file} has no objects list; see hardware/device.example.yaml`,
+  },
+  cloud_unreachable: {
+    exit: 1,
+    message: (p: { cloud: string; cause: string }) =>
+      `cannot reach ${p.cloud} (${p.cause}); check the address and this controller's network, then run provision again`,
+  },
+  cloud_answer_not_json: {
+    exit: 1,
+    message: (p: { url: string; status: number; cloud: string }) =>
+      `${p.url} answered HTTP ${p.status} without JSON; is ${p.cloud} the Gatelink cloud?`,
+  },
+  provisioning_code_invalid: {
+    exit: 1,
+    message: () =>
+      'the provisioning code is unknown, used or expired: ask the operator for a new one ' +
+      '(gatelink-admin device add) and run provision again with it',
+  },
+  provisioning_field_refused: {
+    exit: 1,
+    message: (p: { field: string; message: string }) =>
+      `the cloud refused ${p.field}: ${p.message} Check the objects file and run provision again`,
+  },
+  provisioning_rate_limited: {
+    exit: 1,
+    message: () => 'the cloud asks to slow down; wait a minute and run provision again',
+  },
+  provisioning_refused: {
+    exit: 1,
+    message: (p: { status: number; code: string; message: string }) =>
+      `the cloud refused provisioning (HTTP ${p.status}, ${p.code}${p.message ? `: ${p.message}` : ''}); tell the operator`,
+  },
+  provisioning_answer_invalid: {
+    exit: 1,
+    message: (p: { path: string; problem: string }) =>
+      `the cloud's answer is not a valid provisioning response (${p.path}: ${p.problem}); ` +
+      'update gatelink-device to the version the cloud runs',
+  },
+  command_key_invalid: {
+    exit: 1,
+    message: (p: { problem: string }) => `the cloud sent a command key that is not valid (${p.problem})`,
+  },
+  cloud_config_invalid: {
+    exit: 1,
+    message: (p: { problem: string }) =>
+      `the cloud's answer does not make a valid config (${p.problem}); report this to the operator`,
+  },
+  unexpected: { exit: 1, message: (p: { detail: string }) => `unexpected failure: ${p.detail}` },
+} as const satisfies Record<string, { exit: number; message: (params: never) => string }>;
+
+export type CliErrorCode = keyof typeof CLI_ERRORS;
+/** The values a code's message needs; none for a code whose message is fixed. */
+export type CliErrorParams<C extends CliErrorCode> = Parameters<(typeof CLI_ERRORS)[C]['message']>;
+
+/** A failure the CLI reports as one readable line; build it with `cliError`. */
 export class CliError extends Error {
   override name = 'CliError';
+  readonly code: CliErrorCode;
   readonly exitCode: number;
 
-  constructor(message: string, exitCode = 1) {
+  constructor(code: CliErrorCode, message: string) {
     super(message);
-    this.exitCode = exitCode;
+    this.code = code;
+    this.exitCode = CLI_ERRORS[code].exit;
   }
+}
+
+export function cliError<C extends CliErrorCode>(code: C, ...params: CliErrorParams<C>): CliError {
+  const message = CLI_ERRORS[code].message as (...args: CliErrorParams<C>) => string;
+  return new CliError(code, message(...params));
+}
+
+/** Every way a command can fail, as a CLI error: the other modules' own errors keep their messages. */
+export function asCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof ConfigError) return cliError('config_invalid', { problem: error.message });
+  if (error instanceof KeyFileError) return cliError('key_file_unusable', { problem: error.message });
+  return cliError('unexpected', { detail: (error as Error)?.stack ?? String(error) });
 }
 
 export const DEFAULT_CONFIG = '/etc/gatelink/device.yaml';

@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.js';
-import { KeyFileError } from '../keys.js';
 import { VERSION } from '../version.js';
-import { CliError, DEFAULT_CONFIG } from './cli-error.js';
+import { asCliError, cliError, DEFAULT_CONFIG } from './cli-error.js';
 import { provisionCommand } from './provision.js';
 import { runCommand } from './run.js';
 import { statusCommand } from './status.js';
@@ -38,9 +36,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           'objects-from': { type: 'string' },
           'state-dir': { type: 'string' },
         });
-        if (!o.values.cloud || !o.values.code) {
-          throw new CliError('provision needs --cloud <base_url> and --code <code> (the operator gets both)');
-        }
+        if (!o.values.cloud || !o.values.code) throw cliError('provision_arguments_missing');
         return await provisionCommand({
           cloud: o.values.cloud,
           code: o.values.code,
@@ -68,7 +64,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         console.log(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new CliError(`unknown command "${command}"; run gatelink-device help for the list`);
+        throw cliError('unknown_command', { command });
     }
   } catch (error) {
     return report(error);
@@ -92,19 +88,12 @@ function options<S extends Spec>(args: readonly string[], spec: S) {
     };
     return { values, config: values.config ?? process.env.GATELINK_DEVICE_CONFIG ?? DEFAULT_CONFIG };
   } catch (error) {
-    throw new CliError(`${(error as Error).message}; run gatelink-device help for the options`);
+    throw cliError('bad_options', { problem: (error as Error).message });
   }
 }
 
 function report(error: unknown): number {
-  if (error instanceof CliError || error instanceof KeyFileError) {
-    console.error(`gatelink-device: ${error.message}`);
-    return error instanceof CliError ? error.exitCode : 1;
-  }
-  if (error instanceof ConfigError) {
-    console.error(`gatelink-device: ${error.message}`);
-    return 1;
-  }
-  console.error(`gatelink-device: unexpected failure: ${(error as Error)?.stack ?? String(error)}`);
-  return 1;
+  const failure = asCliError(error);
+  console.error(`gatelink-device: ${failure.message}`);
+  return failure.exitCode;
 }

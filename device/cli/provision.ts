@@ -17,7 +17,7 @@ import {
 } from '../config.js';
 import { writeFileAtomic } from '../files.js';
 import { VERSION } from '../version.js';
-import { CliError } from './cli-error.js';
+import { type CliError, cliError } from './cli-error.js';
 
 export interface ProvisionOptions {
   /** The cloud's base URL, e.g. https://gatelink.example.com. */
@@ -91,7 +91,7 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
   try {
     strictPublicKeyFromBase64(response.command_key);
   } catch (error) {
-    throw new CliError(`the cloud sent a command key that is not valid (${(error as Error).message})`);
+    throw cliError('command_key_invalid', { problem: (error as Error).message });
   }
 
   let config: DeviceConfig;
@@ -99,9 +99,7 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
     config = validateConfig(draft(response), configPath);
   } catch (error) {
     const detail = error instanceof ConfigError ? error.problems.join('; ') : (error as Error).message;
-    throw new CliError(
-      `the cloud's answer does not make a valid config (${detail}); report this to the operator`,
-    );
+    throw cliError('cloud_config_invalid', { problem: detail });
   }
 
   await mkdir(dirname(config.private_key_file), { recursive: true, mode: 0o700 });
@@ -150,11 +148,11 @@ function cloudBase(value: string, allowHttp: boolean): string {
   try {
     url = new URL(value);
   } catch {
-    throw new CliError(`--cloud ${value} is not a URL; pass the base URL, e.g. https://gatelink.example.com`);
+    throw cliError('cloud_url_invalid', { value });
   }
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (loopback || allowHttp))) {
-    throw new CliError(`--cloud must be an https:// address (plain http only for localhost); got ${value}`);
+    throw cliError('cloud_not_https', { value });
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -166,19 +164,20 @@ function installerSettings(configPath: string, options: ProvisionOptions): Recor
       ? configPath
       : null;
   if (!source) {
-    throw new CliError(
-      "name this controller's objects: pass --objects-from FILE with an objects list (see hardware/device.example.yaml)",
-    );
+    throw cliError('objects_file_missing');
   }
   let raw: unknown;
   try {
     const text = readFileSync(source, 'utf8');
     raw = extname(source).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new CliError(`cannot read ${source}: ${(error as Error).message.split('\n')[0]}`);
+    throw cliError('objects_file_unreadable', {
+      file: source,
+      problem: (error as Error).message.split('\n')[0] ?? '',
+    });
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw) || !('objects' in raw)) {
-    throw new CliError(`${source} has no objects list; see hardware/device.example.yaml`);
+    throw cliError('objects_list_missing', { file: source });
   }
   const picked: Record<string, unknown> = {};
   for (const key of INSTALLER_KEYS) {
@@ -209,46 +208,43 @@ async function register(
     });
   } catch (error) {
     const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-    throw new CliError(
-      `cannot reach ${cloud} (${cause}); check the address and this controller's network, then run provision again`,
-    );
+    throw cliError('cloud_unreachable', { cloud, cause });
   }
   const text = await response.text();
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new CliError(
-      `${url} answered HTTP ${response.status} without JSON; is ${cloud} the Gatelink cloud?`,
-    );
+    throw cliError('cloud_answer_not_json', { url, status: response.status, cloud });
   }
-  if (!response.ok) throw new CliError(explainRefusal(response.status, body));
+  if (!response.ok) throw refusal(response.status, body);
   const parsed = provisionResponseSchema.safeParse(body);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new CliError(
-      `the cloud's answer is not a valid provisioning response (${first?.path.join('.') || 'body'}: ${first?.message}); ` +
-        'update gatelink-device to the version the cloud runs',
-    );
+    throw cliError('provisioning_answer_invalid', {
+      path: first?.path.join('.') || 'body',
+      problem: first?.message ?? 'not valid',
+    });
   }
   return parsed.data;
 }
 
-function explainRefusal(status: number, body: unknown): string {
+/** The cloud's refusal as a CLI error, by the cloud's own error code (cloud/README.md). */
+function refusal(status: number, body: unknown): CliError {
   const error = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const code = typeof error.error === 'string' ? error.error : 'unknown';
   const message = typeof error.message === 'string' ? error.message : '';
   switch (code) {
     case 'provisioning_code_invalid':
-      return (
-        'the provisioning code is unknown, used or expired: ask the operator for a new one ' +
-        '(gatelink-admin device add) and run provision again with it'
-      );
+      return cliError('provisioning_code_invalid');
     case 'invalid_field':
-      return `the cloud refused ${typeof error.field === 'string' ? error.field : 'a field'}: ${message} Check the objects file and run provision again`;
+      return cliError('provisioning_field_refused', {
+        field: typeof error.field === 'string' ? error.field : 'a field',
+        message,
+      });
     case 'rate_limit':
-      return 'the cloud asks to slow down; wait a minute and run provision again';
+      return cliError('provisioning_rate_limited');
     default:
-      return `the cloud refused provisioning (HTTP ${status}, ${code}${message ? `: ${message}` : ''}); tell the operator`;
+      return cliError('provisioning_refused', { status, code, message });
   }
 }

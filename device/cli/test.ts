@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import { openSafely } from '../drivers/driver.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { readStatus } from '../runtime/status.js';
-import { CliError } from './cli-error.js';
+import { cliError } from './cli-error.js';
 import { daemonAlive } from './daemon-running.js';
 
 export interface TestOptions {
@@ -21,15 +21,15 @@ export async function testCommand(options: TestOptions): Promise<number> {
   const print = options.print ?? ((line: string) => console.log(line));
   const config = loadConfig(options.configPath);
   if (daemonAlive(await readStatus(config.state_dir).catch(() => null))) {
-    throw new CliError(
-      'the daemon is running; stop it first (sudo systemctl stop gatelink-device), then test again',
-    );
+    throw cliError('daemon_running');
   }
   const objects = options.objectId ? config.objects.filter((o) => o.id === options.objectId) : config.objects;
   if (objects.length === 0) {
-    throw new CliError(
-      `no object "${options.objectId}" in ${config.config_file}; objects: ${config.objects.map((o) => o.id).join(', ')}`,
-    );
+    throw cliError('unknown_object', {
+      object: options.objectId ?? '',
+      file: config.config_file,
+      objects: config.objects.map((o) => o.id),
+    });
   }
   const drivers = new DriverSet(config, { log: print, ...options.overrides });
   let failures = 0;
