@@ -4,11 +4,15 @@ import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
 import { deviceApiRoutes } from './device-api/routes.js';
-import { registerErrorHandling } from './http/errors.js';
+import { answerClientError } from './http/client-errors.js';
+import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { opsRoutes } from './ops/routes.js';
 import { wellKnownRoutes } from './well-known/routes.js';
 
-/** A Fastify instance with the cloud's logger settings; routes are added by `registerRoutes`. */
+/** Node's default, written down: `headers_too_large` says 16 KiB (cloud/README.md, "Errors"). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(logLevel: string): FastifyInstance {
   return Fastify({
     logger: { level: logLevel },
@@ -18,6 +22,13 @@ export function createHttpServer(logLevel: string): FastifyInstance {
     // One line per request only when debugging; failures are logged by our error handler at any level.
     logController: new LogController({ disableRequestLogging: logLevel !== 'debug' && logLevel !== 'trace' }),
     bodyLimit: 64 * 1024,
+    http: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // Node would answer a missing Host itself, outside the error contract; registerErrorHandling does.
+      requireHostHeader: false,
+    },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
 }
 

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../shared/errors.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ERRORS, type ErrorCode } from '../../shared/errors.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type RawResponse, sendRaw } from '../support/raw-http.js';
 
 /** The HTTP shape of the company API (decisions.md section 1): what a caller sees whatever it sends. */
 
@@ -34,6 +35,21 @@ async function post(url: string, payload: string | Buffer, headers: Record<strin
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const port = () => Number(new URL(cloud.baseUrl).port);
+
+/** An error read from a socket: the contract's body, its status and a fresh request id. */
+function expectRawError(response: RawResponse, status: number, code: string): void {
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  expect({ status: response.status, error: body.error }).toEqual({ status, error: code });
+  expect(ERRORS[code as ErrorCode].status).toBe(status);
+  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+  expect(body.message).toBeTypeOf('string');
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(response.headers['x-request-id']).toMatch(UUID);
+}
 
 /** Every error answer: the code, a readable sentence, and the request id header. */
 function expectError(answer: Answer, status: number, code: string): void {
@@ -219,11 +235,112 @@ describe('every answer', () => {
     expectError(answer, 400, 'invalid_field');
     expect(answer.body.field).toBe('id');
   });
-
   it('a GET of the company API is not served', async () => {
     const response = await cloud.app.inject({ method: 'GET', url: '/api/company.php?a=status' });
     expect(response.statusCode).toBe(404);
     expect(JSON.parse(response.body).error).toBe('not_found');
+  });
+});
+
+describe("[attack:http.parser-error] requests Node's parser refuses are answered in the error contract", () => {
+  const call = (headers: string, body = '{}') =>
+    `POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
+  const cases: { name: string; bytes: string; status: number; code: string }[] = [
+    {
+      name: 'a control character in a header value',
+      bytes: call('X-Note: a\u0001b\r\nContent-Length: 2\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a header name with a space',
+      bytes: call('Bad Name: x\r\nContent-Length: 2\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a malformed request line',
+      bytes: 'POST /api/company.php?a=status HTTP/9\r\nHost: localhost\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'an unknown method token',
+      bytes: 'P@ST /api/company.php HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'both Content-Length and Transfer-Encoding',
+      bytes: call('Content-Length: 2\r\nTransfer-Encoding: chunked\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a chunk size that is not hexadecimal',
+      bytes: call('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a Content-Length that is not a number',
+      bytes: call('Content-Length: two\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'headers over 16 KiB',
+      bytes: call(`X-Padding: ${'x'.repeat(17 * 1024)}\r\nContent-Length: 2\r\n`),
+      status: 431,
+      code: 'headers_too_large',
+    },
+    {
+      name: 'a body shorter than its Content-Length, then the end of the stream',
+      bytes: call('Content-Length: 40\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'no Host header in HTTP/1.1',
+      bytes:
+        'POST /api/company.php?a=status HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a URL that is not valid percent-encoding',
+      bytes: 'POST /api/company.php%zz?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+  ];
+
+  it.each(cases)('$name: $status $code with X-Request-Id', async ({ bytes, status, code }) => {
+    const { responses, closed } = await sendRaw(port(), Buffer.from(bytes, 'latin1'));
+    expect(responses).toHaveLength(1);
+    expectRawError(responses[0]!, status, code);
+    expect(closed).toBe(true);
+  });
+
+  it('the refusal is logged with its request id and the parser code, and no stack', async () => {
+    const info = vi.spyOn(cloud.app.log, 'info');
+    try {
+      const { responses } = await sendRaw(port(), Buffer.from(cases[0]!.bytes, 'latin1'));
+      const requestId = responses[0]!.headers['x-request-id'];
+      const logged = info.mock.calls.find(([fields]) => (fields as { reqId?: string }).reqId === requestId);
+      expect(logged?.[0]).toEqual({ reqId: requestId, code: 'HPE_INVALID_HEADER_TOKEN' });
+    } finally {
+      info.mockRestore();
+    }
+  });
+
+  it('a valid call followed by bytes the parser refuses gets its own answer first', async () => {
+    const valid = JSON.stringify({ ...company, code: 'AAAAAAAAAAAA' });
+    const bytes = `${call(`Content-Length: ${valid.length}\r\n`, valid)}GARBAGE\r\n\r\n`;
+    const { responses } = await sendRaw(port(), bytes);
+    expect(responses.map((response) => response.status)).toEqual([404, 400]);
+    expect(JSON.parse(responses[0]!.body).error).toBe('not_found');
+    expectRawError(responses[1]!, 400, 'bad_request');
   });
 });
 
