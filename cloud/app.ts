@@ -4,7 +4,7 @@ import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
 import { deviceApiRoutes } from './device-api/routes.js';
-import { answerClientError } from './http/client-errors.js';
+import { answerClientError, answerConnect } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { opsRoutes } from './ops/routes.js';
 import { wellKnownRoutes } from './well-known/routes.js';
@@ -14,7 +14,7 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(logLevel: string): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     logger: { level: logLevel },
     genReqId: () => randomUUID(),
     // Never trust a request id sent by the client: ours is the one in the log.
@@ -30,6 +30,8 @@ export function createHttpServer(logLevel: string): FastifyInstance {
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
   });
+  app.server.on('connect', answerConnect(app.log));
+  return app;
 }
 
 export async function registerRoutes(

@@ -23,7 +23,7 @@ export const ERRORS = {
     status: 409,
     message: 'A call with this Idempotency-Key is still being processed; retry in a moment.',
   },
-  // Requests refused before they reach a route: by Node's HTTP parser or its timeouts.
+  // Requests refused before they reach a route: by Node's HTTP parser, its timeouts, or for their method.
   bad_request: {
     status: 400,
     message:
@@ -36,6 +36,10 @@ export const ERRORS = {
   request_timeout: {
     status: 408,
     message: 'The request did not arrive in time; send the headers and body at once, then retry.',
+  },
+  method_not_allowed: {
+    status: 405,
+    message: 'The company API answers only POST: send POST /api/company.php?a=<action>.',
   },
 
   // decisions.md section 2: authentication

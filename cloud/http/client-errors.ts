@@ -6,7 +6,8 @@ import { ApiError } from '../../shared/errors.js';
 
 /**
  * Requests that never reach a route: Node's HTTP parser refused them (a control character in a header, a
- * malformed request line, a bad chunked body), they overran the header size or a timeout. They are answered in the error contract of cloud/README.md ("Errors") all the same,
+ * malformed request line, a bad chunked body), they overran the header size or a timeout (cloud/http/timeouts.ts),
+ * or they asked for CONNECT. They are answered in the error contract of cloud/README.md ("Errors") all the same,
  * with a fresh X-Request-Id that the log line carries too, and the connection is closed: the parser cannot
  * find the next request in what follows.
  */
@@ -43,10 +44,10 @@ const answered = new WeakSet<Duplex>();
  * (RFC 9112 section 9.3.2): a complete call followed by garbage gets its own answer first. A call whose body
  * the parser refused is answered at once instead: its handler waits for a body that will not come.
  */
-export function answerOnSocket(socket: Duplex, error: ApiError, requestId: string): void {
+export function answerOnSocket(socket: Duplex, error: ApiError, requestId: string, allow?: string): void {
   if (answered.has(socket)) return;
   answered.add(socket);
-  afterResponses(socket, () => writeAndClose(socket, error, requestId));
+  afterResponses(socket, () => writeAndClose(socket, error, requestId, allow));
 }
 
 function afterResponses(socket: HttpSocket, then: () => void): void {
@@ -65,7 +66,7 @@ function afterResponses(socket: HttpSocket, then: () => void): void {
  * a reset that could discard the answer), and a hard close after CLOSE_GRACE_MS for a client that never
  * closes its side. Nothing is written on a socket that no longer takes data.
  */
-function writeAndClose(socket: Duplex, error: ApiError, requestId: string): void {
+function writeAndClose(socket: Duplex, error: ApiError, requestId: string, allow: string | undefined): void {
   if (!socket.writable) {
     socket.destroy();
     return;
@@ -76,6 +77,7 @@ function writeAndClose(socket: Duplex, error: ApiError, requestId: string): void
     'content-type: application/json; charset=utf-8',
     `content-length: ${Buffer.byteLength(body)}`,
     `x-request-id: ${requestId}`,
+    ...(allow ? [`allow: ${allow}`] : []),
     'connection: close',
   ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
@@ -98,4 +100,24 @@ export function answerClientError(
   const requestId = randomUUID();
   this.log.info({ reqId: requestId, code: error.code }, 'request refused by the HTTP parser');
   answerOnSocket(socket, toApiError(error.code), requestId);
+}
+
+/**
+ * CONNECT asks the service to act as a proxy, which it is not. Node hands such a request to the `connect`
+ * event and, with no listener, drops the connection without a word; this answers it instead.
+ */
+export function answerConnect(log: FastifyBaseLogger) {
+  return (_request: unknown, socket: Duplex): void => {
+    const requestId = randomUUID();
+    log.info({ reqId: requestId, method: 'CONNECT' }, 'request refused: CONNECT');
+    answerOnSocket(
+      socket,
+      new ApiError('method_not_allowed', {
+        message:
+          'This service is not a proxy; the company API answers only POST /api/company.php?a=<action>.',
+      }),
+      requestId,
+      'POST',
+    );
+  };
 }

@@ -22,6 +22,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 const CODES_BY_STATUS: Record<number, ErrorCode> = {
   400: 'bad_request',
   404: 'not_found',
+  405: 'method_not_allowed',
   408: 'request_timeout',
   413: 'too_large',
   415: 'unsupported_media_type',

@@ -235,10 +235,50 @@ describe('every answer', () => {
     expectError(answer, 400, 'invalid_field');
     expect(answer.body.field).toBe('id');
   });
-  it('a GET of the company API is not served', async () => {
-    const response = await cloud.app.inject({ method: 'GET', url: '/api/company.php?a=status' });
-    expect(response.statusCode).toBe(404);
-    expect(JSON.parse(response.body).error).toBe('not_found');
+});
+
+describe('[attack:http.wrong-method] another method than POST on the company API', () => {
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'] as const)(
+    '%s answers 405 method_not_allowed with Allow: POST, saying to use POST',
+    async (method) => {
+      const response = await cloud.app.inject({
+        method,
+        url: '/api/company.php?a=status',
+        headers: JSON_TYPE,
+        ...(method === 'GET' || method === 'TRACE' ? {} : { payload: JSON.stringify(company) }),
+      });
+      const answer = {
+        status: response.statusCode,
+        body: JSON.parse(response.body),
+        headers: response.headers,
+      };
+      expectError(answer, 405, 'method_not_allowed');
+      expect(answer.headers.allow).toBe('POST');
+      expect(answer.body.message).toContain('POST');
+    },
+  );
+
+  it('HEAD answers 405 with Allow: POST, headers only', async () => {
+    const response = await cloud.app.inject({ method: 'HEAD', url: '/api/company.php?a=status' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.body).toBe('');
+  });
+
+  it('CONNECT, which Node would drop without an answer, answers 405 in the error contract', async () => {
+    const { responses, closed } = await sendRaw(
+      port(),
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
+    expect(responses).toHaveLength(1);
+    expectRawError(responses[0]!, 405, 'method_not_allowed');
+    expect(responses[0]!.headers.allow).toBe('POST');
+    expect(closed).toBe(true);
+  });
+
+  it('POST still reaches the API', async () => {
+    expect((await cloud.call('request', { ...company })).status).toBe(200);
   });
 });
 
