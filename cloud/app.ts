@@ -6,6 +6,7 @@ import type { CloudContext } from './context.js';
 import { deviceApiRoutes } from './device-api/routes.js';
 import { answerClientError, answerConnect } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
+import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
 import { wellKnownRoutes } from './well-known/routes.js';
 
@@ -13,7 +14,11 @@ import { wellKnownRoutes } from './well-known/routes.js';
 const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
-export function createHttpServer(logLevel: string): FastifyInstance {
+export function createHttpServer(
+  logLevel: string,
+  options: { timeouts?: HttpTimeouts | undefined } = {},
+): FastifyInstance {
+  const timeouts = options.timeouts ?? HTTP_TIMEOUTS;
   const app = Fastify({
     logger: { level: logLevel },
     genReqId: () => randomUUID(),
@@ -23,10 +28,14 @@ export function createHttpServer(logLevel: string): FastifyInstance {
     logController: new LogController({ disableRequestLogging: logLevel !== 'debug' && logLevel !== 'trace' }),
     bodyLimit: 64 * 1024,
     http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
       maxHeaderSize: MAX_HEADER_BYTES,
       // Node would answer a missing Host itself, outside the error contract; registerErrorHandling does.
       requireHostHeader: false,
     },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
   });

@@ -13,6 +13,7 @@ import { purgeIdempotencyKeys } from './company-api/idempotency.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
+import type { HttpTimeouts } from './http/timeouts.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
 import { fetchKeyFile } from './keys/keyfile-fetch.js';
@@ -28,6 +29,8 @@ export interface CloudOptions {
   jobs?: boolean;
   /** Options for the broker, such as a shorter acknowledgement timeout in tests. */
   ackTimeoutMs?: number;
+  /** The HTTP server's timeouts (cloud/http/timeouts.ts); tests use small ones. */
+  httpTimeouts?: HttpTimeouts;
 }
 
 export interface RunningCloud {
@@ -49,7 +52,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const { config } = options;
   mkdirSync(config.dataDir, { recursive: true });
   const database = options.database ?? (await openDatabase(config.database));
-  const app = createHttpServer(config.logLevel);
+  const app = createHttpServer(config.logLevel, { timeouts: options.httpTimeouts });
   let listeningPort = config.port;
   const clock = options.clock ?? systemClock;
   const ctx: CloudContext = {

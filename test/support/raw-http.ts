@@ -140,3 +140,33 @@ function readChunked(data: Buffer, start: number): { text: string; next: number 
     at = lineEnd + 2 + size + 2;
   }
 }
+
+/**
+ * A slow client: writes `atOnce`, then `slowly` one byte every `intervalMs`, until it has sent it all or the
+ * server closes the connection. `exchange` resolves with what the server answered once the connection closed.
+ */
+export async function trickle(
+  port: number,
+  bytes: { atOnce?: string; slowly: string },
+  intervalMs: number,
+): Promise<{ exchange: Promise<RawExchange>; isOpen: () => boolean }> {
+  const slowly = Buffer.from(bytes.slowly);
+  const socket = await open(port);
+  const received: Buffer[] = [];
+  let connected = true;
+  let at = 0;
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  socket.on('error', () => {});
+  if (bytes.atOnce) socket.write(bytes.atOnce);
+  const timer = setInterval(() => {
+    if (at < slowly.length) socket.write(slowly.subarray(at, ++at));
+  }, intervalMs);
+  const exchange = new Promise<RawExchange>((resolve) => {
+    socket.once('close', () => {
+      connected = false;
+      clearInterval(timer);
+      resolve({ ...parseResponses(Buffer.concat(received)), closed: true });
+    });
+  });
+  return { exchange, isOpen: () => connected };
+}
