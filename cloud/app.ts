@@ -4,7 +4,7 @@ import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
 import { deviceApiRoutes } from './device-api/routes.js';
-import { answerClientError, answerConnect } from './http/client-errors.js';
+import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
@@ -40,6 +40,7 @@ export function createHttpServer(
     frameworkErrors: answerFrameworkError,
   });
   app.server.on('connect', answerConnect(app.log));
+  serveDespiteExpectations(app.server);
   return app;
 }
 

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type ServerResponse, STATUS_CODES } from 'node:http';
+import { type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ConnectionError, FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 
 /**
  * Requests that never reach a route: Node's HTTP parser refused them (a control character in a header, a
- * malformed request line, a bad chunked body), they overran the header size or a timeout (cloud/http/timeouts.ts),
- * or they asked for CONNECT. They are answered in the error contract of cloud/README.md ("Errors") all the same,
- * with a fresh X-Request-Id that the log line carries too, and the connection is closed: the parser cannot
- * find the next request in what follows.
+ * malformed request line, a bad chunked body), they overran the header size or a timeout
+ * (cloud/http/timeouts.ts), or they asked for CONNECT. They are answered in the error contract of
+ * cloud/README.md ("Errors") all the same, with a fresh X-Request-Id that the log line carries too, and the
+ * connection is closed: the parser cannot find the next request in what follows. A request with an Expect
+ * header that Node would refuse itself is served instead.
  */
 
 /** Node's codes for the parser's refusals that are not a plain 400 (as Node's own answers map them). */
@@ -120,4 +121,13 @@ export function answerConnect(log: FastifyBaseLogger) {
       'POST',
     );
   };
+}
+
+/**
+ * An `Expect` other than 100-continue: Node would answer a bare 417 itself, outside the error contract. RFC 9110
+ * (section 10.1.1) lets a server ignore an expectation it does not know, and none of our calls needs one: the
+ * call is served as if the header were absent.
+ */
+export function serveDespiteExpectations(server: Server): void {
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
 }

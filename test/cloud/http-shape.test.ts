@@ -551,3 +551,17 @@ describe('documentation', () => {
     expect(missing, `codes missing from cloud/README.md: ${missing.join(', ')}`).toEqual([]);
   });
 });
+
+describe('[attack:fuzz.company-api] what fuzzing the company API found', () => {
+  const send = (headers: string, body: string) =>
+    sendRaw(
+      port(),
+      `POST /api/company.php?a=request HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${headers}\r\n${body}`,
+    );
+
+  it('an Expect other than 100-continue is ignored: the call is answered in the contract, not with a bare 417', async () => {
+    const { responses } = await send('Expect: something-else\r\n', JSON.stringify(company));
+    expect(responses.map((response) => response.status)).toEqual([200]);
+    expect(responses[0]!.headers['x-request-id']).toMatch(UUID);
+  });
+});
