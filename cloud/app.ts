@@ -36,6 +36,9 @@ export function createHttpServer(
     },
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
+    // A call that reaches a closing server is served (with Connection: close) while the database and broker
+    // are still up, instead of getting Fastify's own 503 outside the error contract.
+    return503OnClosing: false,
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
   });

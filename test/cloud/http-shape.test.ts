@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ERRORS, type ErrorCode } from '../../shared/errors.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { type RawResponse, sendRaw } from '../support/raw-http.js';
+import { open, parseResponses, type RawResponse, sendRaw } from '../support/raw-http.js';
 
 /** The HTTP shape of the company API (decisions.md section 1): what a caller sees whatever it sends. */
 
@@ -234,6 +234,27 @@ describe('every answer', () => {
     const answer = await cloud.ops('GET', '/ops/companies/2147483648');
     expectError(answer, 400, 'invalid_field');
     expect(answer.body.field).toBe('id');
+  });
+});
+
+describe('while the cloud stops', () => {
+  it('a call that arrives on an open connection is answered in the contract, not with a bare 503', async () => {
+    const stopping = await startTestCloud({ database });
+    const socket = await open(Number(new URL(stopping.baseUrl).port));
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const payload = JSON.stringify({ ...company, code: 'AAAAAAAAAAAA' });
+    // The headers begin before the stop and end after it, so the call is routed while the server closes.
+    socket.write('POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\n');
+    const closing = stopping.app.close();
+    socket.write(`Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`);
+    await closed;
+    await closing;
+    await stopping.stop();
+    const { responses } = parseResponses(Buffer.concat(received));
+    expect(responses.map((response) => response.status)).toEqual([404]);
+    expectRawError(responses[0]!, 404, 'not_found');
   });
 });
 
