@@ -7,7 +7,9 @@ import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAns
 /**
  * `open` with an Idempotency-Key. Unlike `request`, an open spans a round trip to the gate, so the key is
  * claimed and committed first, and the outcome stored afterwards, refusals and device failures included:
- * a retry after a timeout gets the first outcome back and never opens the gate a second time.
+ * a retry after a timeout gets the first outcome back and never opens the gate a second time. A 429
+ * `rate_limit` is not kept: it tells the caller to retry after Retry-After (cloud/README.md, "Retries"), and
+ * nothing was sent to the gate, so the retry with the same key runs again.
  */
 export async function handleOpenIdempotently(
   ctx: CloudContext,
@@ -24,7 +26,7 @@ export async function handleOpenIdempotently(
   try {
     answer = await opener.openWith(caller, body);
   } catch (error) {
-    if (!(error instanceof ApiError)) {
+    if (!(error instanceof ApiError) || error.code === 'rate_limit') {
       await releaseClaim(ctx, claim);
       throw error;
     }
@@ -34,7 +36,7 @@ export async function handleOpenIdempotently(
   return answer;
 }
 
-/** After an unexpected failure nothing is known to have happened at the gate, so a retry may run again. */
+/** Nothing is known to have happened at the gate (an unexpected failure, a rate limit): a retry may run again. */
 async function releaseClaim(ctx: CloudContext, claim: IdempotencyClaim): Promise<void> {
   await ctx.db
     .deleteFrom('idempotency')
