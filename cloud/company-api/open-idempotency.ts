@@ -36,7 +36,7 @@ export async function handleOpenIdempotently(
   return answer;
 }
 
-/** Nothing is known to have happened at the gate (an unexpected failure, a rate limit): a retry may run again. */
+/** Nothing is known to have happened at the gate (an unexpected failure, a rate limit): a retry may run. */
 async function releaseClaim(ctx: CloudContext, claim: IdempotencyClaim): Promise<void> {
   await ctx.db
     .deleteFrom('idempotency')

@@ -88,8 +88,8 @@ function writeAndClose(socket: Duplex, error: ApiError, requestId: string, allow
 }
 
 /**
- * Fastify's `clientErrorHandler` (Fastify calls it with the instance as `this`): the parser's refusal, answered
- * in the error contract. Logged with the parser's code and no stack: it tells of the client, not of us.
+ * Fastify's `clientErrorHandler` (called with the instance as `this`): the parser's refusal, answered in the
+ * error contract. Logged with the parser's code and no stack: it tells of the client, not of us.
  */
 export function answerClientError(
   this: { log: FastifyBaseLogger },
@@ -124,9 +124,9 @@ export function answerConnect(log: FastifyBaseLogger) {
 }
 
 /**
- * An `Expect` other than 100-continue: Node would answer a bare 417 itself, outside the error contract. RFC 9110
- * (section 10.1.1) lets a server ignore an expectation it does not know, and none of our calls needs one: the
- * call is served as if the header were absent.
+ * An `Expect` other than 100-continue: Node would answer a bare 417 itself, outside the error contract.
+ * RFC 9110 (section 10.1.1) lets a server ignore an expectation it does not know, and none of our calls needs
+ * one: the call is served as if the header were absent.
  */
 export function serveDespiteExpectations(server: Server): void {
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));

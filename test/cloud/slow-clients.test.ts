@@ -14,7 +14,12 @@ const TIMEOUTS: HttpTimeouts = { headersMs: 300, requestMs: 600, keepAliveMs: 30
 const SLOW_CLIENTS = 50;
 /** Slower than a byte per check: a header of this many bytes never completes before the cut. */
 const BYTE_INTERVAL_MS = 20;
-const HEADER_NEVER_DONE = `POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\nX-Padding: ${'x'.repeat(100_000)}`;
+const STATUS_LINE = 'POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\n';
+const HEADER_NEVER_DONE = `${STATUS_LINE}X-Padding: ${'x'.repeat(100_000)}`;
+
+/** The head of a `status` call with a JSON body of `length` bytes. */
+const callHead = (length: number, more = '') =>
+  `${STATUS_LINE}Content-Type: application/json\r\nContent-Length: ${length}\r\n${more}\r\n`;
 
 let database: TestDatabase;
 let cloud: TestCloud;
@@ -64,7 +69,7 @@ describe('[attack:http.slow-client] slow HTTP clients', () => {
 
   it('a client sending its body a byte at a time is cut off with 408 request_timeout', async () => {
     const body = JSON.stringify({ ...company, code, padding: 'x'.repeat(10_000) });
-    const head = `POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head = callHead(body.length);
     const client = await trickle(port, { atOnce: head, slowly: body }, BYTE_INTERVAL_MS);
     const { responses, closed } = await client.exchange;
     expect(closed).toBe(true);
@@ -83,16 +88,14 @@ describe('[attack:http.slow-client] slow HTTP clients', () => {
     socket.on('data', (chunk: Buffer) => received.push(chunk));
     const closing = new Promise((resolve) => socket.once('close', resolve));
     const payload = JSON.stringify({ ...company, code });
-    socket.write(
-      `POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`,
-    );
+    socket.write(`${callHead(payload.length)}${payload}`);
     await closing;
     const { responses } = parseResponses(Buffer.concat(received));
     expect(responses.map((response) => response.status)).toEqual([200]);
     expect(responses[0]!.headers.connection).toBe('keep-alive');
   });
 
-  it(`while ${SLOW_CLIENTS} slow clients hold connections, real calls through the network are answered`, async () => {
+  it(`while ${SLOW_CLIENTS} slow clients hold connections, real calls are answered`, async () => {
     const slow = await Promise.all(
       Array.from({ length: SLOW_CLIENTS }, () =>
         trickle(port, { slowly: HEADER_NEVER_DONE }, BYTE_INTERVAL_MS),
@@ -118,7 +121,7 @@ describe('calls at the speed of a client', () => {
     const payload = JSON.stringify({ ...company, code });
     const { responses } = await sendRaw(
       port,
-      `POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n\r\n${payload}`,
+      `${callHead(payload.length, 'Connection: close\r\n')}${payload}`,
     );
     expect(responses.map((response) => response.status)).toEqual([200]);
   });
