@@ -28,6 +28,8 @@ export interface RawOptions {
   deadlineMs?: number;
   /** The request is a HEAD: its response has headers only. */
   head?: boolean;
+  /** End the client's side at once after writing, as some clients do after their last request. */
+  halfClose?: boolean;
 }
 
 /**
@@ -53,7 +55,8 @@ export async function sendRaw(
   void closing.then(() => {
     closed = true;
   });
-  socket.write(bytes);
+  if (options.halfClose) socket.end(bytes);
+  else socket.write(bytes);
   await untilClosedOrQuiet(
     () => closed,
     () => lastData,
@@ -103,12 +106,21 @@ export function parseResponses(data: Buffer, head = false): { responses: RawResp
       const colon = line.indexOf(':');
       if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
     }
-    const body = head ? { text: '', next: end + 4 } : readBody(data, end + 4, headers);
+    const body =
+      head && bodyless(data, end + 4) ? { text: '', next: end + 4 } : readBody(data, end + 4, headers);
     if (!body) break;
     responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: body.text });
     at = body.next;
   }
   return { responses, rest: data.subarray(at).toString('latin1') };
+}
+
+/**
+ * Whether the answer to a HEAD request ends at its headers: it does, unless the parser refused the request
+ * before its method was known, and the refusal came with its body.
+ */
+function bodyless(data: Buffer, start: number): boolean {
+  return start >= data.length || data.subarray(start, start + 5).toString('latin1') === 'HTTP/';
 }
 
 function readBody(
