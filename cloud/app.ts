@@ -4,13 +4,22 @@ import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
 import { deviceApiRoutes } from './device-api/routes.js';
-import { registerErrorHandling } from './http/errors.js';
+import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
+import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
+import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
 import { wellKnownRoutes } from './well-known/routes.js';
 
-/** A Fastify instance with the cloud's logger settings; routes are added by `registerRoutes`. */
-export function createHttpServer(logLevel: string): FastifyInstance {
-  return Fastify({
+/** Node's default, written down: `headers_too_large` says 16 KiB (cloud/README.md, "Errors"). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
+export function createHttpServer(
+  logLevel: string,
+  options: { timeouts?: HttpTimeouts | undefined } = {},
+): FastifyInstance {
+  const timeouts = options.timeouts ?? HTTP_TIMEOUTS;
+  const app = Fastify({
     logger: { level: logLevel },
     genReqId: () => randomUUID(),
     // Never trust a request id sent by the client: ours is the one in the log.
@@ -18,7 +27,24 @@ export function createHttpServer(logLevel: string): FastifyInstance {
     // One line per request only when debugging; failures are logged by our error handler at any level.
     logController: new LogController({ disableRequestLogging: logLevel !== 'debug' && logLevel !== 'trace' }),
     bodyLimit: 64 * 1024,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // Node would answer a missing Host itself, outside the error contract; registerErrorHandling does.
+      requireHostHeader: false,
+    },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // A call that reaches a closing server is served (with Connection: close) while the database and broker
+    // are still up, instead of getting Fastify's own 503 outside the error contract.
+    return503OnClosing: false,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
   });
+  app.server.on('connect', answerConnect(app.log));
+  serveDespiteExpectations(app.server);
+  return app;
 }
 
 export async function registerRoutes(

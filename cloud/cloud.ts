@@ -14,6 +14,7 @@ import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
 import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
+import type { HttpTimeouts } from './http/timeouts.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
 import { fetchKeyFile } from './keys/keyfile-fetch.js';
@@ -33,6 +34,8 @@ export interface CloudOptions {
   ackTimeoutMs?: number;
   /** How this program is started, named to a second one that finds the data folder in use. */
   program?: string;
+  /** The HTTP server's timeouts (cloud/http/timeouts.ts); tests use small ones. */
+  httpTimeouts?: HttpTimeouts;
 }
 
 export interface RunningCloud {
@@ -67,7 +70,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     if (!options.database) await database.close();
     lock?.release();
   };
-  const app = createHttpServer(config.logLevel);
+  const app = createHttpServer(config.logLevel, { timeouts: options.httpTimeouts });
   let listeningPort = config.port;
   const clock = options.clock ?? systemClock;
   const ctx: CloudContext = {

@@ -23,6 +23,24 @@ export const ERRORS = {
     status: 409,
     message: 'A call with this Idempotency-Key is still being processed; retry in a moment.',
   },
+  // Requests refused before they reach a route: by Node's HTTP parser, its timeouts, or for their method.
+  bad_request: {
+    status: 400,
+    message:
+      'The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.',
+  },
+  headers_too_large: {
+    status: 431,
+    message: 'The request line and headers are larger than 16 KiB; send fewer or shorter headers.',
+  },
+  request_timeout: {
+    status: 408,
+    message: 'The request did not arrive in time; send the headers and body at once, then retry.',
+  },
+  method_not_allowed: {
+    status: 405,
+    message: 'The company API answers only POST: send POST /api/company.php?a=<action>.',
+  },
 
   // decisions.md section 2: authentication
   auth_required: {

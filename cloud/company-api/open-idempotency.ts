@@ -14,7 +14,9 @@ import {
 /**
  * `open` with an Idempotency-Key. Unlike `request`, an open spans a round trip to the gate, so the key is
  * claimed and committed first, and the outcome stored afterwards, refusals and device failures included:
- * a retry after a timeout gets the first outcome back and never opens the gate a second time.
+ * a retry after a timeout gets the first outcome back and never opens the gate a second time. A 429
+ * `rate_limit` is not kept: it tells the caller to retry after Retry-After (cloud/README.md, "Retries"), and
+ * nothing was sent to the gate, so the retry with the same key runs again.
  */
 export async function handleOpenIdempotently(
   ctx: CloudContext,
@@ -36,8 +38,8 @@ export async function handleOpenIdempotently(
   try {
     answer = await opener.openWith(caller, body, claim.commandId);
   } catch (error) {
-    // After an unexpected failure nothing is known to have happened at the gate, so a retry may run again.
-    if (!(error instanceof ApiError)) {
+    // Nothing is known to have happened at the gate (an unexpected failure, a rate limit): a retry may run.
+    if (!(error instanceof ApiError) || error.code === 'rate_limit') {
       await releaseClaim(ctx.db, claim);
       throw error;
     }

@@ -1,20 +1,18 @@
 import { z } from 'zod';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
+import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
 import { formatTimestamp } from '../http/timestamps.js';
 import { validate } from '../http/validation.js';
 import { createRequest, TTL_HOURS } from '../requests/requests.js';
 import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
 
-/** `ref`: 1..64 printable characters (decisions.md section 3). */
+/** `ref`: 1..64 printable characters (decisions.md section 3; cloud/README.md, "Printable text"). */
 const refSchema = z
   .string()
   .min(1, 'ref must be 1..64 printable characters')
   .max(64, 'ref must be 1..64 printable characters')
-  .regex(
-    /^[^\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+$/u,
-    'ref must not contain control or text-direction characters',
-  );
+  .refine(isPrintableText, notPrintableMessage('ref'));
 
 export const requestBodySchema = z.looseObject({
   ref: refSchema.optional(),

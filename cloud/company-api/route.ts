@@ -63,4 +63,15 @@ export async function companyApiRoutes(
     }
     return reply.code(answer.status).send(answer.body);
   });
+
+  // Every call is a POST (cloud/README.md, "Calls"): another method on this path is told so, with
+  // `Allow` as 405 requires (RFC 9110, 15.5.6), rather than answered as an unknown endpoint. OPTIONS too:
+  // the API is for companies' servers, and a browser's preflight has nothing to be allowed.
+  app.route({
+    method: app.supportedMethods.filter((method) => method !== 'POST'),
+    url: '/api/company.php',
+    handler: async () => {
+      throw new ApiError('method_not_allowed', { headers: { allow: 'POST' } });
+    },
+  });
 }

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/authenticate.js';
 import type { StoredAnswer } from '../company-api/idempotency.js';
 import type { CloudContext } from '../context.js';
 import type { JournalOutcome } from '../db/schema.js';
+import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { ackOutcome, completeEntry } from '../journal/journal.js';
 import type { CommandDispatcher } from './dispatcher.js';
@@ -15,12 +16,6 @@ import { ObjectRoutes } from './object-routes.js';
 
 /** The rate limit's rolling window; attempts that reached, or tried to reach, the gate count against it. */
 const RATE_WINDOW_MS = 60_000;
-
-/**
- * No control characters, and no text-direction overrides either: they could make a name in the customer's
- * journal read as something else (U+202E turns "Bob" into what looks like another text).
- */
-const NO_CONTROLS = /^[^\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*$/u;
 
 export const openBodySchema = z.looseObject({
   key_ref: z
@@ -40,7 +35,8 @@ export const openBodySchema = z.looseObject({
       z
         .string()
         .max(128, 'actor must be at most 128 characters')
-        .regex(NO_CONTROLS, 'actor must not contain control or text-direction characters'),
+        // A journal line must read as what it is (cloud/README.md, "Printable text").
+        .refine(isPrintableText, notPrintableMessage('actor')),
     ),
 });
 

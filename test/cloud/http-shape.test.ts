@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERRORS } from '../../shared/errors.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ERRORS, type ErrorCode } from '../../shared/errors.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { open, parseResponses, type RawResponse, sendRaw } from '../support/raw-http.js';
 
 /** The HTTP shape of the company API (decisions.md section 1): what a caller sees whatever it sends. */
 
@@ -34,6 +35,21 @@ async function post(url: string, payload: string | Buffer, headers: Record<strin
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const port = () => Number(new URL(cloud.baseUrl).port);
+
+/** An error read from a socket: the contract's body, its status and a fresh request id. */
+function expectRawError(response: RawResponse, status: number, code: string): void {
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  expect({ status: response.status, error: body.error }).toEqual({ status, error: code });
+  expect(ERRORS[code as ErrorCode].status).toBe(status);
+  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+  expect(body.message).toBeTypeOf('string');
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  expect(response.headers['x-request-id']).toMatch(UUID);
+}
 
 /** Every error answer: the code, a readable sentence, and the request id header. */
 function expectError(answer: Answer, status: number, code: string): void {
@@ -219,11 +235,175 @@ describe('every answer', () => {
     expectError(answer, 400, 'invalid_field');
     expect(answer.body.field).toBe('id');
   });
+});
 
-  it('a GET of the company API is not served', async () => {
-    const response = await cloud.app.inject({ method: 'GET', url: '/api/company.php?a=status' });
-    expect(response.statusCode).toBe(404);
-    expect(JSON.parse(response.body).error).toBe('not_found');
+describe('the method', () => {
+  it('POST reaches the API beside the route that refuses other methods', async () => {
+    expect((await cloud.call('request', { ...company })).status).toBe(200);
+  });
+});
+
+describe('while the cloud stops', () => {
+  it('a call that arrives on an open connection is answered in the contract, not with a bare 503', async () => {
+    const stopping = await startTestCloud({ database });
+    const socket = await open(Number(new URL(stopping.baseUrl).port));
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const payload = JSON.stringify({ ...company, code: 'AAAAAAAAAAAA' });
+    // The headers begin before the stop and end after it, so the call is routed while the server closes.
+    socket.write('POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\n');
+    const closing = stopping.app.close();
+    socket.write(`Content-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n${payload}`);
+    await closed;
+    await closing;
+    await stopping.stop();
+    const { responses } = parseResponses(Buffer.concat(received));
+    expect(responses.map((response) => response.status)).toEqual([404]);
+    expectRawError(responses[0]!, 404, 'not_found');
+  });
+});
+
+describe('[attack:http.wrong-method] another method than POST on the company API', () => {
+  it.each(['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'] as const)(
+    '%s answers 405 method_not_allowed with Allow: POST, saying to use POST',
+    async (method) => {
+      const response = await cloud.app.inject({
+        method,
+        url: '/api/company.php?a=status',
+        headers: JSON_TYPE,
+        ...(method === 'GET' || method === 'TRACE' ? {} : { payload: JSON.stringify(company) }),
+      });
+      const answer = {
+        status: response.statusCode,
+        body: JSON.parse(response.body),
+        headers: response.headers,
+      };
+      expectError(answer, 405, 'method_not_allowed');
+      expect(answer.headers.allow).toBe('POST');
+      expect(answer.body.message).toContain('POST');
+    },
+  );
+
+  it('HEAD answers 405 with Allow: POST, headers only', async () => {
+    const response = await cloud.app.inject({ method: 'HEAD', url: '/api/company.php?a=status' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('POST');
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.body).toBe('');
+  });
+
+  it('CONNECT, which Node would drop without an answer, answers 405 in the error contract', async () => {
+    const { responses, closed } = await sendRaw(
+      port(),
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
+    expect(responses).toHaveLength(1);
+    expectRawError(responses[0]!, 405, 'method_not_allowed');
+    expect(responses[0]!.headers.allow).toBe('POST');
+    expect(closed).toBe(true);
+  });
+});
+
+describe("[attack:http.parser-error] requests Node's parser refuses are answered in the error contract", () => {
+  const call = (headers: string, body = '{}') =>
+    `POST /api/company.php?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${headers}\r\n${body}`;
+  const cases: { name: string; bytes: string; status: number; code: string }[] = [
+    {
+      name: 'a control character in a header value',
+      bytes: call('X-Note: a\u0001b\r\nContent-Length: 2\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a header name with a space',
+      bytes: call('Bad Name: x\r\nContent-Length: 2\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a malformed request line',
+      bytes: 'POST /api/company.php?a=status HTTP/9\r\nHost: localhost\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'an unknown method token',
+      bytes: 'P@ST /api/company.php HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'both Content-Length and Transfer-Encoding',
+      bytes: call('Content-Length: 2\r\nTransfer-Encoding: chunked\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a chunk size that is not hexadecimal',
+      bytes: call('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a Content-Length that is not a number',
+      bytes: call('Content-Length: two\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'headers over 16 KiB',
+      bytes: call(`X-Padding: ${'x'.repeat(17 * 1024)}\r\nContent-Length: 2\r\n`),
+      status: 431,
+      code: 'headers_too_large',
+    },
+    {
+      name: 'a body shorter than its Content-Length, then the end of the stream',
+      bytes: call('Content-Length: 40\r\n'),
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'no Host header in HTTP/1.1',
+      bytes:
+        'POST /api/company.php?a=status HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      status: 400,
+      code: 'bad_request',
+    },
+    {
+      name: 'a URL that is not valid percent-encoding',
+      bytes: 'POST /api/company.php%zz?a=status HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n',
+      status: 400,
+      code: 'bad_request',
+    },
+  ];
+
+  it.each(cases)('$name: $status $code with X-Request-Id', async ({ bytes, status, code }) => {
+    const { responses, closed } = await sendRaw(port(), Buffer.from(bytes, 'latin1'));
+    expect(responses).toHaveLength(1);
+    expectRawError(responses[0]!, status, code);
+    expect(closed).toBe(true);
+  });
+
+  it('the refusal is logged with its request id and the parser code, and no stack', async () => {
+    const info = vi.spyOn(cloud.app.log, 'info');
+    try {
+      const { responses } = await sendRaw(port(), Buffer.from(cases[0]!.bytes, 'latin1'));
+      const requestId = responses[0]!.headers['x-request-id'];
+      const logged = info.mock.calls.find(([fields]) => (fields as { reqId?: string }).reqId === requestId);
+      expect(logged?.[0]).toEqual({ reqId: requestId, code: 'HPE_INVALID_HEADER_TOKEN' });
+    } finally {
+      info.mockRestore();
+    }
+  });
+
+  it('a valid call followed by bytes the parser refuses gets its own answer first', async () => {
+    const valid = JSON.stringify({ ...company, code: 'AAAAAAAAAAAA' });
+    const bytes = `${call(`Content-Length: ${valid.length}\r\n`, valid)}GARBAGE\r\n\r\n`;
+    const { responses } = await sendRaw(port(), bytes);
+    expect(responses.map((response) => response.status)).toEqual([404, 400]);
+    expect(JSON.parse(responses[0]!.body).error).toBe('not_found');
+    expectRawError(responses[1]!, 400, 'bad_request');
   });
 });
 
@@ -392,5 +572,19 @@ describe('documentation', () => {
     const text = readFileSync(readme, 'utf8');
     const missing = Object.keys(ERRORS).filter((code) => !text.includes(`\`${code}\``));
     expect(missing, `codes missing from cloud/README.md: ${missing.join(', ')}`).toEqual([]);
+  });
+});
+
+describe('[attack:fuzz.company-api] what fuzzing the company API found', () => {
+  const send = (headers: string, body: string) =>
+    sendRaw(
+      port(),
+      `POST /api/company.php?a=request HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${headers}\r\n${body}`,
+    );
+
+  it('an Expect other than 100-continue is ignored: the call is answered in the contract, not with a bare 417', async () => {
+    const { responses } = await send('Expect: something-else\r\n', JSON.stringify(company));
+    expect(responses.map((response) => response.status)).toEqual([200]);
+    expect(responses[0]!.headers['x-request-id']).toMatch(UUID);
   });
 });

@@ -577,6 +577,30 @@ describe('a=open refusals decided before the controller is asked', () => {
     expect((await attempt()).status).toBe(503);
   });
 
+  it('[attack:fuzz.company-api] a rate-limited open with an Idempotency-Key keeps Retry-After, and the same key runs again after it', async () => {
+    const { keyRef } = await issuedKey();
+    const body = { key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' };
+    for (let i = 0; i < 10; i++) expect((await open(body)).status).toBe(503);
+    const retry = () =>
+      cloud.call('open', { ...company, ...body }, { 'idempotency-key': `limited-${keyRef}` });
+    for (const limited of [await retry(), await retry()]) {
+      expectRefused(limited, 429, 'rate_limit');
+      expect(limited.headers['retry-after']).toBe('60');
+    }
+    clock.advance(60_000);
+    const later = await retry();
+    expectRefused(later, 503, 'device_offline');
+    // That outcome is the one kept for the key.
+    expect((await retry()).body).toEqual(later.body);
+    const outcomes = (await journalOf(keyRef)).map((entry) => entry.outcome);
+    expect(outcomes).toEqual([
+      ...Array<string>(10).fill('device_offline'),
+      'rate_limit',
+      'rate_limit',
+      'device_offline',
+    ]);
+  });
+
   it('[attack:open.rate-limit] refusals do not count against the limit; Retry-After says when the oldest counted attempt leaves the minute', async () => {
     const { keyRef } = await issuedKey();
     const attempt = () => open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Anna' });

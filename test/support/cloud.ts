@@ -5,6 +5,7 @@ import type { Clock } from '../../cloud/clock.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.js';
 import type { DatabaseHandle } from '../../cloud/db/database.js';
+import type { HttpTimeouts } from '../../cloud/http/timeouts.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
 
@@ -56,6 +57,7 @@ export async function startTestCloud(options: {
   clock?: Clock;
   env?: Record<string, string>;
   ackTimeoutMs?: number;
+  httpTimeouts?: HttpTimeouts;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
   const config = localCloudConfig(dataDir, options.env);
@@ -65,6 +67,7 @@ export async function startTestCloud(options: {
     jobs: false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+    ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
   });
   const send = async (
     method: 'GET' | 'POST',
