@@ -12,7 +12,7 @@ import { type Clock, systemClock } from './clock.js';
 import { purgeIdempotencyKeys } from './company-api/idempotency.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
-import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
+import { lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import type { HttpTimeouts } from './http/timeouts.js';
 import { PeriodicJob } from './jobs/periodic.js';

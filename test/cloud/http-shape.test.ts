@@ -106,7 +106,7 @@ describe('the body', () => {
     expectError(await cloud.call('request', ''), 400, 'bad_json');
   });
 
-  it('a body over 16 KiB answers 413 too_large', async () => {
+  it('[attack:http.oversized-body] a body over 16 KiB answers 413 too_large', async () => {
     const payload = JSON.stringify({ ...company, padding: 'x'.repeat(16 * 1024) });
     expectError(await cloud.call('request', payload), 413, 'too_large');
   });
@@ -216,7 +216,7 @@ describe('fields of the wrong type or out of range answer 400 invalid_field nami
 });
 
 describe('every answer', () => {
-  it('carries a fresh X-Request-Id, and never the one the client sent', async () => {
+  it('[attack:http.request-id-injection] carries a fresh X-Request-Id, and never the one the client sent', async () => {
     const first = await cloud.call('request', { ...company }, { 'x-request-id': 'client-chosen' });
     const second = await cloud.call('status', { ...company, code: 'unknown' });
     expect(first.status).toBe(200);
@@ -407,7 +407,7 @@ describe("[attack:http.parser-error] requests Node's parser refuses are answered
   });
 });
 
-describe('odd inputs never give a 500', () => {
+describe('[attack:http.odd-input] odd inputs never give a 500', () => {
   const huge = '1'.repeat(400);
   const deep = `${'{"a":'.repeat(500)}1${'}'.repeat(500)}`;
   const payloads: { name: string; body: (auth: Record<string, unknown>) => string }[] = [
@@ -534,7 +534,7 @@ describe('odd inputs never give a 500', () => {
     });
   }
 
-  it('odd signature headers never give a 500', async () => {
+  it('[attack:http.odd-input] odd signature headers never give a 500', async () => {
     const headerSets: Record<string, string>[] = [
       { 'x-service-org': '' },
       { 'x-service-org': 'a.example', 'x-service-ts': '', 'x-service-nonce': '', 'x-service-sig': '' },
