@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
 import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
@@ -9,9 +10,6 @@ import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
 import { wellKnownRoutes } from './well-known/routes.js';
-
-/** Node's default, written down: `headers_too_large` says 16 KiB (cloud/README.md, "Errors"). */
-const MAX_HEADER_BYTES = 16 * 1024;
 
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
@@ -30,7 +28,7 @@ export function createHttpServer(
     http: {
       headersTimeout: timeouts.headersMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
-      maxHeaderSize: MAX_HEADER_BYTES,
+      maxHeaderSize: HEADER_LIMIT_BYTES,
       // Node would answer a missing Host itself, outside the error contract; registerErrorHandling does.
       requireHostHeader: false,
     },

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SigningKey } from '../shared/crypto/ed25519.js';
+import { ACK_TIMEOUT_MS } from '../shared/limits.js';
 import { createHttpServer, registerRoutes } from './app.js';
 import { CompanyCache } from './auth/company-cache.js';
 import { purgeNonces } from './auth/nonces.js';
@@ -18,7 +19,6 @@ import type { HttpTimeouts } from './http/timeouts.js';
 import { PeriodicJob } from './jobs/periodic.js';
 import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
 import { fetchKeyFile } from './keys/keyfile-fetch.js';
-import { ACK_TIMEOUT_MS } from './opening/dispatcher.js';
 import { UnansweredOpenings } from './opening/unanswered.js';
 import { sweepExpired } from './requests/expiry.js';
 

@@ -3,12 +3,21 @@
  * The cloud turns an `ApiError` into `{"error", "message", "field"?}` in one place (cloud/http/errors.ts);
  * the table is also the documentation checked against cloud/README.md by a test.
  */
+import {
+  ACK_TIMEOUT_MS,
+  BODY_LIMIT_BYTES,
+  HEADER_LIMIT_BYTES,
+  KEY_CONFIRMATION_LIMIT_MS,
+  say,
+  TIMESTAMP_TOLERANCE_SECONDS,
+} from './limits.js';
+
 export const ERRORS = {
   // decisions.md section 1: the HTTP shape
   unknown_action: { status: 400, message: 'Unknown or missing action: use a=request, a=status or a=open.' },
   bad_json: { status: 400, message: 'The body must be a JSON object.' },
   unsupported_media_type: { status: 415, message: 'Send the body with Content-Type: application/json.' },
-  too_large: { status: 413, message: 'The body is larger than 16 KiB.' },
+  too_large: { status: 413, message: `The body is larger than ${say.bytes(BODY_LIMIT_BYTES)}.` },
   invalid_field: { status: 400, message: 'A field has the wrong type or is out of range.' },
   not_found: { status: 404, message: 'No such request for this company.' },
   internal: {
@@ -31,7 +40,7 @@ export const ERRORS = {
   },
   headers_too_large: {
     status: 431,
-    message: 'The request line and headers are larger than 16 KiB; send fewer or shorter headers.',
+    message: `The request line and headers are larger than ${say.bytes(HEADER_LIMIT_BYTES)}; send fewer or shorter headers.`,
   },
   request_timeout: {
     status: 408,
@@ -54,7 +63,7 @@ export const ERRORS = {
   },
   stale_timestamp: {
     status: 401,
-    message: 'X-Service-Ts is more than 300 seconds from our clock; sync your clock.',
+    message: `X-Service-Ts is more than ${say.seconds(TIMESTAMP_TOLERANCE_SECONDS)} from our clock; sync your clock.`,
   },
   nonce_reused: {
     status: 401,
@@ -68,7 +77,7 @@ export const ERRORS = {
   bad_secret: { status: 401, message: 'The secret is wrong.' },
   key_unavailable: {
     status: 401,
-    message: 'Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.',
+    message: `Your key file could not be fetched for ${say.hours(KEY_CONFIRMATION_LIMIT_MS)}; publish it at /.well-known/service.json.`,
   },
   key_changed: {
     status: 401,
@@ -91,7 +100,10 @@ export const ERRORS = {
     message: 'Too many openings with this key in the last minute; retry after the delay.',
   },
   device_offline: { status: 503, message: "The barrier's controller is not connected; nothing was queued." },
-  device_timeout: { status: 504, message: 'The controller did not confirm the opening within 8 seconds.' },
+  device_timeout: {
+    status: 504,
+    message: `The controller did not confirm the opening within ${say.seconds(ACK_TIMEOUT_MS / 1000)}.`,
+  },
   device_error: { status: 502, message: 'The controller reported a failure; see detail.' },
 
   // operator API and provisioning (decisions.md sections 8 and 9)

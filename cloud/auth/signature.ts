@@ -2,15 +2,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { decodeBase64 } from '../../shared/crypto/ed25519.js';
 import { baseString, SIGNATURE_HEADERS } from '../../shared/crypto/request-signing.js';
 import { ApiError } from '../../shared/errors.js';
+import { KEY_CONFIRMATION_LIMIT_MS, TIMESTAMP_TOLERANCE_SECONDS } from '../../shared/limits.js';
 import type { Company } from '../companies/companies.js';
 import { isAsciiDomain } from '../companies/domains.js';
 import type { CloudContext } from '../context.js';
 import type { VerifyKeyCache } from '../keys/verify-keys.js';
 import { consumeNonce } from './nonces.js';
-
-export const TIMESTAMP_TOLERANCE_SECONDS = 300;
-/** A pinned key not re-confirmed from the domain for this long stops working. */
-export const KEY_CONFIRMATION_LIMIT_MS = 24 * 3600 * 1000;
 
 interface SignatureHeaders {
   /** Lowercased, for the lookup. */

@@ -1,5 +1,5 @@
+import { ACK_TIMEOUT_MS } from '../../shared/limits.js';
 import type { CloudContext } from '../context.js';
-import { ACK_TIMEOUT_MS } from '../opening/dispatcher.js';
 import type { Broker } from './broker.js';
 import { CommandWaiters } from './command-waiters.js';
 import { CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.js';

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
+import { BODY_LIMIT_BYTES } from '../../shared/limits.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
 import { VerifyKeyCache } from '../keys/verify-keys.js';
@@ -11,7 +12,7 @@ import { handleRequest } from './request.js';
 import { handleStatus } from './status.js';
 
 /** Bodies over 16 KiB are refused before they are read in full (decisions.md section 1). */
-export const COMPANY_BODY_LIMIT = 16 * 1024;
+export const COMPANY_BODY_LIMIT = BODY_LIMIT_BYTES;
 const ACTIONS = ['request', 'status', 'open'] as const;
 type Action = (typeof ACTIONS)[number];
 

@@ -35,8 +35,6 @@ export type DispatchResult =
 
 /** Commands live a few seconds: a gate must never open long after the company asked. */
 export const COMMAND_LIFETIME_MS = 10_000;
-/** How long `open` waits for the acknowledgement before answering 504 (decisions.md section 4). */
-export const ACK_TIMEOUT_MS = 8_000;
 
 /** The `open` command for a request, signed with the cloud's command key, living from `issuedAt` (Unix ms). */
 export function signOpenCommand(key: SigningKey, request: DispatchRequest, issuedAt: number): Command {

@@ -1,0 +1,23 @@
+/**
+ * The numbers of the company API that its error messages name (cloud/README.md, "Calls" and "Errors"): each is
+ * defined once here, enforced by the cloud from here, and said by shared/errors.ts from here, so that a message
+ * can never name another limit than the one in force.
+ */
+
+/** The largest body a company call may have. */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+/** The largest request line and headers Node's parser accepts (its default, written down). */
+export const HEADER_LIMIT_BYTES = 16 * 1024;
+/** How far `X-Service-Ts` may be from the cloud's clock, either way. */
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+/** How long `open` waits for the controller's acknowledgement before answering 504 `device_timeout`. */
+export const ACK_TIMEOUT_MS = 8_000;
+/** A pinned key not re-confirmed from the company's domain for this long stops working (`key_unavailable`). */
+export const KEY_CONFIRMATION_LIMIT_MS = 24 * 3600 * 1000;
+
+/** `16 KiB`, `8 seconds`, `24 hours`: a limit as a message says it. */
+export const say = {
+  bytes: (bytes: number) => (bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`),
+  seconds: (seconds: number) => `${seconds} seconds`,
+  hours: (ms: number) => `${ms / 3_600_000} hours`,
+};
