@@ -1,0 +1,206 @@
+import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
+
+/**
+ * Every `gatelink-admin` command (cloud/README.md, "Operator API"): its words, its arguments, what it calls,
+ * and how its answer reads. The usage text is made from this table, so a command cannot be missing from it.
+ */
+export interface Flags {
+  name?: string | undefined;
+  domain?: string | undefined;
+  email?: string | undefined;
+  label?: string | undefined;
+  device?: string | undefined;
+  company?: string | undefined;
+  limit?: string | undefined;
+}
+
+export interface CommandInput {
+  connection: Connection;
+  flags: Flags;
+  /** The word after the command's own, such as the id of `company approve 3`. */
+  arg: string | undefined;
+}
+
+/** What a command got: the API's answer (printed as is with --json) and its text for a person. */
+export interface CommandOutput {
+  answer: Row;
+  text(): string;
+}
+
+export interface AdminCommand {
+  /** The command's words, such as `company approve`. */
+  name: string;
+  /** Its arguments as the usage shows them. */
+  args?: string;
+  /** One line on what it does, where the words alone do not say it. */
+  help?: string;
+  run(input: CommandInput): Promise<CommandOutput>;
+}
+
+function positiveId(text: string | undefined, command: string): number {
+  const id = Number(text);
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new UsageError(`${command} needs a numeric id, such as: ${command} 3`);
+  return id;
+}
+
+function required(value: string | undefined, flag: string, command: string): string {
+  if (!value) throw new UsageError(`${command} needs ${flag}`);
+  return value;
+}
+
+async function approve(input: CommandInput, command: string, path: 'approve' | 'confirm-key') {
+  const id = positiveId(input.arg, command);
+  const answer = await call(input.connection, 'POST', `/ops/companies/${id}/${path}`);
+  const company = answer.company as Row;
+  const text = () =>
+    company.key
+      ? [
+          `Company ${id} "${company.name}" approved with the key from ${company.domain_display}:`,
+          `  key          ${company.key}`,
+          `  fingerprint  ${answer.fingerprint}`,
+          'The key is pinned: a different key on the domain is refused until its rotation is confirmed.',
+        ].join('\n')
+      : `Company ${id} "${company.name}" approved. Issue its secret with: gatelink-admin company secret ${id}`;
+  return { answer, text };
+}
+
+export const COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'company add',
+    args: '--name NAME [--domain DOMAIN] [--email EMAIL]',
+    async run({ connection, flags }) {
+      const answer = await call(connection, 'POST', '/ops/companies', {
+        name: required(flags.name, '--name', 'company add'),
+        ...(flags.domain ? { domain: flags.domain } : {}),
+        ...(flags.email ? { contact_email: flags.email } : {}),
+      });
+      const company = answer.company as Row;
+      const next = company.domain
+        ? `Next: gatelink-admin company approve ${company.id}  (fetches and pins the key at https://${company.domain}/.well-known/service.json)`
+        : `Next: gatelink-admin company approve ${company.id}, then gatelink-admin company secret ${company.id}`;
+      return {
+        answer,
+        text: () => [`Company ${company.id} "${company.name}" added (pending).`, next].join('\n'),
+      };
+    },
+  },
+  {
+    name: 'company list',
+    async run({ connection }) {
+      const answer = await call(connection, 'GET', '/ops/companies');
+      const columns = ['id', 'name', 'domain_display', 'status', 'key_confirmed_at', 'key_check_error'];
+      return { answer, text: () => table(answer.companies as Row[], columns) };
+    },
+  },
+  {
+    name: 'company approve',
+    args: 'ID',
+    help: 'a domain company: fetch, show and pin its key',
+    run: (input) => approve(input, 'company approve', 'approve'),
+  },
+  {
+    name: 'company suspend',
+    args: 'ID',
+    async run({ connection, arg }) {
+      const id = positiveId(arg, 'company suspend');
+      const answer = await call(connection, 'POST', `/ops/companies/${id}/suspend`);
+      return { answer, text: () => `Company ${id} suspended: its calls now answer 403 org_not_approved.` };
+    },
+  },
+  {
+    name: 'company secret',
+    args: 'ID',
+    help: 'issue a secret (shown once; the previous one works 24 h more)',
+    async run({ connection, arg }) {
+      const id = positiveId(arg, 'company secret');
+      const answer = await call(connection, 'POST', `/ops/companies/${id}/secret`);
+      const lines = [
+        `org_id  ${answer.org_id}`,
+        `secret  ${answer.secret}`,
+        'Shown once: hand it to the company now; only its hash is kept.',
+        answer.previous_valid_until
+          ? `The previous secret keeps working until ${answer.previous_valid_until}.`
+          : '',
+      ];
+      return { answer, text: () => lines.filter(Boolean).join('\n') };
+    },
+  },
+  {
+    name: 'company confirm-key',
+    args: 'ID',
+    help: "pin the key now published on the company's domain",
+    run: (input) => approve(input, 'company confirm-key', 'confirm-key'),
+  },
+  {
+    name: 'device add',
+    args: '--label LABEL',
+    help: 'a device id and a one-time provisioning code (24 h)',
+    async run({ connection, flags }) {
+      const answer = await call(connection, 'POST', '/ops/devices', {
+        label: required(flags.label, '--label', 'device add'),
+      });
+      const device = answer.device as Row;
+      const lines = [
+        `Device ${device.device_id} "${device.label}" created.`,
+        `Provisioning code: ${device.provisioning_code}  (single use, valid until ${device.expires_at})`,
+        `On the controller: gatelink-device provision --cloud ${connection.url} --code ${device.provisioning_code}`,
+      ];
+      return { answer, text: () => lines.join('\n') };
+    },
+  },
+  {
+    name: 'device list',
+    async run({ connection }) {
+      const answer = await call(connection, 'GET', '/ops/devices');
+      const columns = ['id', 'label', 'provisioned', 'online', 'customer_id', 'version'];
+      return { answer, text: () => table(answer.devices as Row[], columns) };
+    },
+  },
+  {
+    name: 'customer add',
+    args: '--name NAME [--email EMAIL]',
+    async run({ connection, flags }) {
+      const answer = await call(connection, 'POST', '/ops/customers', {
+        display_name: required(flags.name, '--name', 'customer add'),
+        ...(flags.email ? { email: flags.email } : {}),
+      });
+      const customer = answer.customer as Row;
+      return { answer, text: () => `Customer ${customer.id} "${customer.display_name}" added.` };
+    },
+  },
+  {
+    name: 'journal',
+    args: '[--device ID] [--company ID] [--limit N]',
+    async run({ connection, flags }) {
+      const query = new URLSearchParams();
+      if (flags.device) query.set('device', flags.device);
+      if (flags.company) query.set('company', flags.company);
+      if (flags.limit) query.set('limit', flags.limit);
+      const answer = await call(connection, 'GET', `/ops/journal?${query}`);
+      const rows = (answer.entries as Row[]).map((entry) => ({
+        ...entry,
+        barrier: (entry.barrier as Row | null)?.name,
+        company: (entry.company as Row).domain ?? (entry.company as Row).name,
+      }));
+      const columns = ['id', 'at', 'barrier', 'number_label', 'company', 'actor', 'outcome', 'detail'];
+      return { answer, text: () => table(rows, columns) };
+    },
+  },
+];
+
+/** The command the words name: its two words, or its one (`journal`). */
+export function findCommand(words: readonly string[]): AdminCommand | undefined {
+  const two = words.slice(0, 2).join(' ');
+  return (
+    COMMANDS.find((command) => command.name === two) ?? COMMANDS.find((command) => command.name === words[0])
+  );
+}
+
+/** The usage lines of every command, aligned as `gatelink-admin --help` shows them. */
+export function commandUsage(): string {
+  return COMMANDS.map((command) => {
+    const words = [command.name, command.args].filter(Boolean).join(' ');
+    return `  ${command.help ? `${words.padEnd(27)}${command.help}` : words}`;
+  }).join('\n');
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** How `gatelink-admin` reaches the operator API: its address, its token, and whether to print JSON. */
+export interface Connection {
+  url: string;
+  token: string;
+  json: boolean;
+}
+
+export type Row = Record<string, unknown>;
+
+/** A mistake in how the command was typed: exit status 2 and a pointer to the usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const answerSchema = z.record(z.string(), z.unknown());
+
+/** One call of the operator API; a refusal becomes an error saying its code and message. */
+export async function call(connection: Connection, method: 'GET' | 'POST', path: string, body?: unknown) {
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, connection.url), {
+      method,
+      headers: {
+        authorization: `Bearer ${connection.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new Error(
+      `cannot reach the cloud at ${connection.url}: is it running (npm start, or npm run cloud)?`,
+    );
+  }
+  const answer = answerSchema.parse(await response.json().catch(() => ({})));
+  if (!response.ok) {
+    const code = typeof answer.error === 'string' ? answer.error : `HTTP ${response.status}`;
+    throw new Error(
+      `${code}: ${typeof answer.message === 'string' ? answer.message : 'the cloud refused the call'}`,
+    );
+  }
+  return answer;
+}
+
+/** Rows as aligned text columns, `-` for an empty cell. */
+export function table(rows: Row[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((row) => columns.map((column) => formatCell(row[column])));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((line) => line[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+function formatCell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
