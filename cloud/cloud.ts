@@ -11,9 +11,10 @@ import type { Broker } from './broker/broker.js';
 import { startBroker } from './broker/start.js';
 import { type Clock, systemClock } from './clock.js';
 import { purgeIdempotencyKeys } from './company-api/idempotency.js';
+import { type Component, startInOrder } from './components.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
-import { lockDataFolder, makePrivate, tighten } from './data-folder.js';
+import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import type { HttpTimeouts } from './http/timeouts.js';
 import { PeriodicJob } from './jobs/periodic.js';
@@ -50,80 +51,118 @@ export interface RunningCloud {
 }
 
 /**
- * Composes the cloud: database, signing key, broker, HTTP routes and background jobs, each started in order
- * and stopped in reverse.
+ * Composes the cloud from one list of components (components.ts): the data folder, the database, the broker,
+ * the HTTP server and the background jobs, started in that order and stopped in reverse, by `stop()` or when
+ * a later one fails to start.
  */
 export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const { config } = options;
-  makePrivate(config.dataDir);
-  const lock = ownsEmbeddedDatabase(options) ? lockDataFolder(config.dataDir, options.program) : null;
-  let database: DatabaseHandle;
-  try {
-    database = options.database ?? (await openDatabase(config.database));
-    // The embedded database writes its files open to everyone; only the folder's mode would guard them.
-    if (lock) tighten(config.dataDir);
-  } catch (error) {
-    lock?.release();
-    throw error;
-  }
-  const closeDatabase = async () => {
-    if (!options.database) await database.close();
-    lock?.release();
-  };
+  const clock = options.clock ?? systemClock;
   const app = createHttpServer(config.logLevel, { timeouts: options.httpTimeouts });
   let listeningPort = config.port;
-  const clock = options.clock ?? systemClock;
-  const ctx: CloudContext = {
+  let database: DatabaseHandle | undefined = options.database;
+  let broker: Broker | undefined;
+  let jobs: PeriodicJob[] = [];
+  const folder = dataFolderComponent(options);
+  const context = (db: DatabaseHandle): CloudContext => ({
     config,
-    db: database.db,
+    db: db.db,
     clock,
     log: app.log,
-    signingKey: loadSigningKey(config.signingKeyFile),
+    signingKey: folder.signingKey(),
     fetchKeyFile:
       options.fetchKeyFile ??
       ((domain) =>
         fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
     companies: new CompanyCache(clock),
     baseUrl: () => config.baseUrl ?? `http://localhost:${listeningPort}`,
-  };
-  const { token: operatorToken, file: operatorTokenFile } = loadOperatorToken(config);
-  const jobs: PeriodicJob[] = [];
-  let broker: Broker;
-  try {
-    broker = await startBroker(
-      ctx,
-      options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
-    );
-  } catch (error) {
-    await closeDatabase();
-    throw error;
-  }
-  try {
-    await registerRoutes(app, { ctx, broker, operatorToken });
-    await app.listen({ port: config.port, host: config.host });
-    const address = app.server.address();
-    if (address && typeof address === 'object') listeningPort = address.port;
-    if (options.jobs !== false) jobs.push(...backgroundJobs(ctx, options.ackTimeoutMs ?? ACK_TIMEOUT_MS));
-    for (const job of jobs) job.start();
-  } catch (error) {
-    await app.close();
-    await broker.stop();
-    await closeDatabase();
-    throw error;
-  }
-  return {
-    baseUrl: ctx.baseUrl(),
-    ctx,
-    app,
-    broker,
-    operatorToken,
-    operatorTokenFile,
-    async stop() {
-      for (const job of jobs) await job.stop();
-      await app.close();
-      await broker.stop();
-      await closeDatabase();
+  });
+  let ctx: CloudContext | undefined;
+
+  const stop = await startInOrder([
+    folder,
+    {
+      name: 'database',
+      async start() {
+        database ??= await openDatabase(config.database);
+        // The embedded database writes its files open to everyone; only the folder's mode would guard them.
+        if (ownsEmbeddedDatabase(options)) tighten(config.dataDir);
+        ctx = context(database);
+      },
+      async stop() {
+        if (!options.database) await database?.close();
+      },
     },
+    {
+      name: 'broker',
+      async start() {
+        broker = await startBroker(
+          ctx!,
+          options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
+        );
+      },
+      stop: () => broker!.stop(),
+    },
+    {
+      name: 'HTTP server',
+      async start() {
+        await registerRoutes(app, { ctx: ctx!, broker: broker!, operatorToken: folder.operator().token });
+        await app.listen({ port: config.port, host: config.host });
+        const address = app.server.address();
+        if (address && typeof address === 'object') listeningPort = address.port;
+      },
+      stop: () => app.close(),
+    },
+    {
+      name: 'background jobs',
+      async start() {
+        if (options.jobs === false) return;
+        jobs = backgroundJobs(ctx!, options.ackTimeoutMs ?? ACK_TIMEOUT_MS);
+        for (const job of jobs) job.start();
+      },
+      async stop() {
+        for (const job of jobs) await job.stop();
+      },
+    },
+  ]);
+  return {
+    baseUrl: ctx!.baseUrl(),
+    ctx: ctx!,
+    app,
+    broker: broker!,
+    operatorToken: folder.operator().token,
+    operatorTokenFile: folder.operator().file,
+    stop,
+  };
+}
+
+/**
+ * The data folder: made private, held by this process alone while it runs the embedded database in it
+ * (data-folder.ts), and the keys it keeps, read (or made on first start) once it is.
+ */
+interface DataFolder extends Component {
+  signingKey(): SigningKey;
+  operator(): { token: string; file: string | undefined };
+}
+
+function dataFolderComponent(options: CloudOptions): DataFolder {
+  const { config } = options;
+  let lock: DataFolderLock | null = null;
+  let signingKey: SigningKey | undefined;
+  let operator: { token: string; file: string | undefined } | undefined;
+  return {
+    name: 'data folder',
+    async start() {
+      makePrivate(config.dataDir);
+      if (ownsEmbeddedDatabase(options)) lock = lockDataFolder(config.dataDir, options.program);
+      signingKey = loadSigningKey(config.signingKeyFile);
+      operator = loadOperatorToken(config);
+    },
+    async stop() {
+      lock?.release();
+    },
+    signingKey: () => signingKey!,
+    operator: () => operator!,
   };
 }
 
