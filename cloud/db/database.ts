@@ -71,6 +71,7 @@ async function openPGlite(location: { dataDir: string } | { memory: true }): Pro
   };
 }
 
+/** Runs the migrations not run yet, one at a time; instances starting together wait for each other. */
 export async function migrate(db: Database): Promise<void> {
   const migrator = new Migrator({
     db,
