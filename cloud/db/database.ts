@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, type Migration, Migrator, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
+import { applyFunctions } from './functions.js';
 import * as initial from './migrations/0001-initial.js';
 import * as openFunctions from './migrations/0002-open-functions.js';
 import * as boundedRateCount from './migrations/0003-bounded-rate-count.js';
@@ -27,11 +28,15 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-settle-unanswered': settleUnanswered,
 };
 
-/** Opens the database and brings its schema up to date before anything else touches it. */
+/**
+ * Opens the database and brings its schema up to date before anything else touches it: the migrations (tables
+ * and indexes), then the functions as this tree defines them (./functions.ts).
+ */
 export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
   const handle = 'url' in location ? openPostgres(location.url) : await openPGlite(location);
   try {
     await migrate(handle.db);
+    await applyFunctions(handle.db);
   } catch (error) {
     await handle.close();
     throw error;
@@ -66,7 +71,8 @@ async function openPGlite(location: { dataDir: string } | { memory: true }): Pro
   };
 }
 
-async function migrate(db: Database): Promise<void> {
+/** Runs the migrations not run yet, one at a time; instances starting together wait for each other. */
+export async function migrate(db: Database): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },

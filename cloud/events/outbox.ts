@@ -2,24 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { jsonb } from '../db/database.js';
 import type { DB } from '../db/schema.js';
-
-/** Event kinds for the company's callback address (decisions.md section 6). */
-export type EventType =
-  | 'request.claimed'
-  | 'request.issued'
-  | 'request.revoked'
-  | 'request.expired'
-  | 'key.expired'
-  | 'open.succeeded'
-  | 'open.failed';
+import type { EventData, EventType } from './event-data.js';
 
 /**
  * Records an event in the transactional outbox, inside the transaction that makes the change it reports,
- * so an event exists exactly when its change was committed and survives a restart until delivered.
+ * so an event exists exactly when its change was committed and survives a restart until delivered. Its data is
+ * built by ./event-data.ts, which declares the fields of every kind.
  */
-export async function enqueueEvent(
+export async function enqueueEvent<T extends EventType>(
   trx: Transaction<DB>,
-  event: { companyId: number; type: EventType; at: Date; data: Record<string, unknown> },
+  event: { companyId: number; type: T; at: Date; data: EventData[T] },
 ): Promise<void> {
   await trx
     .insertInto('events')

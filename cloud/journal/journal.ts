@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Ack } from '../../shared/protocol/messages.js';
 import { displayDomain } from '../companies/domains.js';
 import type { CloudContext } from '../context.js';
+import { readValue, type ScalarResult, type SqlType } from '../db/function-result.js';
 import type { DB, JournalOutcome } from '../db/schema.js';
 
 /**
@@ -25,11 +26,20 @@ export interface Completion {
 const LATE = "acknowledged after the caller's timeout";
 
 /**
+ * What complete_entry returns (`returns integer` in complete-entry.sql: the entry's id, or null when nothing
+ * applied), declared here once; a test compares it with the database's catalog.
+ */
+export const completeEntryResult = {
+  function: 'complete_entry',
+  returns: 'integer',
+} as const satisfies ScalarResult<SqlType>;
+
+/**
  * Completes a journal entry and records its event for the company, once, in one call of the database's
- * `complete_entry` (migration 0002): it takes only an entry not acknowledged yet (and, when matched by id,
- * one with no outcome yet), so an ack applied twice, by two instances, or racing the caller's own timeout
- * verdict, changes the entry exactly once. An acknowledgement replaces a `device_timeout` verdict and says
- * it came late. Returns whether it applied.
+ * `complete_entry` (cloud/journal/complete-entry.sql): it takes only an entry not acknowledged yet (and, when
+ * matched by id, one with no outcome yet), so an ack applied twice, by two instances, or racing the caller's own
+ * timeout verdict, changes the entry exactly once. An acknowledgement replaces a `device_timeout` verdict and
+ * says it came late. Returns whether it applied.
  */
 export async function completeEntry(
   db: Kysely<DB>,
@@ -39,12 +49,12 @@ export async function completeEntry(
   const byId = 'id' in match ? match.id : null;
   const byCommand = 'id' in match ? { commandId: null, deviceId: null } : match;
   const lateDetail = completion.detail ? `${completion.detail}; ${LATE}` : LATE;
-  const result = await sql<{ id: number | null }>`
+  const result = await sql<{ id: unknown }>`
     select complete_entry(${byId}::integer, ${byCommand.commandId}::uuid, ${byCommand.deviceId}::text,
       ${completion.outcome}::text, ${completion.detail}::text, ${lateDetail}::text,
       ${completion.ackedAt}::timestamptz, ${completion.now}::timestamptz, ${randomUUID()}::uuid) as id
   `.execute(db);
-  return result.rows[0]?.id != null;
+  return readValue(completeEntryResult, result.rows[0]?.id ?? null) !== null;
 }
 
 /** Maps an acknowledgement to the journal's words. */

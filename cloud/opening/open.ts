@@ -7,6 +7,7 @@ import type { Command } from '../../shared/protocol/messages.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { StoredAnswer } from '../company-api/idempotency.js';
 import type { CloudContext } from '../context.js';
+import { type ResultColumns, readRow, type TableResult } from '../db/function-result.js';
 import type { JournalOutcome } from '../db/schema.js';
 import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
 import { MAX_ID, validate } from '../http/validation.js';
@@ -58,20 +59,36 @@ interface Dispatch {
   numberId: number;
 }
 
-type Refusal = 'org_not_approved' | 'revoked' | 'expired' | 'forbidden' | 'rate_limit';
+/**
+ * What open_attempt returns: its `returns table` in open-attempt.sql, declared here once; the row type follows
+ * from it, each row is checked against it, and a test compares it with the database's catalog.
+ */
+export const openAttemptResult = {
+  function: 'open_attempt',
+  table: {
+    entry_id: 'integer',
+    refusal: 'text',
+    retry_after_s: 'integer',
+    to_device: 'text',
+    to_object: 'text',
+  },
+} as const satisfies TableResult<ResultColumns>;
 
-interface Attempt {
-  entry_id: number | null;
-  refusal: Refusal | null;
-  retry_after_s: number | null;
-  to_device: string | null;
-  to_object: string | null;
+/** The refusals open_attempt gives, each the code of its answer (shared/errors.ts). */
+const REFUSALS = ['org_not_approved', 'revoked', 'expired', 'forbidden', 'rate_limit'] as const;
+type Refusal = (typeof REFUSALS)[number];
+
+function asRefusal(value: string): Refusal {
+  const refusal = REFUSALS.find((known) => known === value);
+  if (!refusal) throw new Error(`open_attempt gave an unknown refusal: ${value}`);
+  return refusal;
 }
 
 /**
- * The checks of decisions.md section 4, in order, and the journal entry, in one call of the database's
- * `open_attempt` (migration 0002), which locks the key row so that the rate limit counts correctly across
- * concurrent calls and cloud instances. A refusal is thrown, once journalled.
+ * The checks of cloud/README.md, "Opening", in order, and the journal entry, in one call of the database's
+ * `open_attempt` (cloud/opening/open-attempt.sql, which says why it is one function and how it counts), which
+ * locks the key row so that the rate limit counts correctly across concurrent calls and cloud instances. A
+ * refusal is thrown, once journalled.
  */
 async function decide(
   ctx: CloudContext,
@@ -79,16 +96,16 @@ async function decide(
   body: { key_ref: number; number_id: number; actor: string },
   commandId: string,
 ): Promise<Dispatch> {
-  const { rows } = await sql<Attempt>`
+  const { rows } = await sql<Record<string, unknown>>`
     select * from open_attempt(${caller.company.id}::integer, ${body.key_ref}::integer,
       ${body.number_id}::integer, ${body.actor}::text, ${ctx.clock.now()}::timestamptz,
       ${ctx.config.openRateLimit}::integer, ${RATE_WINDOW_MS}::integer, ${commandId}::uuid,
       ${randomUUID()}::uuid)
   `.execute(ctx.db);
-  const attempt = rows[0];
   // Another company's key is answered like a missing one, and leaves no trace in that customer's journal.
-  if (!attempt) throw new ApiError('forbidden');
-  if (attempt.refusal) throw refusalError(attempt.refusal, attempt.retry_after_s);
+  if (!rows[0]) throw new ApiError('forbidden');
+  const attempt = readRow(openAttemptResult, rows[0]);
+  if (attempt.refusal) throw refusalError(asRefusal(attempt.refusal), attempt.retry_after_s);
   return {
     journalId: attempt.entry_id!,
     commandId,

@@ -2,8 +2,8 @@ import type { Transaction } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
 import type { DB } from '../db/schema.js';
+import { requestClaimed, requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
-import { formatTimestamp } from '../http/timestamps.js';
 import { type AccessRequest, effectiveState, findRequestByCode } from './requests.js';
 
 /**
@@ -21,10 +21,6 @@ async function requestId(ctx: CloudContext, code: string): Promise<number> {
 
 function lockRequest(trx: Transaction<DB>, id: number): Promise<AccessRequest> {
   return trx.selectFrom('requests').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
-}
-
-function eventData(request: AccessRequest, extra: Record<string, unknown> = {}) {
-  return { code: request.code, ref: request.ref, state: request.state, ...extra };
 }
 
 /** The customer opened the request in the application: `new` becomes `claimed`. */
@@ -54,7 +50,7 @@ export async function claimRequest(
       companyId: claimed.company_id,
       type: 'request.claimed',
       at: now,
-      data: eventData(claimed, { claimed_at: formatTimestamp(now) }),
+      data: requestClaimed(claimed, now),
     });
     return claimed;
   });
@@ -139,12 +135,15 @@ export async function issueKey(
       companyId: issued.company_id,
       type: 'request.issued',
       at: now,
-      data: eventData(issued, {
-        key_ref: key.id,
-        issued_at: formatTimestamp(now),
-        numbers: objects.map((object) => ({ number_id: object.id, label: object.label })),
-        ...(input.keyExpiresAt ? { key_expires_at: formatTimestamp(input.keyExpiresAt) } : {}),
-      }),
+      data: requestIssued(
+        issued,
+        {
+          id: key.id,
+          expiresAt: input.keyExpiresAt,
+          numbers: objects.map((object) => ({ number_id: object.id, label: object.label })),
+        },
+        now,
+      ),
     });
     return { keyRef: key.id, request: issued };
   });
@@ -182,7 +181,7 @@ export async function revokeKey(
       companyId: revoked.company_id,
       type: 'request.revoked',
       at: now,
-      data: eventData(revoked, { key_ref: key.id, revoked_at: formatTimestamp(now) }),
+      data: requestRevoked(revoked, key.id, now),
     });
     return revoked;
   });

@@ -1,6 +1,6 @@
 import type { CloudContext } from '../context.js';
+import { keyExpired, requestExpired } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
-import { formatTimestamp } from '../http/timestamps.js';
 
 /**
  * Records lapsed lifetimes. Readers already see the right state (effectiveState); this sweep makes the
@@ -21,12 +21,7 @@ export async function sweepExpired(ctx: CloudContext): Promise<{ requests: numbe
         companyId: request.company_id,
         type: 'request.expired',
         at: now,
-        data: {
-          code: request.code,
-          ref: request.ref,
-          state: 'expired',
-          expired_at: formatTimestamp(request.expires_at),
-        },
+        data: requestExpired(request),
       });
     }
     const keys = await trx
@@ -47,7 +42,7 @@ export async function sweepExpired(ctx: CloudContext): Promise<{ requests: numbe
         companyId: key.company_id,
         type: 'key.expired',
         at: now,
-        data: { ...request, key_ref: key.id, key_expires_at: formatTimestamp(key.expires_at!) },
+        data: keyExpired(request, { id: key.id, expires_at: key.expires_at! }),
       });
     }
     return { requests: requests.length, keys: keys.length };

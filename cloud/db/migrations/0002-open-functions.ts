@@ -1,26 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The two statements on the path of every opening, as PL/pgSQL functions: `open_attempt` (the checks and
- * the journal entry) and `complete_entry` (an outcome applied to the entry, with its event). A function is
- * one round trip however many statements it runs, and PL/pgSQL keeps the plans of its statements for the
- * session, where a plain statement is parsed and planned on every call; together that was most of an
- * opening's time in the cloud, on PGlite even more than on PostgreSQL.
- *
- * `open_attempt` runs the checks of decisions.md section 4 in order and writes the journal entry, in place
- * of five round trips (begin, the key, the rolling-minute count, the entry, commit). Why a function and not
- * one plain statement: the key row is locked first, and the count that follows must see every attempt
- * committed by the calls that held the lock before. A plain statement reads all of its parts from one
- * snapshot taken before it waited for the lock, so two concurrent calls could both count nine; a volatile
- * PL/pgSQL function takes a fresh snapshot for each statement inside it, within the one transaction of the
- * call, exactly as the separate statements did. It first refuses a company no longer approved
- * (`org_not_approved`, nothing journalled: its authentication may have come from a cache). It returns no
- * row when the key does not exist or belongs to another company (answered like a missing key, with no trace
- * in that customer's journal); otherwise the entry and either the refusal (`revoked`, `expired`, `forbidden`,
- * `rate_limit` with its wait in seconds), whose `open.failed` event it records in the same transaction, or
- * where to send the command.
- *
- * `complete_entry` is described where it is called, `cloud/journal/journal.ts`.
+ * History: the first `open_attempt` and `complete_entry`, as databases migrated at this step received them.
+ * Their definitions now live beside their callers (cloud/opening/open-attempt.sql, cloud/journal/complete-entry.sql,
+ * where their reasons are written) and replace these on every start (cloud/db/functions.ts): edit those, never
+ * this. It stays as it ran, not trimmed, so that a fresh database goes through the same steps as one migrated
+ * then, and the two are equal after every migration, not only once the files are applied: a later migration
+ * that drops or renames one of these functions (as a change of its arguments or result needs, since
+ * `create or replace` cannot change them) then acts on both alike.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql.raw(OPEN_ATTEMPT).execute(db);
@@ -115,11 +102,6 @@ end
 $body$
 `;
 
-/**
- * Either by entry id (the caller's own verdict: only an entry with no outcome yet) or by command and device
- * (an acknowledgement); either way only an entry not acknowledged yet. Two statements, not one with a
- * condition on which parameter is set, so that each keeps its index in a cached plan.
- */
 const COMPLETE_ENTRY = `
 create function complete_entry(
   p_entry integer,

@@ -1,20 +1,16 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The rate limit's count reads at most the limit's worth of rows, whatever a key's journal holds.
+ * The rate limit's count reads at most the limit's worth of rows, whatever a key's journal holds. Before,
+ * `open_attempt` read every row of the key in the rolling minute through journal_key_at, refusals included:
+ * they do not count, but were read all the same, so a client that keeps calling a rate-limited key (each call a
+ * `rate_limit` entry) made every next call slower, for itself and for the database. journal_key_dispatched holds
+ * only the attempts that count, and the count stops at the limit (cloud/opening/open-attempt.sql says how and
+ * why). journal_key_at served only the old count, so it goes, and with it an index write for every refusal.
  *
- * Before, `open_attempt` read every row of the key in the rolling minute through journal_key_at, refusals
- * included: they do not count, but were read all the same, so a client that keeps calling a rate-limited key
- * (each call a `rate_limit` entry) made every next call slower, for itself and for the database. Now:
- * - journal_key_dispatched holds only the attempts that count: those that reached, or tried to reach, the
- *   gate, which are exactly the entries with a command id (open_attempt gives one to every attempt it lets
- *   through, and to no refusal). The command id never changes, so completing an entry stays a HOT update;
- *   an index on the outcome would have made every completion write to every index of the journal;
- * - the count stops at the limit: at most that many rows, newest first, and the oldest of them says when a
- *   place frees up (the same wait as before whenever the limit has not been lowered meanwhile, and the right
- *   one when it has).
- * journal_key_at served only that count, so it goes, and with it an index write for every refusal.
- * The rest of `open_attempt` is as in migration 0002.
+ * History: the `open_attempt` below is the one databases migrated at this step received; its definition now
+ * lives in cloud/opening/open-attempt.sql and replaces this one on every start (cloud/db/functions.ts). It stays
+ * as it ran for the reason given in migration 0002.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql.raw(COUNTED_INDEX).execute(db);
