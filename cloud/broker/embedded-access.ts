@@ -3,6 +3,7 @@ import { isDeviceId } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
 import { devicePasswordMatches } from '../devices/credentials.js';
 import { deviceMayPublish, deviceMaySubscribe } from './device-access.js';
+import { PublishOrder } from './embedded-order.js';
 
 /** CONNACK return codes of MQTT 3.1.1 (section 3.2.2.3); aedes declares them as a const enum. */
 const IDENTIFIER_REJECTED = 2 as AuthErrorCode;
@@ -29,11 +30,13 @@ export type AcceptPublish = (packet: PublishPacket) => Promise<void>;
  *
  * A publish the rules allow is handed to `accept` from here, the last step before aedes answers it, so that
  * the answer waits until the cloud has handled the message: an ack stays in the controller's outbox until the
- * journal holds it. aedes reads a client's next packets only after answering these, so a device's messages
- * are also taken in order.
+ * journal holds it. aedes handles all the packets of one socket read at once, so each publish of a connection
+ * waits for the one before it (./embedded-order.ts): a device's messages are taken in the order it sent them,
+ * and after a refused one, the rest come again behind it.
  */
 export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): AccessHooks {
   const prefix = ctx.config.topicPrefix;
+  const order = new PublishOrder(accept);
   return {
     authenticate(client, username, password, done) {
       // Each refused login is logged once, with where it came from (cloud/README.md, "Broker limits").
@@ -86,10 +89,9 @@ export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): Acc
         return done(new Error('not authorized to publish there'));
       }
       // Refused too when the cloud could not take it: the device reconnects and sends it again.
-      accept(packet).then(
-        () => done(null),
-        () => done(new Error('the cloud could not take this message now')),
-      );
+      order
+        .take(client, packet)
+        .then((taken) => done(taken ? null : new Error('the cloud could not take this message now')));
     },
   };
 }

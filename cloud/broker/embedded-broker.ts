@@ -7,7 +7,7 @@ import { hashDevicePassword } from '../devices/credentials.js';
 import { ConnectionGate, type ConnectionLimits } from './connection-limits.js';
 import { deviceAccessHooks } from './embedded-access.js';
 import { GuardedConnection } from './guarded-connection.js';
-import type { BrokerTransport, DeviceMessageListener } from './transport.js';
+import { type BrokerTransport, type DeviceMessageListener, NotConnectedError } from './transport.js';
 
 export interface EmbeddedOptions {
   /** 0: a free port chosen by the system, reported in deviceUrl. */
@@ -75,6 +75,8 @@ export async function startEmbeddedTransport(
   const port = (server.address() as AddressInfo).port;
   ctx.log.info({ port }, 'embedded MQTT broker listening');
 
+  // The cloud's side of the embedded broker is in-process: it is there until the transport stops.
+  let stopped = false;
   const endSession = (deviceId: string) =>
     new Promise<void>((resolve) => {
       const client = sessions.get(deviceId);
@@ -88,11 +90,12 @@ export async function startEmbeddedTransport(
     },
     isConnected: async (deviceId) => sessions.get(deviceId)?.connected === true,
     publish: (topic, payload) =>
-      new Promise<void>((resolve, reject) =>
+      new Promise<void>((resolve, reject) => {
+        if (stopped) return reject(new NotConnectedError('the embedded MQTT broker is stopped'));
         aedes.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (error) =>
           error ? reject(error) : resolve(),
-        ),
-      ),
+        );
+      }),
     async addDevice(deviceId, password) {
       await ctx.db
         .updateTable('devices')
@@ -110,6 +113,7 @@ export async function startEmbeddedTransport(
       await endSession(deviceId);
     },
     async stop() {
+      stopped = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -4,6 +4,8 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { allDevicesTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
 import { DYNSEC_RESPONSE_TOPIC, DynamicSecurity } from './dynamic-security.js';
+import { ExternalDelivery } from './external-delivery.js';
+import type { RedeliveryDelays } from './redelivery-backoff.js';
 import { type BrokerTransport, type DeviceMessageListener, NotConnectedError } from './transport.js';
 
 export interface ExternalOptions {
@@ -12,7 +14,12 @@ export interface ExternalOptions {
   publicUrl: string | undefined;
   connectTimeoutMs: number;
   onMessage: DeviceMessageListener;
+  /** How long to stay away from the broker after the cloud could not take a message (./redelivery-backoff.ts). */
+  redeliveryDelays: RedeliveryDelays;
 }
+
+/** How soon the cloud reconnects after losing the broker. */
+const RECONNECT_PERIOD_MS = 1000;
 
 /** CONNACK codes meaning the broker will not take these credentials (MQTT 3.1.1 section 3.2.2.3). */
 const REFUSED_CODES = new Set([2, 4, 5]);
@@ -21,7 +28,8 @@ const REFUSED_CODES = new Set([2, 4, 5]);
  * An external broker (Mosquitto with dynamic security, see ./mosquitto/README.md) reached with mqtt.js.
  * Every cloud instance has its own client id and subscribes to all devices' messages (not shared), so the
  * instance waiting for an ack always hears it. Whether a device is connected is its last reported state:
- * its retained `state` and its will keep `devices.online`.
+ * its retained `state` and its will keep `devices.online`. A device message is acknowledged to the broker only
+ * once the listener took it (./external-delivery.ts).
  */
 export async function startExternalTransport(
   ctx: CloudContext,
@@ -31,9 +39,9 @@ export async function startExternalTransport(
     clientId: `gatelink-cloud-${randomBytes(8).toString('hex')}`,
     protocolVersion: 4,
     // A session of its own that the broker keeps across a broker restart, so acks published while this
-    // instance reconnects are queued for it rather than lost.
+    // instance reconnects are queued for it rather than lost, and a message it did not acknowledge is sent again.
     clean: false,
-    reconnectPeriod: 1000,
+    reconnectPeriod: RECONNECT_PERIOD_MS,
     connectTimeout: options.connectTimeoutMs,
   });
   // Commands and PUBACKs are small packets written back to back: without this, Nagle's algorithm holds one
@@ -42,12 +50,15 @@ export async function startExternalTransport(
     (client.stream as Partial<Pick<Socket, 'setNoDelay'>> | undefined)?.setNoDelay?.(true),
   );
   const dynsec = new DynamicSecurity(client, options.connectTimeoutMs);
-  client.on('message', (topic, payload, packet) => {
-    if (topic === DYNSEC_RESPONSE_TOPIC) dynsec.receive(payload);
-    // The message is acknowledged to this broker as it arrives: with its client id new at every start, this
-    // instance's session would not outlive it anyway. Every instance applies every ack, so one that could
-    // not write an outcome leaves it to the others; a failure is logged where it happened.
-    else options.onMessage({ topic, payload, retain: packet.retain }).catch(() => undefined);
+  const delivery = new ExternalDelivery(client, ctx, {
+    onMessage: options.onMessage,
+    control(topic, payload) {
+      if (topic !== DYNSEC_RESPONSE_TOPIC) return false;
+      dynsec.receive(payload);
+      return true;
+    },
+    delays: options.redeliveryDelays,
+    reconnectPeriodMs: RECONNECT_PERIOD_MS,
   });
   try {
     await firstConnection(client, options.connectTimeoutMs);
@@ -78,6 +89,7 @@ export async function startExternalTransport(
     addDevice: (deviceId, password) => dynsec.putDevice(ctx.config.topicPrefix, deviceId, password),
     removeDevice: (deviceId) => dynsec.deleteDevice(deviceId),
     async stop() {
+      await delivery.stop();
       await client.endAsync(!client.connected);
     },
   };

@@ -7,14 +7,21 @@ import { DeviceMessages } from './device-messages.js';
 import { startEmbeddedTransport } from './embedded-broker.js';
 import { startExternalTransport } from './external-broker.js';
 import { LinkBroker } from './link-broker.js';
+import { REDELIVERY_DELAYS, type RedeliveryDelays } from './redelivery-backoff.js';
+import type { BrokerTransport, DeviceMessageListener } from './transport.js';
 
-export interface StartBrokerOptions {
-  /** How long `dispatch` waits for the ack; default ACK_TIMEOUT_MS (decisions.md section 4). */
-  ackTimeoutMs?: number;
+export interface TransportOptions {
   /** External broker only: how long to wait for its first answer before giving up; default 10 s. */
   connectTimeoutMs?: number;
   /** Embedded broker only: what one device connection may cost; default CONNECTION_LIMITS. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** External broker only: the back-off after a message the cloud could not take; default REDELIVERY_DELAYS. */
+  redeliveryDelays?: Partial<RedeliveryDelays>;
+}
+
+export interface StartBrokerOptions extends TransportOptions {
+  /** How long `dispatch` waits for the ack; default ACK_TIMEOUT_MS (cloud/README.md, "Opening"). */
+  ackTimeoutMs?: number;
 }
 
 /**
@@ -24,26 +31,36 @@ export interface StartBrokerOptions {
 export async function startBroker(ctx: CloudContext, options: StartBrokerOptions = {}): Promise<Broker> {
   const waiters = new CommandWaiters();
   const messages = new DeviceMessages(ctx, waiters);
-  const mqtt = ctx.config.mqtt;
-  const transport =
-    mqtt.kind === 'external'
-      ? await startExternalTransport(ctx, {
-          url: mqtt.url,
-          publicUrl: mqtt.publicUrl,
-          connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-          onMessage: messages.receive,
-        })
-      : await startEmbeddedTransport(ctx, {
-          port: mqtt.port,
-          publicUrl: mqtt.publicUrl,
-          onMessage: messages.receive,
-          limits: { ...CONNECTION_LIMITS, ...options.connectionLimits },
-        });
+  const transport = await startTransport(ctx, messages.receive, options);
   return new LinkBroker({
     ctx,
     transport,
     waiters,
     messages,
     ackTimeoutMs: options.ackTimeoutMs ?? ACK_TIMEOUT_MS,
+  });
+}
+
+/** The transport of `ctx.config.mqtt`, handing what devices publish to `onMessage`. */
+export function startTransport(
+  ctx: CloudContext,
+  onMessage: DeviceMessageListener,
+  options: TransportOptions = {},
+): Promise<BrokerTransport> {
+  const mqtt = ctx.config.mqtt;
+  if (mqtt.kind === 'external') {
+    return startExternalTransport(ctx, {
+      url: mqtt.url,
+      publicUrl: mqtt.publicUrl,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      onMessage,
+      redeliveryDelays: { ...REDELIVERY_DELAYS, ...options.redeliveryDelays },
+    });
+  }
+  return startEmbeddedTransport(ctx, {
+    port: mqtt.port,
+    publicUrl: mqtt.publicUrl,
+    onMessage,
+    limits: { ...CONNECTION_LIMITS, ...options.connectionLimits },
   });
 }

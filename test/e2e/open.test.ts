@@ -10,6 +10,7 @@ import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { Controller } from '../../device/runtime/controller.js';
+import { BROKER_KINDS, type BrokerKind, brokerKindSkipReason } from '../support/broker-env.js';
 import {
   type Answer,
   type Signer,
@@ -20,10 +21,12 @@ import {
 } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
+import { startMosquitto, type TestMosquitto } from '../support/mosquitto.js';
 
 /**
- * `open` end to end: the company API, the embedded broker and a real controller runtime (simulated outputs)
- * provisioned with its own `provision()` against the cloud's HTTP address, as an installer would.
+ * `open` end to end: the company API, the broker (embedded, then a private Mosquitto) and a real controller
+ * runtime (simulated outputs) provisioned with its own `provision()` against the cloud's HTTP address, as an
+ * installer would.
  */
 
 /** Small, so that a timeout costs little; far above a local round trip, so that a normal open never hits it. */
@@ -52,6 +55,7 @@ clock:
 
 let keyFiles: KeyFileServer;
 let database: TestDatabase;
+let mosquitto: TestMosquitto | null = null;
 let cloud: TestCloud;
 let dir: string;
 let configPath: string;
@@ -63,14 +67,18 @@ let company: { org_id: number; secret: string };
 let controller: Controller | null = null;
 let driver: SimulatedDriver;
 
-beforeAll(async () => {
+async function setUp(kind: BrokerKind): Promise<void> {
   keyFiles = new KeyFileServer();
   await keyFiles.start();
   database = await createTestDatabase();
   cloud = await startTestCloud({
     database,
     ackTimeoutMs: ACK_TIMEOUT_MS,
-    env: { OPEN_RATE_LIMIT: String(RATE_LIMIT), GATELINK_DEV_KEYFILE_URL: keyFiles.template },
+    env: {
+      OPEN_RATE_LIMIT: String(RATE_LIMIT),
+      GATELINK_DEV_KEYFILE_URL: keyFiles.template,
+      ...(await brokerEnv(kind)),
+    },
   });
   dir = await mkdtemp(join(tmpdir(), 'gatelink-e2e-'));
 
@@ -96,15 +104,26 @@ beforeAll(async () => {
   const paired = await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.response.pairing_code });
   expect(paired.device_id).toBe(deviceId);
   company = await secretCompany(cloud, 'Courier Ltd');
-});
+}
 
-afterAll(async () => {
+async function tearDown(): Promise<void> {
   await controller?.stop();
+  controller = null;
   await cloud?.stop();
+  await mosquitto?.stop();
+  mosquitto = null;
   await database?.close();
   await keyFiles?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}
+
+/** The cloud's broker settings: none for the embedded one, a private Mosquitto's for the external one. */
+async function brokerEnv(kind: BrokerKind): Promise<Record<string, string>> {
+  if (kind === 'embedded') return {};
+  const prefix = 'e2e/gl';
+  mosquitto = await startMosquitto(prefix);
+  return { MQTT_URL: mosquitto.cloudUrl, MQTT_PUBLIC_URL: mosquitto.deviceUrl, MQTT_TOPIC_PREFIX: prefix };
+}
 
 /** Starts the controller from the config `provision()` wrote, with a fresh simulated driver to count openings. */
 async function startController(): Promise<void> {
@@ -204,9 +223,54 @@ async function journalNow(keyRef: number): Promise<JournalEntry[]> {
   return (answer.body.entries as JournalEntry[]).filter((entry) => entry.key_ref === keyRef).reverse();
 }
 
+/**
+ * Makes completing a journal entry fail, as while the database refuses writes: `complete_entry` is moved aside
+ * and a stand-in that counts its calls (a sequence, which a rollback does not undo) and raises takes its place.
+ */
+async function refuseCompletions(): Promise<void> {
+  const db = cloud.ctx.db;
+  await sql`alter function complete_entry rename to complete_entry_unavailable`.execute(db);
+  await sql`create sequence complete_entry_refusals`.execute(db);
+  await sql`
+    create function complete_entry(integer, uuid, text, text, text, text, timestamptz, timestamptz, uuid)
+    returns integer language plpgsql as $body$
+    begin
+      perform nextval('complete_entry_refusals');
+      raise exception 'the journal refuses writes';
+    end
+    $body$
+  `.execute(db);
+}
+
+/** How many completions the stand-in refused. */
+async function refusedCompletions(): Promise<number> {
+  const result = await sql<{ count: string }>`
+    select case when is_called then last_value else 0 end as count from complete_entry_refusals
+  `.execute(cloud.ctx.db);
+  return Number(result.rows[0]?.count ?? 0);
+}
+
+async function acceptCompletions(): Promise<void> {
+  const db = cloud.ctx.db;
+  await sql`
+    drop function complete_entry(integer, uuid, text, text, text, text, timestamptz, timestamptz, uuid)
+  `.execute(db);
+  await sql`drop sequence complete_entry_refusals`.execute(db);
+  await sql`alter function complete_entry_unavailable rename to complete_entry`.execute(db);
+}
+
 const opened = (entries: JournalEntry[]) => entries.filter((entry) => entry.outcome === 'opened').length;
 
-describe('open through the broker to a real controller', () => {
+describe.each(BROKER_KINDS)('open through the %s broker to a real controller', (kind) => {
+  const skip = brokerKindSkipReason(kind);
+  if (skip) {
+    it.skip(skip, () => {});
+    return;
+  }
+
+  beforeAll(() => setUp(kind));
+  afterAll(tearDown);
+
   it('opens: 200 {ok: 1, id}, and the journal names actor, company, barrier and object, acknowledged', async () => {
     const keyRef = await newKey();
     const before = driver.pulses.get('gate') ?? 0;
@@ -358,21 +422,27 @@ describe('open through the broker to a real controller', () => {
     expect(controller?.status.current.last_command).toMatchObject({ object: 'gate', outcome: 'opened' });
   });
 
-  it('an ack the journal cannot take yet stays with the controller, and reaches the journal once it can', async () => {
+  it('an ack the journal cannot take yet stays with the controller or the broker, and reaches the journal once it can', async () => {
     const keyRef = await newKey();
     const before = driver.pulses.get('gate') ?? 0;
     // Completing an entry fails, as it does while the database refuses writes.
-    await sql`alter function complete_entry rename to complete_entry_unavailable`.execute(cloud.ctx.db);
+    await refuseCompletions();
     let answer: Answer;
     try {
       answer = await open(keyRef, 'gate', { actor: 'Careful driver' });
       // The gate opened and the controller said so: the company hears it at once.
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      // The ack was refused and came again: the cloud tried to write it twice.
+      await waitFor(async () => (await refusedCompletions()) >= 2, 'the ack to come again');
       expect(await journalNow(keyRef)).toMatchObject([{ id: answer.body.id, outcome: 'pending' }]);
-      // The broker refused the ack, so the controller keeps it and sends it again.
-      expect(controller!.outbox.size).toBe(1);
+      if (kind === 'embedded') {
+        // The broker refused the ack, so the controller keeps it and sends it again.
+        expect(controller!.outbox.size).toBe(1);
+      }
+      // Mosquitto took it from the controller and keeps it for the cloud's session, which withheld its PUBACK:
+      // it comes again each time the session resumes (cloud/broker/external-delivery.ts).
     } finally {
-      await sql`alter function complete_entry_unavailable rename to complete_entry`.execute(cloud.ctx.db);
+      await acceptCompletions();
     }
     expect(await journal(keyRef)).toMatchObject([
       { id: answer.body.id, outcome: 'opened', actor: 'Careful driver', acked_at: expect.any(String) },

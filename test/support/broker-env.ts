@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { CompanyCache } from '../../cloud/auth/company-cache.js';
 import type { Broker } from '../../cloud/broker/broker.js';
-import { type StartBrokerOptions, startBroker } from '../../cloud/broker/start.js';
+import {
+  type StartBrokerOptions,
+  startBroker,
+  startTransport,
+  type TransportOptions,
+} from '../../cloud/broker/start.js';
+import type { BrokerTransport, DeviceMessageListener } from '../../cloud/broker/transport.js';
 import { systemClock } from '../../cloud/clock.js';
 import { loadCloudConfig } from '../../cloud/config.js';
 import type { CloudContext } from '../../cloud/context.js';
@@ -27,12 +33,16 @@ export function brokerKindSkipReason(kind: BrokerKind): string | null {
 
 export const PREFIX = 'test/gl';
 
+/** What a device needs of the cloud's broker to get an account and connect: a Broker or a bare transport. */
+type DeviceGateway = Pick<BrokerTransport, 'deviceUrl' | 'addDevice'>;
+
 /** One database, one broker (embedded or a private Mosquitto), and the cloud instances started on them. */
 export class BrokerEnv {
   readonly log: RecordingLogger = recordingLogger();
   /** The cloud's command key, shared by every instance (they read the same key file in production). */
   readonly signingKey = SigningKey.generate();
   readonly #brokers = new Set<Broker>();
+  readonly #transports = new Set<BrokerTransport>();
   readonly #devices = new Set<FakeDevice>();
 
   private constructor(
@@ -83,6 +93,21 @@ export class BrokerEnv {
     return broker;
   }
 
+  /** A bare transport handing device messages to `onMessage`, as a cloud instance has; stopped with the env. */
+  async startTransport(
+    onMessage: DeviceMessageListener,
+    options: TransportOptions = {},
+  ): Promise<BrokerTransport> {
+    const transport = await startTransport(this.context(), onMessage, options);
+    this.#transports.add(transport);
+    return transport;
+  }
+
+  async stopTransport(transport: BrokerTransport): Promise<void> {
+    this.#transports.delete(transport);
+    await transport.stop();
+  }
+
   async stopBroker(broker: Broker): Promise<void> {
     this.#brokers.delete(broker);
     await broker.stop();
@@ -103,13 +128,13 @@ export class BrokerEnv {
   }
 
   /** A device row with a broker account made through `addDevice`, as provisioning does. */
-  async provision(broker: Broker): Promise<DeviceAccount> {
+  async provision(broker: DeviceGateway): Promise<DeviceAccount> {
     const account = await insertDevice(this.db);
     await broker.addDevice(account.id, account.password);
     return account;
   }
 
-  async connect(broker: Broker, account: DeviceAccount, options: { reconnect?: boolean } = {}) {
+  async connect(broker: DeviceGateway, account: DeviceAccount, options: { reconnect?: boolean } = {}) {
     const device = await FakeDevice.connect(broker.deviceUrl, account, {
       prefix: PREFIX,
       cloudKey: this.signingKey.publicKey,
@@ -148,6 +173,7 @@ export class BrokerEnv {
   async close(): Promise<void> {
     await Promise.all([...this.#devices].map((device) => device.close()));
     for (const broker of this.#brokers) await broker.stop();
+    for (const transport of this.#transports) await transport.stop();
     await this.mosquitto?.stop();
     await this.database.close();
   }

@@ -9,8 +9,9 @@ import type { DeviceMessageContext, IncomingDeviceMessage } from './handler.js';
  * equals the topic's, the signature under that device's stored key. Then handed to this instance's waiting
  * dispatch, if any, which answers the company at once: the controller has spoken, and the gate is open or not.
  * The journal entry is completed meanwhile (once, by command id, whichever instance gets there first), and
- * this resolves only when it is: the broker accepts the ack no earlier, so the controller keeps it on its disk
- * until the journal holds it. A failure to write it is thrown, and the controller sends the ack again.
+ * this resolves only when it is: the broker accepts the ack no earlier (embedded: the controller keeps it on its
+ * disk; external: the cloud's session keeps it, ../external-delivery.ts) until the journal holds it. A failure to
+ * write it is thrown, and the ack comes again.
  */
 export async function handleAck(deps: DeviceMessageContext, message: IncomingDeviceMessage): Promise<void> {
   const { ctx, keys, waiters } = deps;
