@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
@@ -22,6 +23,12 @@ const envSchema = z.object({
   MQTT_PORT: port(1884),
   MQTT_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^mqtts?$/ }).optional()),
   MQTT_TOPIC_PREFIX: z.string().regex(TOPIC_PREFIX_PATTERN).default('gatelink'),
+  MQTT_CLIENT_ID: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+      .optional(),
+  ),
   OPERATOR_TOKEN: optionalText.pipe(z.string().min(24).optional()),
   SIGNING_KEY_FILE: optionalText,
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
@@ -48,6 +55,7 @@ const ACCEPTS: Record<string, string> = {
   MQTT_PORT: 'a port number 0..65535',
   MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker',
   MQTT_TOPIC_PREFIX: 'topic levels of letters, digits, _ and -, separated by /',
+  MQTT_CLIENT_ID: '1..64 letters, digits, _, . and -, one per cloud instance',
   OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
   SIGNING_KEY_FILE: 'a path to an Ed25519 private key in PEM',
   OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
@@ -65,7 +73,13 @@ export interface CloudConfig {
   readonly dataDir: string;
   readonly mqtt:
     | { readonly kind: 'embedded'; readonly port: number; readonly publicUrl: string | undefined }
-    | { readonly kind: 'external'; readonly url: string; readonly publicUrl: string | undefined };
+    | {
+        readonly kind: 'external';
+        readonly url: string;
+        readonly publicUrl: string | undefined;
+        /** This instance's session on the broker; undefined: a new one at every start. */
+        readonly clientId: string | undefined;
+      };
   readonly topicPrefix: string;
   readonly operatorToken: string | undefined;
   readonly signingKeyFile: string;
@@ -110,7 +124,12 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     database: v.DATABASE_URL ? { url: v.DATABASE_URL } : { dataDir: resolve(dataDir, 'db') },
     dataDir,
     mqtt: v.MQTT_URL
-      ? { kind: 'external' as const, url: v.MQTT_URL, publicUrl: v.MQTT_PUBLIC_URL }
+      ? {
+          kind: 'external' as const,
+          url: v.MQTT_URL,
+          publicUrl: v.MQTT_PUBLIC_URL,
+          clientId: v.MQTT_CLIENT_ID ?? stableClientId(v.PORT),
+        }
       : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
     topicPrefix: v.MQTT_TOPIC_PREFIX,
     operatorToken: v.OPERATOR_TOKEN,
@@ -121,4 +140,18 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     production,
     logLevel: v.LOG_LEVEL,
   });
+}
+
+/**
+ * The external broker keeps an instance's session, and what arrived for it while it was down, under its client
+ * id; an instance that comes back under the same id takes it up. Host and HTTP port name an instance: two
+ * instances on one host cannot share a port. With a port chosen by the system (0) there is nothing stable to
+ * name it by, and each start gets a session of its own (cloud/README.md, "Configuration").
+ */
+function stableClientId(port: number): string | undefined {
+  if (port === 0) return undefined;
+  const host = hostname()
+    .replace(/[^A-Za-z0-9_.-]/g, '-')
+    .slice(0, 40);
+  return `gatelink-cloud-${host}-${port}`;
 }

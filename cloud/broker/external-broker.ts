@@ -12,6 +12,8 @@ export interface ExternalOptions {
   /** MQTT_URL: the broker and the cloud's own account, `mqtt://cloud:<password>@host:port`. */
   url: string;
   publicUrl: string | undefined;
+  /** This instance's session on the broker (MQTT_CLIENT_ID, or host and port); undefined: a new one. */
+  clientId: string | undefined;
   connectTimeoutMs: number;
   onMessage: DeviceMessageListener;
   /** How long to stay away from the broker after the cloud could not take a message (./redelivery-backoff.ts). */
@@ -36,7 +38,7 @@ export async function startExternalTransport(
   options: ExternalOptions,
 ): Promise<BrokerTransport> {
   const client = mqtt.connect(options.url, {
-    clientId: `gatelink-cloud-${randomBytes(8).toString('hex')}`,
+    clientId: options.clientId ?? `gatelink-cloud-${randomBytes(8).toString('hex')}`,
     protocolVersion: 4,
     // A session of its own that the broker keeps across a broker restart, so acks published while this
     // instance reconnects are queued for it rather than lost, and a message it did not acknowledge is sent again.

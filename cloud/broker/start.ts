@@ -52,6 +52,7 @@ export function startTransport(
     return startExternalTransport(ctx, {
       url: mqtt.url,
       publicUrl: mqtt.publicUrl,
+      clientId: mqtt.clientId,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       onMessage,
       redeliveryDelays: { ...REDELIVERY_DELAYS, ...options.redeliveryDelays },

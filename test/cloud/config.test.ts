@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadCloudConfig } from '../../cloud/config.js';
@@ -53,8 +54,30 @@ describe('loadCloudConfig defaults', () => {
       kind: 'external',
       url: 'mqtts://broker.example:8883',
       publicUrl: undefined,
+      clientId: `gatelink-cloud-${hostname()}-9090`,
     });
     expect(given.operatorToken).toBe('x'.repeat(32));
+  });
+});
+
+describe('the external broker session of an instance', () => {
+  const external = (env: Record<string, string>) => {
+    const { mqtt } = loadCloudConfig({ MQTT_URL: 'mqtt://cloud:secret@broker.example:1883', ...env });
+    return mqtt.kind === 'external' ? mqtt.clientId : 'not external';
+  };
+
+  it('is named by host and HTTP port, so that a restarted instance takes up its own session', () => {
+    expect(external({ PORT: '8081' })).toBe(external({ PORT: '8081' }));
+    expect(external({ PORT: '8081' })).not.toBe(external({ PORT: '8082' }));
+  });
+
+  it('is new at every start when the port is chosen by the system', () => {
+    expect(external({ PORT: '0' })).toBeUndefined();
+  });
+
+  it('is MQTT_CLIENT_ID when set, and a bad one stops the start naming the variable', () => {
+    expect(external({ MQTT_CLIENT_ID: 'cloud-a' })).toBe('cloud-a');
+    expect(() => external({ MQTT_CLIENT_ID: 'has space' })).toThrow(/MQTT_CLIENT_ID/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import fc from 'fast-check';
 import {
   type DatabaseConnection,
@@ -54,6 +56,19 @@ const onFault = (error: unknown) => faults.push(error);
 
 /** The dispatcher's properties and the embedded broker's share a database: a PGlite takes seconds to start. */
 let embedded: Promise<BrokerEnv> | null = null;
+/**
+ * What became of a message a real device published: the cloud's verdict; null when the embedded broker refused
+ * the publish; UNSEEN when Mosquitto discarded it, over the shipped configuration's `message_size_limit`,
+ * so that the cloud never saw it (cloud/broker/mosquitto/README.md, "Limits").
+ */
+type Outcome = Verdict | null | typeof UNSEEN;
+const UNSEEN = { kind: 'unseen' } as const;
+const MOSQUITTO_MESSAGE_LIMIT = Number(
+  /^message_size_limit (\d+)$/m.exec(
+    readFileSync(resolve(import.meta.dirname, '../../cloud/broker/mosquitto/mosquitto.conf'), 'utf8'),
+  )?.[1],
+);
+
 function openEnv(kind: BrokerKind): Promise<BrokerEnv> {
   if (kind !== 'embedded') return BrokerEnv.open(kind);
   embedded ??= BrokerEnv.open(kind);
@@ -226,7 +241,7 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
             for (const message of batch) built.push(capped(await build(cast, message)));
             const before = await snapshot(env.db, [cast.self.id, cast.victim.id]);
             const mark = env.log.entries.length;
-            const verdicts: (Verdict | null)[] = [];
+            const verdicts: Outcome[] = [];
             for (const message of built) verdicts.push(await publish(kind, message));
             await env.roundTrip(device);
             const after = await snapshot(env.db, [cast.self.id, cast.victim.id]);
@@ -247,7 +262,11 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
      * never retained and closes the connection (cloud/broker/device-access.ts): the device connects again.
      * Otherwise the cloud gets it live, without the retain flag, on either broker.
      */
-    async function publish(brokerKind: BrokerKind, message: BuiltMessage): Promise<Verdict | null> {
+    async function publish(brokerKind: BrokerKind, message: BuiltMessage): Promise<Outcome> {
+      if (brokerKind === 'external' && message.payload.length > MOSQUITTO_MESSAGE_LIMIT) {
+        await publishWhileConnected(device, message);
+        return UNSEEN;
+      }
       const refused = brokerKind === 'embedded' && message.retain && !message.topic.endsWith('/state');
       if (refused) {
         await refusedPublish(device, message);
@@ -273,7 +292,7 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
     }
 
     /** Journal entries and events changed exactly as the batch's valid acks say, one after another. */
-    function checkJournal(before: Snapshot, after: Snapshot, verdicts: (Verdict | null)[]): void {
+    function checkJournal(before: Snapshot, after: Snapshot, verdicts: Outcome[]): void {
       let model = before;
       for (const v of verdicts) if (v?.kind === 'ack') model = withAck(model, v.ack, v.from).after;
       expect({ journal: after.journal, events: after.events }).toEqual({
@@ -286,7 +305,7 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
      * As many "dropped" warnings about the device as the batch had malformed messages, one line for each
      * valid ack, and one for each publish the broker refused.
      */
-    function checkDrops(lines: LogEntry[], verdicts: (Verdict | null)[]): void {
+    function checkDrops(lines: LogEntry[], verdicts: Outcome[]): void {
       const mine = lines.filter((line) => line.fields.deviceId === cast.self.id);
       const dropped = mine.filter((line) => line.msg.startsWith('dropped '));
       expect(dropped).toHaveLength(verdicts.filter((v) => v?.kind === 'drop').length);

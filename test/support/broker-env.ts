@@ -69,6 +69,7 @@ export class BrokerEnv {
   context(env: Record<string, string> = {}): CloudContext {
     const config = loadCloudConfig({
       HOST: '127.0.0.1',
+      PORT: '0',
       MQTT_PORT: '0',
       MQTT_TOPIC_PREFIX: PREFIX,
       ...(this.mosquitto ? { MQTT_URL: this.mosquitto.cloudUrl } : {}),
