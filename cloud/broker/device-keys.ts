@@ -22,7 +22,7 @@ export class DeviceKeys {
 
   /** The device's key, or null when it has none or the stored one is not a valid Ed25519 key. */
   async forDevice(deviceId: string, options: { fresh?: boolean } = {}): Promise<VerifyKey | null> {
-    const now = Date.now();
+    const now = this.#ctx.clock.now().getTime();
     const cached = this.#cache.get(deviceId);
     if (cached && cached.until > now && !options.fresh) return cached.key;
     const row = await this.#ctx.db

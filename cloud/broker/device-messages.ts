@@ -2,10 +2,10 @@ import { type DeviceChannel, parseDeviceTopic } from '../../shared/protocol/topi
 import type { CloudContext } from '../context.js';
 import type { CommandWaiters } from './command-waiters.js';
 import { DeviceKeys } from './device-keys.js';
-import { handleAck } from './handlers/ack.js';
-import type { DeviceMessageContext, IncomingDeviceMessage } from './handlers/handler.js';
-import { handleState } from './handlers/state.js';
-import { handleTelemetry } from './handlers/telemetry.js';
+import { ackHandler } from './handlers/ack.js';
+import type { DeviceMessageContext, DeviceMessageHandler } from './handlers/handler.js';
+import { stateHandler } from './handlers/state.js';
+import { telemetryHandler } from './handlers/telemetry.js';
 import type { DeviceMessage } from './transport.js';
 
 /** Larger payloads are dropped unread; the biggest legitimate one (a state with 32 objects) is far smaller. */
@@ -52,7 +52,7 @@ export class DeviceMessages {
       log.warn({ deviceId, channel }, 'dropped a message that is not JSON');
       return DROPPED;
     }
-    return this.#enqueue(deviceId, () => this.#handle(channel, { deviceId, body }));
+    return this.#enqueue(deviceId, () => this.#handle(channel, deviceId, body));
   };
 
   /** Resolves once every message received so far has been handled. */
@@ -60,21 +60,40 @@ export class DeviceMessages {
     while (this.#queues.size > 0) await Promise.all(this.#queues.values());
   }
 
-  #handle(channel: DeviceChannel, message: IncomingDeviceMessage): Promise<void> {
+  #handle(channel: DeviceChannel, deviceId: string, body: unknown): Promise<void> {
     switch (channel) {
       case 'ack':
-        return handleAck(this.#deps, message);
+        return this.#checked(ackHandler, deviceId, body);
       case 'state':
-        return handleState(this.#deps, message);
+        return this.#checked(stateHandler, deviceId, body);
       case 'telemetry':
-        return handleTelemetry(this.#deps, message);
+        return this.#checked(telemetryHandler, deviceId, body);
       case 'cmd':
         // The cloud never subscribes to commands; a device cannot publish them.
-        this.#deps.ctx.log.warn({ deviceId: message.deviceId }, 'dropped a command seen coming back');
-        return Promise.resolve();
+        this.#deps.ctx.log.warn({ deviceId }, 'dropped a command seen coming back');
+        return DROPPED;
       default:
         return unreachable(channel);
     }
+  }
+
+  /** Every kind's prologue, once: the message passes its schema and names the device of its topic. */
+  #checked<T extends { device_id: string }>(
+    handler: DeviceMessageHandler<T>,
+    deviceId: string,
+    body: unknown,
+  ): Promise<void> {
+    const { log } = this.#deps.ctx;
+    const parsed = handler.schema.safeParse(body);
+    if (!parsed.success) {
+      log.warn({ deviceId, issues: parsed.error.issues.length }, handler.malformed);
+      return DROPPED;
+    }
+    if (parsed.data.device_id !== deviceId) {
+      log.warn({ deviceId, named: parsed.data.device_id }, handler.foreign);
+      return DROPPED;
+    }
+    return handler.handle(this.#deps, deviceId, parsed.data);
   }
 
   /** Runs `work` after the device's earlier messages; a failure is logged and handed back, not passed on. */

@@ -1,16 +1,26 @@
+import type { z } from 'zod';
 import type { CloudContext } from '../../context.js';
 import type { CommandWaiters } from '../command-waiters.js';
 import type { DeviceKeys } from '../device-keys.js';
 
-/** What every device-message handler gets: the message's device (from its topic) and its parsed JSON body. */
+/** What every device-message handler gets besides the message. */
 export interface DeviceMessageContext {
   ctx: CloudContext;
   keys: DeviceKeys;
   waiters: CommandWaiters;
 }
 
-export interface IncomingDeviceMessage {
-  /** From the topic: the broker let only this device publish there. */
-  deviceId: string;
-  body: unknown;
+/**
+ * One kind of device message (shared/README.md, "Messages"). The dispatcher (../device-messages.ts) checks every
+ * message against `schema` and checks that the device it names is the one whose topic it came on (the broker
+ * let only that device publish there), dropping it with the handler's own log line otherwise; `handle` gets
+ * only a message that passed both.
+ */
+export interface DeviceMessageHandler<T extends { device_id: string }> {
+  schema: z.ZodType<T>;
+  /** The log line of a message that does not pass the schema. */
+  malformed: string;
+  /** The log line of a message naming another device than its topic's. */
+  foreign: string;
+  handle(deps: DeviceMessageContext, deviceId: string, message: T): Promise<void>;
 }

@@ -1,39 +1,32 @@
 import type { Transaction } from 'kysely';
-import { type DeviceObject, stateSchema } from '../../../shared/protocol/messages.js';
+import { type DeviceObject, type DeviceState, stateSchema } from '../../../shared/protocol/messages.js';
 import type { DB } from '../../db/schema.js';
-import type { DeviceMessageContext, IncomingDeviceMessage } from './handler.js';
+import type { DeviceMessageHandler } from './handler.js';
 
 /**
  * `.../state` (retained; the will sets it offline): whether the device is online, its version, and, when
  * given, its objects. Objects keep their `number_id` (the row id) across reports; one missing from a report
  * is marked removed, and gets its old number back if it returns.
  */
-export async function handleState(deps: DeviceMessageContext, message: IncomingDeviceMessage): Promise<void> {
-  const { ctx } = deps;
-  const { deviceId } = message;
-  const parsed = stateSchema.safeParse(message.body);
-  if (!parsed.success) {
-    ctx.log.warn({ deviceId, issues: parsed.error.issues.length }, 'dropped a malformed state');
-    return;
-  }
-  const state = parsed.data;
-  if (state.device_id !== deviceId) {
-    ctx.log.warn({ deviceId, named: state.device_id }, 'dropped a state naming another device');
-    return;
-  }
-  const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    const device = await trx
-      .updateTable('devices')
-      .set({ online: state.online, state_at: now, ...(state.version ? { version: state.version } : {}) })
-      .where('id', '=', deviceId)
-      .returning('id')
-      .executeTakeFirst();
-    if (!device) return;
-    if (state.objects) await syncObjects(trx, deviceId, state.objects, now);
-  });
-  ctx.log.debug({ deviceId, online: state.online }, 'device state');
-}
+export const stateHandler: DeviceMessageHandler<DeviceState> = {
+  schema: stateSchema,
+  malformed: 'dropped a malformed state',
+  foreign: 'dropped a state naming another device',
+  async handle({ ctx }, deviceId, state) {
+    const now = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      const device = await trx
+        .updateTable('devices')
+        .set({ online: state.online, state_at: now, ...(state.version ? { version: state.version } : {}) })
+        .where('id', '=', deviceId)
+        .returning('id')
+        .executeTakeFirst();
+      if (!device) return;
+      if (state.objects) await syncObjects(trx, deviceId, state.objects, now);
+    });
+    ctx.log.debug({ deviceId, online: state.online }, 'device state');
+  },
+};
 
 async function syncObjects(
   trx: Transaction<DB>,
