@@ -11,6 +11,8 @@ import type { Broker } from './broker/broker.js';
 import { startBroker } from './broker/start.js';
 import { type Clock, systemClock } from './clock.js';
 import { purgeIdempotencyKeys } from './company-api/idempotency.js';
+import { type KeyFileFetcher, reconfirmDueKeys } from './company-keys/confirm.js';
+import { fetchKeyFile } from './company-keys/keyfile-fetch.js';
 import { type Component, startInOrder } from './components.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
@@ -18,8 +20,6 @@ import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './dat
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import type { HttpTimeouts } from './http/timeouts.js';
 import { PeriodicJob } from './jobs/periodic.js';
-import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
-import { fetchKeyFile } from './keys/keyfile-fetch.js';
 import { UnansweredOpenings } from './opening/unanswered.js';
 import { sweepExpired } from './requests/expiry.js';
 

@@ -9,7 +9,7 @@ import {
   fetchKeyFile,
   type KeyFileResult,
   type ResolvedAddress,
-} from '../../cloud/keys/keyfile-fetch.js';
+} from '../../cloud/company-keys/keyfile-fetch.js';
 
 /*
  * Every test talks only to servers it starts on 127.0.0.1, port 0. Cases that need a name resolving to a public
