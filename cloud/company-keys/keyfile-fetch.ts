@@ -4,8 +4,9 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import * as tls from 'node:tls';
-import { domainToASCII, domainToUnicode } from 'node:url';
+import { domainToASCII } from 'node:url';
 import { KeyError, strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { asciiDomainProblem, displayDomain } from '../companies/domains.js';
 import { isPublicAddress, nonPublicRange, parseAddress } from './public-address.js';
 
 /**
@@ -85,7 +86,7 @@ export async function fetchKeyFile(
   const timer = setTimeout(() => deadline.abort(), settings.timeoutMs);
   const ctx: FetchContext = {
     ...settings,
-    display: readableDomain(name),
+    display: displayDomain(name),
     signal: deadline.signal,
     answers: new Map(),
   };
@@ -176,10 +177,6 @@ async function defaultResolve(hostname: string): Promise<ResolvedAddress[]> {
   return dnsLookup(hostname, { all: true, verbatim: true });
 }
 
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-/** Top-level domains are letters or punycode; a numeric last label would make the host an IPv4 address. */
-const TOP_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
-
 /** The domain in lowercase ASCII, or what is wrong with it. */
 function asciiDomain(input: string): string | { message: string } {
   const refuse = (why: string) => ({ message: `${JSON.stringify(input)} is not a usable domain: ${why}` });
@@ -191,49 +188,9 @@ function asciiDomain(input: string): string | { message: string } {
   const name = input.toLowerCase();
   if (parseAddress(name) || name.startsWith('['))
     return refuse('an IP address is not accepted, give a domain');
-  const labels = name.split('.');
-  if (name.length > 253 || labels.length < 2) return refuse('give a full domain such as acme.example');
-  for (const label of labels) {
-    if (!LABEL.test(label)) {
-      return refuse('use letters, digits and hyphens between dots, punycode (xn--) for national characters');
-    }
-    if (label.slice(2, 4) === '--' && !label.startsWith('xn--'))
-      return refuse(`"${label}" is a reserved form`);
-  }
-  if (!TOP_LABEL.test(labels.at(-1) ?? '')) return refuse('the last label must be a top-level domain');
-  if (name.includes('xn--') && domainToASCII(domainToUnicode(name)) !== name) {
-    return refuse('a punycode (xn--) label in it does not decode');
-  }
+  const problem = asciiDomainProblem(name);
+  if (problem) return refuse(problem);
   return name;
-}
-
-const SCRIPT_TESTS = [
-  'Latin',
-  'Cyrillic',
-  'Greek',
-  'Armenian',
-  'Hebrew',
-  'Arabic',
-  'Georgian',
-  'Han',
-  'Hangul',
-]
-  .concat(['Hiragana', 'Katakana', 'Thai', 'Devanagari'])
-  .map((script) => ({ script, test: new RegExp(`\\p{Script=${script}}`, 'u') }));
-
-/** The readable spelling; when a label mixes scripts (a look-alike), the punycode form is shown beside it. */
-function readableDomain(ascii: string): string {
-  const unicode = domainToUnicode(ascii);
-  if (unicode === ascii) return ascii;
-  return unicode.split('.').some(mixesScripts) ? `${unicode} (${ascii})` : unicode;
-}
-
-function mixesScripts(label: string): boolean {
-  const scripts = new Set<string>();
-  for (const char of label) {
-    if (/\p{L}/u.test(char)) scripts.add(SCRIPT_TESTS.find(({ test }) => test.test(char))?.script ?? 'other');
-  }
-  return scripts.size > 1;
 }
 
 function keyFileUrl(domain: string, devUrlTemplate: string | undefined): URL {
