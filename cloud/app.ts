@@ -4,12 +4,12 @@ import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
 import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
-import { deviceApiRoutes } from './device-api/routes.js';
+import { provisioningRoute } from './devices/provisioning-route.js';
 import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
-import { wellKnownRoutes } from './well-known/routes.js';
+import { signingKeyRoute } from './signing-key/signing-key-route.js';
 
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
@@ -52,7 +52,7 @@ export async function registerRoutes(
   registerErrorHandling(app);
   app.get('/healthz', async () => ({ ok: 1 }));
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.broker });
-  await app.register(deviceApiRoutes, { ctx: deps.ctx, broker: deps.broker });
+  await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
-  await app.register(wellKnownRoutes, { ctx: deps.ctx });
+  await app.register(signingKeyRoute, { ctx: deps.ctx });
 }

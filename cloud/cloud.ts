@@ -1,27 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SigningKey } from '../shared/crypto/ed25519.js';
+import type { SigningKey } from '../shared/crypto/ed25519.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
 import { createHttpServer, registerRoutes } from './app.js';
 import { CompanyCache } from './auth/company-cache.js';
-import { purgeNonces } from './auth/nonces.js';
 import type { Broker } from './broker/broker.js';
 import { startBroker } from './broker/start.js';
 import { type Clock, systemClock } from './clock.js';
-import { purgeIdempotencyKeys } from './company-api/idempotency.js';
+import type { KeyFileFetcher } from './company-keys/confirm.js';
+import { fetchKeyFile } from './company-keys/keyfile-fetch.js';
 import { type Component, startInOrder } from './components.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
 import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import type { HttpTimeouts } from './http/timeouts.js';
-import { PeriodicJob } from './jobs/periodic.js';
-import { type KeyFileFetcher, reconfirmDueKeys } from './keys/confirm.js';
-import { fetchKeyFile } from './keys/keyfile-fetch.js';
-import { UnansweredOpenings } from './opening/unanswered.js';
-import { sweepExpired } from './requests/expiry.js';
+import { backgroundJobs } from './jobs/background-jobs.js';
+import type { PeriodicJob } from './jobs/periodic-job.js';
+import { loadSigningKey } from './signing-key/signing-key-file.js';
 
 export interface CloudOptions {
   config: CloudConfig;
@@ -169,28 +167,6 @@ function dataFolderComponent(options: CloudOptions): DataFolder {
 /** The cloud opens the embedded database in its data folder itself, rather than being handed one. */
 function ownsEmbeddedDatabase(options: CloudOptions): boolean {
   return !options.database && 'dataDir' in options.config.database;
-}
-
-function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): PeriodicJob[] {
-  const job = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
-    new PeriodicJob({ name, intervalMs, run, log: ctx.log });
-  const unanswered = new UnansweredOpenings(ctx, ackTimeoutMs);
-  return [
-    job('unanswered openings', 10_000, () => unanswered.settle()),
-    job('expiry sweep', 30_000, () => sweepExpired(ctx)),
-    job('key re-confirmation', 60_000, () => reconfirmDueKeys(ctx)),
-    job('nonce purge', 60_000, () => purgeNonces(ctx)),
-    job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),
-  ];
-}
-
-/** The cloud's Ed25519 key, made on first start. Instances that share a database must share this file. */
-function loadSigningKey(file: string): SigningKey {
-  if (existsSync(file)) return SigningKey.fromPem(readFileSync(file, 'utf8'));
-  const key = SigningKey.generate();
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, key.toPem(), { mode: 0o600, flag: 'wx' });
-  return key;
 }
 
 /** OPERATOR_TOKEN, or one generated at first start into the data folder (decisions.md section 8). */

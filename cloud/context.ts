@@ -2,9 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
 import type { CompanyCache } from './auth/company-cache.js';
 import type { Clock } from './clock.js';
+import type { KeyFileFetcher } from './company-keys/confirm.js';
 import type { CloudConfig } from './config.js';
 import type { Database } from './db/database.js';
-import type { KeyFileFetcher } from './keys/confirm.js';
 
 /**
  * What every part of the cloud is handed: configuration, database, clock, logger and the few shared

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
+import type { VerifyKeyCache } from '../company-keys/verify-keys.js';
 import type { CloudContext } from '../context.js';
 import { parseJsonObject } from '../http/validation.js';
-import type { VerifyKeyCache } from '../keys/verify-keys.js';
 import { authenticateSecret } from './secret.js';
 import { authenticateSignature, readSignatureHeaders } from './signature.js';
 

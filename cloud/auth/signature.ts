@@ -5,8 +5,8 @@ import { ApiError } from '../../shared/errors.js';
 import { KEY_CONFIRMATION_LIMIT_MS, TIMESTAMP_TOLERANCE_SECONDS } from '../../shared/limits.js';
 import type { Company } from '../companies/companies.js';
 import { isAsciiDomain } from '../companies/domains.js';
+import type { VerifyKeyCache } from '../company-keys/verify-keys.js';
 import type { CloudContext } from '../context.js';
-import type { VerifyKeyCache } from '../keys/verify-keys.js';
 import { consumeNonce } from './nonces.js';
 
 interface SignatureHeaders {

@@ -1,6 +1,6 @@
 import { KeyError, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { VerifyKeyCache } from '../company-keys/verify-keys.js';
 import type { CloudContext } from '../context.js';
-import { VerifyKeyCache } from '../keys/verify-keys.js';
 
 /** How long a device's key is trusted from memory before it is read again. */
 const KEY_TTL_MS = 60_000;

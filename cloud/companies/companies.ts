@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
+import { pinDomainKey } from '../company-keys/pin.js';
 import type { CloudContext } from '../context.js';
 import type { CompaniesTable } from '../db/schema.js';
-import { pinDomainKey } from '../keys/pin.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;

@@ -1,8 +1,8 @@
 import qrcode from 'qrcode-terminal';
 import { type RunningCloud, startCloud } from '../cloud.js';
+import type { KeyFileFetcher } from '../company-keys/confirm.js';
+import { fetchKeyFile } from '../company-keys/keyfile-fetch.js';
 import { ConfigError, loadCloudConfig } from '../config.js';
-import type { KeyFileFetcher } from '../keys/confirm.js';
-import { fetchKeyFile } from '../keys/keyfile-fetch.js';
 import { type DemoController, startDemoController } from './controller.js';
 import { DEMO_DOMAIN, type DemoState, demoCompanyKey, demoCompanyKeyPath, loadOrSeed } from './seed.js';
 

@@ -2,12 +2,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { issueKey } from '../access-keys/access-keys.js';
 import { issueSecret } from '../auth/secret.js';
 import { approveCompany, createCompany } from '../companies/companies.js';
 import type { CloudContext } from '../context.js';
 import { createCustomer } from '../customers/customers.js';
 import { createDevice, pairDevice } from '../devices/devices.js';
-import { claimRequest, issueKey } from '../requests/customer.js';
+import { claimRequest } from '../requests/claim.js';
 import { createRequest } from '../requests/requests.js';
 import { demoDeviceFolder, provisionDemoController } from './controller.js';
 

@@ -4,7 +4,7 @@ import { formatTimestamp } from '../http/timestamps.js';
 /**
  * The `data` of every event kind a company receives at its callback address, declared here and nowhere else.
  * The request and key events are built here, by the functions below, for the transactions that make their
- * change (cloud/requests/customer.ts, cloud/requests/expiry.ts). The open events are built in the database, in
+ * change (cloud/requests/claim.ts, cloud/access-keys/access-keys.ts, cloud/requests/expiry.ts). The open events are built in the database, in
  * the transaction that journals the opening, by open_event_data (cloud/events/open-event.sql), for open_attempt
  * and complete_entry alike; their fields are declared here all the same, and a test checks that both functions
  * give exactly these. Timestamps are in the company API's form (cloud/README.md, "`status` fields").

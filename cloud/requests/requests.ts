@@ -1,6 +1,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import { isCode, normalizeCode, randomCode } from '../../shared/codes.js';
 import { ApiError } from '../../shared/errors.js';
+import type { CloudContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { DB, RequestState, RequestsTable } from '../db/schema.js';
 import { formatTimestamp } from '../http/timestamps.js';
@@ -52,6 +53,17 @@ export async function findRequestByCode(db: Database, text: string): Promise<Acc
   const code = normalizeCode(text);
   if (!isCode(code, REQUEST_CODE_LENGTH)) return null;
   return (await db.selectFrom('requests').selectAll().where('code', '=', code).executeTakeFirst()) ?? null;
+}
+
+/** Finds the request by code; the caller then locks its row inside its transaction. */
+export async function requestIdByCode(ctx: CloudContext, code: string): Promise<number> {
+  const found = await findRequestByCode(ctx.db, code);
+  if (!found) throw new ApiError('not_found', { message: 'No request with this code.' });
+  return found.id;
+}
+
+export function lockRequest(trx: Transaction<DB>, id: number): Promise<AccessRequest> {
+  return trx.selectFrom('requests').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
 }
 
 /**

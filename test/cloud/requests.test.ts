@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey, revokeKey } from '../../cloud/access-keys/access-keys.js';
 import { COMPANY_CACHE_MS } from '../../cloud/auth/company-cache.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
-import { claimRequest, issueKey, revokeKey } from '../../cloud/requests/customer.js';
+import { claimRequest } from '../../cloud/requests/claim.js';
 import { sweepExpired } from '../../cloud/requests/expiry.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
 import { FakeClock } from '../support/clock.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeNonces } from '../../cloud/auth/nonces.js';
-import { reconfirmDueKeys } from '../../cloud/keys/confirm.js';
+import { reconfirmDueKeys } from '../../cloud/company-keys/confirm.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
 import { FakeClock } from '../support/clock.js';

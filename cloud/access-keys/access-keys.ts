@@ -2,59 +2,17 @@ import type { Transaction } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
 import type { DB } from '../db/schema.js';
-import { requestClaimed, requestIssued, requestRevoked } from '../events/event-data.js';
+import { requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
-import { type AccessRequest, effectiveState, findRequestByCode } from './requests.js';
+import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from '../requests/requests.js';
 
 /**
  * The customer's moves on a request (company-access-api.md section 3, decisions.md section 3): claim,
  * grant (issue a key) and withdraw (revoke). Each is one transaction together with its event, so a
  * company never hears of a change that was not committed.
+ *
+ * Claiming, which comes before a key exists, is in cloud/requests/claim.ts.
  */
-
-/** Finds the request by code; the caller then locks its row inside its transaction. */
-async function requestId(ctx: CloudContext, code: string): Promise<number> {
-  const found = await findRequestByCode(ctx.db, code);
-  if (!found) throw new ApiError('not_found', { message: 'No request with this code.' });
-  return found.id;
-}
-
-function lockRequest(trx: Transaction<DB>, id: number): Promise<AccessRequest> {
-  return trx.selectFrom('requests').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
-}
-
-/** The customer opened the request in the application: `new` becomes `claimed`. */
-export async function claimRequest(
-  ctx: CloudContext,
-  input: { code: string; customerId: number },
-): Promise<AccessRequest> {
-  const id = await requestId(ctx, input.code);
-  return ctx.db.transaction().execute(async (trx) => {
-    const request = await lockRequest(trx, id);
-    const now = ctx.clock.now();
-    const state = effectiveState(request, now);
-    if (state === 'expired') throw new ApiError('invalid_state', { message: 'The request has expired.' });
-    if (state !== 'new') {
-      if (request.customer_id !== input.customerId) {
-        throw new ApiError('invalid_state', { message: 'The request was claimed by another customer.' });
-      }
-      return request;
-    }
-    const claimed = await trx
-      .updateTable('requests')
-      .set({ state: 'claimed', claimed_at: now, customer_id: input.customerId })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await enqueueEvent(trx, {
-      companyId: claimed.company_id,
-      type: 'request.claimed',
-      at: now,
-      data: requestClaimed(claimed, now),
-    });
-    return claimed;
-  });
-}
 
 /**
  * The customer grants access: chooses the barrier, the objects in the key and its lifetime (until revoked,
@@ -62,53 +20,17 @@ export async function claimRequest(
  */
 export async function issueKey(
   ctx: CloudContext,
-  input: {
-    code: string;
-    customerId: number;
-    deviceId: string;
-    objectIds: number[];
-    keyExpiresAt: Date | null;
-  },
+  input: IssueInput,
 ): Promise<{ keyRef: number; request: AccessRequest }> {
-  const id = await requestId(ctx, input.code);
+  const id = await requestIdByCode(ctx, input.code);
   const objectIds = [...new Set(input.objectIds)];
   if (objectIds.length === 0)
     throw new ApiError('invalid_field', { field: 'objects', message: 'Choose at least one object.' });
   return ctx.db.transaction().execute(async (trx) => {
     const request = await lockRequest(trx, id);
     const now = ctx.clock.now();
-    const state = effectiveState(request, now);
-    if (state !== 'claimed' || request.customer_id !== input.customerId) {
-      throw new ApiError('invalid_state', {
-        message: `Access can be granted on a claimed request; this one is ${state}.`,
-      });
-    }
-    if (input.keyExpiresAt && input.keyExpiresAt <= now) {
-      throw new ApiError('invalid_field', {
-        field: 'key_expires_at',
-        message: 'The end of access must be in the future.',
-      });
-    }
-    const device = await trx
-      .selectFrom('devices')
-      .select('id')
-      .where('id', '=', input.deviceId)
-      .where('customer_id', '=', input.customerId)
-      .executeTakeFirst();
-    if (!device) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-    const objects = await trx
-      .selectFrom('device_objects')
-      .select(['id', 'label'])
-      .where('device_id', '=', input.deviceId)
-      .where('id', 'in', objectIds)
-      .where('removed_at', 'is', null)
-      .execute();
-    if (objects.length !== objectIds.length) {
-      throw new ApiError('invalid_field', {
-        field: 'objects',
-        message: 'Every object must belong to the barrier.',
-      });
-    }
+    checkGrantable(request, input, now);
+    const objects = await grantedObjects(trx, input, objectIds);
     const key = await trx
       .insertInto('keys')
       .values({
@@ -147,6 +69,59 @@ export async function issueKey(
     });
     return { keyRef: key.id, request: issued };
   });
+}
+
+interface IssueInput {
+  code: string;
+  customerId: number;
+  deviceId: string;
+  objectIds: number[];
+  keyExpiresAt: Date | null;
+}
+
+/** Access is granted on a request this customer claimed, for a lifetime that ends in the future. */
+function checkGrantable(request: AccessRequest, input: IssueInput, now: Date): void {
+  const state = effectiveState(request, now);
+  if (state !== 'claimed' || request.customer_id !== input.customerId) {
+    throw new ApiError('invalid_state', {
+      message: `Access can be granted on a claimed request; this one is ${state}.`,
+    });
+  }
+  if (input.keyExpiresAt && input.keyExpiresAt <= now) {
+    throw new ApiError('invalid_field', {
+      field: 'key_expires_at',
+      message: 'The end of access must be in the future.',
+    });
+  }
+}
+
+/** The objects in the key: every one must be a current object of one of the customer's barriers. */
+async function grantedObjects(
+  trx: Transaction<DB>,
+  input: IssueInput,
+  objectIds: number[],
+): Promise<{ id: number; label: string }[]> {
+  const device = await trx
+    .selectFrom('devices')
+    .select('id')
+    .where('id', '=', input.deviceId)
+    .where('customer_id', '=', input.customerId)
+    .executeTakeFirst();
+  if (!device) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+  const objects = await trx
+    .selectFrom('device_objects')
+    .select(['id', 'label'])
+    .where('device_id', '=', input.deviceId)
+    .where('id', 'in', objectIds)
+    .where('removed_at', 'is', null)
+    .execute();
+  if (objects.length !== objectIds.length) {
+    throw new ApiError('invalid_field', {
+      field: 'objects',
+      message: 'Every object must belong to the barrier.',
+    });
+  }
+  return objects;
 }
 
 /** The customer withdraws access at once: the next `open` answers 403 `revoked`. */

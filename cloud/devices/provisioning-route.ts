@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { provisionRequestSchema } from '../../shared/protocol/provisioning.js';
 import type { Broker } from '../broker/broker.js';
 import type { CloudContext } from '../context.js';
-import { provisionDevice } from '../devices/devices.js';
 import { validate } from '../http/validation.js';
+import { provisionDevice } from './devices.js';
 
 /** `POST /api/device/provision` (decisions.md section 9), called by `gatelink-device provision`. */
-export async function deviceApiRoutes(
+export async function provisioningRoute(
   app: FastifyInstance,
   options: { ctx: CloudContext; broker: Pick<Broker, 'addDevice' | 'deviceUrl'> },
 ): Promise<void> {

@@ -1,0 +1,21 @@
+import { purgeNonces } from '../auth/nonces.js';
+import { purgeIdempotencyKeys } from '../company-api/idempotency.js';
+import { reconfirmDueKeys } from '../company-keys/confirm.js';
+import type { CloudContext } from '../context.js';
+import { UnansweredOpenings } from '../opening/unanswered.js';
+import { sweepExpired } from '../requests/expiry.js';
+import { PeriodicJob } from './periodic-job.js';
+
+/** The cloud's background jobs and how often each runs; cloud.ts starts them last and stops them first. */
+export function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): PeriodicJob[] {
+  const job = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
+    new PeriodicJob({ name, intervalMs, run, log: ctx.log });
+  const unanswered = new UnansweredOpenings(ctx, ackTimeoutMs);
+  return [
+    job('unanswered openings', 10_000, () => unanswered.settle()),
+    job('expiry sweep', 30_000, () => sweepExpired(ctx)),
+    job('key re-confirmation', 60_000, () => reconfirmDueKeys(ctx)),
+    job('nonce purge', 60_000, () => purgeNonces(ctx)),
+    job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),
+  ];
+}
