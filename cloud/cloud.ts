@@ -169,7 +169,7 @@ function ownsEmbeddedDatabase(options: CloudOptions): boolean {
   return !options.database && 'dataDir' in options.config.database;
 }
 
-/** OPERATOR_TOKEN, or one generated at first start into the data folder (decisions.md section 8). */
+/** OPERATOR_TOKEN, or one generated at first start into the data folder (docs/design.md section 8). */
 function loadOperatorToken(config: CloudConfig): { token: string; file: string | undefined } {
   if (config.operatorToken) return { token: config.operatorToken, file: undefined };
   const file = join(config.dataDir, 'operator-token');

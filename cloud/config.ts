@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
 
 /**
- * The cloud's whole configuration (decisions.md section 8): read from the environment once at start,
+ * The cloud's whole configuration (docs/design.md section 8): read from the environment once at start,
  * validated here, frozen, and passed in explicitly from then on.
  */
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);

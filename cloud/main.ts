@@ -1,7 +1,7 @@
 import { startCloud } from './cloud.js';
 import { ConfigError, loadCloudConfig } from './config.js';
 
-/** `npm run cloud`: the cloud alone, configured by the environment (decisions.md section 8). */
+/** `npm run cloud`: the cloud alone, configured by the environment (docs/design.md section 8). */
 async function main(): Promise<void> {
   // What this process writes is its owner's alone (cloud/README.md, "The data folder").
   process.umask(0o077);

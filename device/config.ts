@@ -7,7 +7,7 @@ import { objectId, PRINTABLE_TEXT } from '../shared/protocol/messages.js';
 import { DEVICE_ID_PATTERN, TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
 
 /**
- * The controller's configuration file (decisions.md section 9): YAML or JSON by extension, one schema,
+ * The controller's configuration file (docs/design.md section 9): YAML or JSON by extension, one schema,
  * parsed once, frozen and passed in explicitly. Every bad value is reported on its own line that names the
  * key and says what it accepts; unknown keys are refused so that a typo does not silently fall back to a
  * default. Relative paths are resolved against the folder of the config file.

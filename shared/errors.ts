@@ -13,7 +13,7 @@ import {
 } from './limits.js';
 
 export const ERRORS = {
-  // decisions.md section 1: the HTTP shape
+  // docs/design.md section 1: the HTTP shape
   unknown_action: { status: 400, message: 'Unknown or missing action: use a=request, a=status or a=open.' },
   bad_json: { status: 400, message: 'The body must be a JSON object.' },
   unsupported_media_type: { status: 415, message: 'Send the body with Content-Type: application/json.' },
@@ -51,7 +51,7 @@ export const ERRORS = {
     message: 'The company API answers only POST: send POST /api/company.php?a=<action>.',
   },
 
-  // decisions.md section 2: authentication
+  // docs/design.md section 2: authentication
   auth_required: {
     status: 401,
     message: 'Sign the call with the X-Service-* headers, or send org_id and secret in the body.',
@@ -90,7 +90,7 @@ export const ERRORS = {
     message: 'This company has a domain: sign calls with its key instead of a secret.',
   },
 
-  // decisions.md section 4: opening
+  // docs/design.md section 4: opening
   actor_required: { status: 400, message: 'Name the employee who opens in actor.' },
   forbidden: { status: 403, message: 'The key is not yours, or the object is not in the key.' },
   revoked: { status: 403, message: 'The customer withdrew this access.' },
@@ -106,7 +106,7 @@ export const ERRORS = {
   },
   device_error: { status: 502, message: 'The controller reported a failure; see detail.' },
 
-  // operator API and provisioning (decisions.md sections 8 and 9)
+  // operator API and provisioning (docs/design.md sections 8 and 9)
   unauthorized: { status: 401, message: 'Send the operator token as Authorization: Bearer <token>.' },
   conflict: { status: 409, message: 'The change conflicts with the current state.' },
   key_fetch_failed: { status: 502, message: "The company's key file could not be fetched or is not valid." },

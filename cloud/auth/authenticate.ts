@@ -15,7 +15,7 @@ export interface Caller {
 }
 
 /**
- * Authenticates a company call before anything in its body is trusted (decisions.md section 2).
+ * Authenticates a company call before anything in its body is trusted (docs/design.md section 2).
  * Signature headers win when present; otherwise the body must carry org_id and secret.
  */
 export async function authenticate(
@@ -32,7 +32,7 @@ export async function authenticate(
     return { company, mode: 'signature', body };
   }
   const body = parseJsonObject(rawBody);
-  // Both or nothing: half a credential is no credential (decisions.md section 2), not a field error.
+  // Both or nothing: half a credential is no credential (docs/design.md section 2), not a field error.
   if (body.org_id === undefined || body.secret === undefined) throw new ApiError('auth_required');
   const company = await authenticateSecret(ctx, body.org_id, body.secret);
   return { company, mode: 'secret', body };

@@ -6,7 +6,7 @@ import type { CloudContext } from '../context.js';
 import { MAX_ID } from '../http/validation.js';
 
 /**
- * Company secrets (decisions.md section 2): 32 random bytes behind a recognisable prefix, so secret scanners
+ * Company secrets (docs/design.md section 2): 32 random bytes behind a recognisable prefix, so secret scanners
  * can find a leaked one; shown once, stored as a SHA-256 hash (a 256-bit random secret needs no slow hash),
  * compared in constant time. A new secret leaves the previous ones valid for 24 hours.
  */

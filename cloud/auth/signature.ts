@@ -54,7 +54,7 @@ export function readSignatureHeaders(headers: IncomingHttpHeaders): SignatureHea
 }
 
 /**
- * Verifies a signed call (decisions.md section 2) and returns the company. The nonce is consumed only
+ * Verifies a signed call (docs/design.md section 2) and returns the company. The nonce is consumed only
  * after the signature verifies, so nobody can burn a company's nonces without its key.
  */
 export async function authenticateSignature(

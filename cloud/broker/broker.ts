@@ -1,7 +1,7 @@
 import type { CommandDispatcher } from '../opening/dispatcher.js';
 
 /**
- * The cloud's side of the controller link (decisions.md section 7), embedded aedes or an external broker
+ * The cloud's side of the controller link (docs/design.md section 7), embedded aedes or an external broker
  * behind the same face: it dispatches signed commands and waits for verified acks, applies every ack to the
  * journal once, keeps device state and telemetry, and manages device accounts on the broker.
  */

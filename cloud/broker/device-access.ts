@@ -1,7 +1,7 @@
 import { deviceTopic, parseDeviceTopic } from '../../shared/protocol/topics.js';
 
 /**
- * What a device may do on the broker (decisions.md section 7): subscribe to exactly its own `cmd`, publish to
+ * What a device may do on the broker (docs/design.md section 7): subscribe to exactly its own `cmd`, publish to
  * its own `ack`, `state` and `telemetry`, and retain only `state`. The embedded broker applies these checks;
  * the external one gets the same rules as a dynamic-security role (./dynamic-security.ts).
  */

@@ -6,7 +6,7 @@ import { jsonb } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 
 /**
- * `Idempotency-Key` (decisions.md section 3): the same key with the same body returns the first answer
+ * `Idempotency-Key` (docs/design.md section 3): the same key with the same body returns the first answer
  * again for 24 hours; the same key with another body is refused. Keys are per company and per action.
  */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;

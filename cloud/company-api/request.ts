@@ -7,7 +7,7 @@ import { validate } from '../http/validation.js';
 import { createRequest, TTL_HOURS } from '../requests/requests.js';
 import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
 
-/** `ref`: 1..64 printable characters (decisions.md section 3; cloud/README.md, "Printable text"). */
+/** `ref`: 1..64 printable characters (docs/design.md section 3; cloud/README.md, "Printable text"). */
 const refSchema = z
   .string()
   .min(1, 'ref must be 1..64 printable characters')

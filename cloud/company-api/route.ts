@@ -11,7 +11,7 @@ import { handleOpenIdempotently } from './open-idempotency.js';
 import { handleRequest } from './request.js';
 import { handleStatus } from './status.js';
 
-/** Bodies over 16 KiB are refused before they are read in full (decisions.md section 1). */
+/** Bodies over 16 KiB are refused before they are read in full (docs/design.md section 1). */
 export const COMPANY_BODY_LIMIT = BODY_LIMIT_BYTES;
 const ACTIONS = ['request', 'status', 'open'] as const;
 type Action = (typeof ACTIONS)[number];

@@ -16,12 +16,12 @@ import { nonPublicRange, parseAddress } from './public-address.js';
 
 /**
  * Fetches a company's key file, `https://<domain>/.well-known/service.json` (company-access-api.md 5.1), under
- * the rules of decisions.md section 2, "Key file": a 5 s deadline, at most 4 KiB, no redirects to another host,
+ * the rules of docs/design.md section 2, "Key file": a 5 s deadline, at most 4 KiB, no redirects to another host,
  * and only public addresses, checked on the address actually connected to.
  *
  * The connection and its address checks are keyfile-connection.ts; what the file must hold, keyfile-parse.ts.
  *
- * `GATELINK_DEV_KEYFILE_URL` (decisions.md section 8) becomes `devUrlTemplate`: key files are fetched there
+ * `GATELINK_DEV_KEYFILE_URL` (docs/design.md section 8) becomes `devUrlTemplate`: key files are fetched there
  * instead and the public-address checks are skipped. Everything else (size, deadline, redirects) still holds.
  */
 

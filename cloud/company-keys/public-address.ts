@@ -1,7 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * Which IP addresses count as "public" for the key file fetcher (decisions.md section 2, "Key file": only public
+ * Which IP addresses count as "public" for the key file fetcher (docs/design.md section 2, "Key file": only public
  * addresses, no loopback, private, link-local, CGNAT, ULA, multicast or IPv4-mapped ranges).
  *
  * An address is public when it is ordinary unicast reachable across the internet: everything in the IANA

@@ -7,7 +7,7 @@ import { type DemoController, startDemoController } from './controller.js';
 import { DEMO_DOMAIN, type DemoState, demoCompanyKey, demoCompanyKeyPath, loadOrSeed } from './seed.js';
 
 /**
- * `npm start`: the whole system on one machine (decisions.md section 8). The cloud with its embedded database
+ * `npm start`: the whole system on one machine (docs/design.md section 8). The cloud with its embedded database
  * and broker, one simulated controller paired to a demo customer, and calls to copy that work as printed.
  */
 const say = (line = '') => process.stdout.write(`${line}\n`);

@@ -7,7 +7,7 @@ import type { Broker } from '../broker/broker.js';
 import type { CloudContext } from '../context.js';
 import { newDevicePassword } from './credentials.js';
 
-/** Provisioning and pairing codes live 24 hours and work once (decisions.md section 9). */
+/** Provisioning and pairing codes live 24 hours and work once (docs/design.md section 9). */
 export const CODE_LIFETIME_MS = 24 * 3600 * 1000;
 export const PROVISIONING_CODE_LENGTH = 16;
 export const PAIRING_CODE_LENGTH = 8;

@@ -5,7 +5,7 @@ import type { CloudContext } from '../context.js';
 import { validate } from '../http/validation.js';
 import { provisionDevice } from './devices.js';
 
-/** `POST /api/device/provision` (decisions.md section 9), called by `gatelink-device provision`. */
+/** `POST /api/device/provision` (docs/design.md section 9), called by `gatelink-device provision`. */
 export async function provisioningRoute(
   app: FastifyInstance,
   options: { ctx: CloudContext; broker: Pick<Broker, 'addDevice' | 'deviceUrl'> },

@@ -7,7 +7,7 @@ import { readValue, type ScalarResult, type SqlType } from '../db/function-resul
 import type { DB, JournalOutcome } from '../db/schema.js';
 
 /**
- * The journal the customer sees (decisions.md section 5): one entry per opening attempt, refused ones
+ * The journal the customer sees (docs/design.md section 5): one entry per opening attempt, refused ones
  * included. An entry is written before the command leaves, with no outcome, and completed by the
  * acknowledgement, applied once by command id however often it arrives and whichever instance receives it.
  */
@@ -83,7 +83,7 @@ export interface JournalQuery {
   limit: number;
 }
 
-/** Journal entries in the shape of decisions.md section 5, newest first, paged by id. */
+/** Journal entries in the shape of docs/design.md section 5, newest first, paged by id. */
 export async function listJournal(ctx: CloudContext, query: JournalQuery) {
   let select = ctx.db
     .selectFrom('journal')

@@ -21,7 +21,7 @@ import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
 
 /**
- * The operator API (decisions.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
+ * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
  * client; the CLI never opens the database itself.
  */
 const idParams = z.object({ id: z.coerce.number().int().positive().max(MAX_ID) });

@@ -67,7 +67,7 @@ export function lockRequest(trx: Transaction<DB>, id: number): Promise<AccessReq
 }
 
 /**
- * The `status` answer (decisions.md section 3): a field appears once it has a value. Another company's
+ * The `status` answer (docs/design.md section 3): a field appears once it has a value. Another company's
  * code answers exactly like an unknown one.
  */
 export async function requestStatus(db: Database, companyId: number, codeText: string, now: Date) {

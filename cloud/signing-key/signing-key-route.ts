@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { CloudContext } from '../context.js';
 
 /**
- * The service's own public key, in the same form companies publish theirs (decisions.md section 6):
+ * The service's own public key, in the same form companies publish theirs (docs/design.md section 6):
  * companies verify our webhook signatures with it, and controllers can compare it with the key they pinned.
  */
 export async function signingKeyRoute(app: FastifyInstance, options: { ctx: CloudContext }): Promise<void> {

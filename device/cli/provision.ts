@@ -50,7 +50,7 @@ const INSTALLER_KEYS = [
 ];
 
 /**
- * Provisions this controller (decisions.md section 9): generates its Ed25519 key here (the private key never
+ * Provisions this controller (docs/design.md section 9): generates its Ed25519 key here (the private key never
  * leaves the controller), registers the public key and the objects with the cloud, pins the cloud's command key
  * and writes the config file. The key and the config are written with mode 0600 (the config holds the broker
  * password). Nothing is written when the cloud refuses.

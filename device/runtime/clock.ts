@@ -46,7 +46,7 @@ export interface ClockMonitorOptions {
 
 /**
  * Keeps the answer of the clock probe at hand, re-checked every `intervalMs`. A controller whose clock is not
- * synchronised cannot judge `expires_at`, so it refuses commands with `clock_unsynced` (decisions.md section 7).
+ * synchronised cannot judge `expires_at`, so it refuses commands with `clock_unsynced` (docs/design.md section 7).
  * Until the first answer the clock counts as not synchronised.
  *
  * It also keeps `trustedSince`: the time, read from the synchronised clock, at which this run first found it

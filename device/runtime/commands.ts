@@ -50,7 +50,7 @@ interface CheckContext {
 type Check = (context: CheckContext) => AckReason | null;
 
 /**
- * The checks a command passes before anything moves, in this order (decisions.md section 7). The first one that
+ * The checks a command passes before anything moves, in this order (docs/design.md section 7). The first one that
  * fails is the refusal reason. Cheap, local facts first; the signature before anything that depends on the
  * command's content being the cloud's; the clock before the expiry that depends on it. `duplicate` catches a
  * repeat within this run, `stale` anything issued before it (which an earlier run may have executed).

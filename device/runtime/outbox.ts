@@ -47,7 +47,7 @@ interface Entry {
 }
 
 /**
- * Signed acknowledgements on their way to the cloud (decisions.md section 7). Each is on disk
+ * Signed acknowledgements on their way to the cloud (docs/design.md section 7). Each is on disk
  * before any attempt to send it, sent at QoS 1 in the order written, and forgotten only once the broker
  * acknowledged the publish. Whatever is left is sent again after a reconnect or a restart; the cloud applies an
  * acknowledgement once, by command id, so a second copy does no harm. An acknowledgement does not wait for

@@ -25,7 +25,7 @@ export interface SessionOptions {
 }
 
 /**
- * The controller's MQTT session (decisions.md section 7). It connects as the device itself with a clean session
+ * The controller's MQTT session (docs/design.md section 7). It connects as the device itself with a clean session
  * (commands are not queued while offline: an opening must not happen minutes late), sets a will that marks the
  * device offline, and on every connect subscribes to its `cmd` topic at QoS 1 and publishes its retained `state`
  * (online, version, objects). Lost connections are retried with a growing delay (1 s doubling up to

@@ -18,7 +18,7 @@ export interface TelemetryOptions {
 }
 
 /**
- * Periodic health on the `telemetry` topic (decisions.md section 7): uptime, version, GSM signal, clock sync
+ * Periodic health on the `telemetry` topic (docs/design.md section 7): uptime, version, GSM signal, clock sync
  * and the number of acknowledgements waiting. Sent at QoS 0 and only while connected: a stale reading is of no
  * use later. Also sent right after each connect (call `publishNow`).
  */

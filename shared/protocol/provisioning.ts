@@ -3,7 +3,7 @@ import { deviceObjectSchema, reportedText } from './messages.js';
 import { DEVICE_ID_PATTERN } from './topics.js';
 
 /**
- * `POST {cloud}/api/device/provision` (decisions.md section 9): the controller sends its one-time code,
+ * `POST {cloud}/api/device/provision` (docs/design.md section 9): the controller sends its one-time code,
  * the public half of the key it generated and its objects; the cloud answers with everything the
  * controller needs to connect. Errors use the common error body (`provisioning_code_invalid`, `invalid_field`).
  */

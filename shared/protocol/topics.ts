@@ -1,5 +1,5 @@
 /**
- * MQTT topics (decisions.md section 7). Everything lives under a configurable prefix so that several
+ * MQTT topics (docs/design.md section 7). Everything lives under a configurable prefix so that several
  * deployments can share one broker: `<prefix>/dev/<device_id>/{cmd,ack,state,telemetry}`.
  */
 export const DEVICE_CHANNELS = ['cmd', 'ack', 'state', 'telemetry'] as const;

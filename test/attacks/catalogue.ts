@@ -16,23 +16,23 @@ export const ATTACKS: readonly Attack[] = [
   {
     id: 'http.oversized-body',
     attack: 'a body over 16 KiB, announced or streamed',
-    source: 'decisions.md section 1',
+    source: 'docs/design.md section 1',
   },
   {
     id: 'http.odd-input',
     attack: 'odd bodies, values and headers that could reach an unexpected failure (a 500 with internals)',
-    source: 'decisions.md section 1',
+    source: 'docs/design.md section 1',
   },
   {
     id: 'http.request-id-injection',
     attack: 'a client-chosen X-Request-Id, to forge or confuse the log',
-    source: 'decisions.md section 1',
+    source: 'docs/design.md section 1',
   },
   {
     id: 'http.parser-error',
     attack:
       "a request Node's HTTP parser refuses is answered outside the error contract, without X-Request-Id",
-    source: 'issue 11, finding 4; decisions.md section 1',
+    source: 'issue 11, finding 4; docs/design.md section 1',
   },
   { id: 'http.wrong-method', attack: 'GET or PUT on /api/company.php', source: 'issue 11, finding 4' },
   {
@@ -44,128 +44,128 @@ export const ATTACKS: readonly Attack[] = [
     id: 'auth.nonce-replay',
     attack:
       'a signed call replayed with its nonce, on the same or another cloud instance, or after the nonce was purged',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.tampered-body',
     attack: 'a signed call whose body was changed on the way',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.stale-timestamp',
     attack: 'a signed call replayed more than 300 s after, or dated ahead',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.wrong-key',
     attack: "a call signed with another key, or over another domain's base string",
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.malleable-signature',
     attack: 'a valid signature made non-canonical (S + L) to pass as another',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.weak-key',
     attack: 'a key file holding a small-order, non-canonical or identity key that verifies forged signatures',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.org-mismatch',
     attack: "a signed call whose body names another company's org_id",
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.secret-guess',
     attack: 'a wrong or guessed secret, or one without org_id',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.secret-leak',
     attack: 'reading secrets from the database, or finding a leaked one unrecognised',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.secret-after-domain',
     attack: 'a secret used by a company that has a domain',
-    source: 'decisions.md section 2, spec 5.2',
+    source: 'docs/design.md section 2, spec 5.2',
   },
   {
     id: 'auth.unapproved-company',
     attack: "a pending or suspended company calling, or opening through another instance's cache",
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.domain-changes-hands',
     attack: "a domain's new owner publishes its own key to inherit the old owner's access",
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'auth.withdrawn-key-file',
     attack: 'calls going on after the key file disappears',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'keyfile.private-address',
     attack: 'a domain that resolves, rebinds or connects to a private, loopback or link-local address (SSRF)',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'keyfile.redirect',
     attack: 'a key file that redirects to another host or port',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'keyfile.oversized-or-slow',
     attack: 'a key file that is huge, never ends, or trickles in',
-    source: 'decisions.md section 2',
+    source: 'docs/design.md section 2',
   },
   {
     id: 'config.test-switch-in-production',
     attack: 'the test switches for key files and callbacks set in production',
-    source: 'decisions.md section 8',
+    source: 'docs/design.md section 8',
   },
   {
     id: 'request.code-guessing',
     attack: "guessing request codes, or reading another company's request by its code",
-    source: 'decisions.md section 3',
+    source: 'docs/design.md section 3',
   },
   {
     id: 'idempotency.body-swap',
     attack: 'a retry with the same Idempotency-Key and another body',
-    source: 'decisions.md section 3',
+    source: 'docs/design.md section 3',
   },
   {
     id: 'idempotency.double-open',
     attack: 'a retry after a timeout that would open the gate a second time',
-    source: 'decisions.md section 3',
+    source: 'docs/design.md section 3',
   },
   {
     id: 'open.foreign-key',
     attack: "opening with another company's key, or an object outside the key",
-    source: 'decisions.md section 4',
+    source: 'docs/design.md section 4',
   },
   {
     id: 'open.after-revocation',
     attack: "opening after the customer withdrew access, or after the key's end",
-    source: 'decisions.md section 4',
+    source: 'docs/design.md section 4',
   },
   {
     id: 'open.rate-limit',
     attack: 'a burst of openings with one key, concurrent or across instances',
-    source: 'decisions.md section 4',
+    source: 'docs/design.md section 4',
   },
   {
     id: 'open.queued-for-later',
     attack: 'an opening queued while the controller is offline, to open minutes later',
-    source: 'decisions.md section 4',
+    source: 'docs/design.md section 4',
   },
   {
     id: 'text.invisible-characters',
     attack:
       'an actor or ref with control, direction, line or paragraph separator or invisible format characters',
-    source: 'issue 11, finding 5; decisions.md section 4',
+    source: 'issue 11, finding 5; docs/design.md section 4',
   },
   {
     id: 'journal.pending-after-crash',
@@ -175,17 +175,17 @@ export const ATTACKS: readonly Attack[] = [
   {
     id: 'mqtt.device-overreach',
     attack: "a device publishing to another device's topics or to commands, or subscribing beyond its own",
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'mqtt.session-takeover',
     attack: "connecting with another device's identity, a forged client id, or no credentials",
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'mqtt.forged-ack',
     attack: 'an acknowledgement signed with another key, or replayed',
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'mqtt.oversized-connect',
@@ -215,42 +215,42 @@ export const ATTACKS: readonly Attack[] = [
   {
     id: 'command.forged',
     attack: 'a command signed with another key, or altered after signing',
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'command.misdirected',
     attack: 'a command for another device, or for an object it does not have',
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'command.replayed',
     attack: 'a command repeated, replayed after a restart, or redelivered after a crash mid-pulse',
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'command.expired',
     attack: 'a command delivered after its expires_at, or issued before the clock could be trusted',
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'command.concurrent',
     attack: 'a second command for an object whose operation is still running',
-    source: 'decisions.md section 7',
+    source: 'docs/design.md section 7',
   },
   {
     id: 'operator.no-token',
     attack: 'operator calls without the token, or with a wrong one',
-    source: 'decisions.md section 8',
+    source: 'docs/design.md section 8',
   },
   {
     id: 'provisioning.code-reuse',
     attack: 'a provisioning or pairing code used twice, after 24 hours, or guessed',
-    source: 'decisions.md section 9',
+    source: 'docs/design.md section 9',
   },
   {
     id: 'provisioning.plain-http',
     attack: 'provisioning over plain http to anything but localhost',
-    source: 'decisions.md section 9',
+    source: 'docs/design.md section 9',
   },
   {
     id: 'data.second-instance',
@@ -265,17 +265,17 @@ export const ATTACKS: readonly Attack[] = [
   {
     id: 'fuzz.company-api',
     attack: 'arbitrary bodies, headers, content types and sizes on the company API',
-    source: 'issue 11, campaign; decisions.md section 1',
+    source: 'issue 11, campaign; docs/design.md section 1',
   },
   {
     id: 'fuzz.device-messages',
     attack: 'arbitrary payloads on every kind of device message, on both brokers',
-    source: 'issue 11, campaign; decisions.md section 7',
+    source: 'issue 11, campaign; docs/design.md section 7',
   },
   {
     id: 'fuzz.command-parser',
     attack: "arbitrary bytes as a command to the controller's parser",
-    source: 'issue 11, campaign; decisions.md section 7',
+    source: 'issue 11, campaign; docs/design.md section 7',
   },
   {
     id: 'chaos.kill-restart',

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadCloudConfig } from '../../cloud/config.js';
 
-/** The cloud's configuration (decisions.md section 8): defaults, and one clear line for each bad value. */
+/** The cloud's configuration (docs/design.md section 8): defaults, and one clear line for each bad value. */
 
 describe('loadCloudConfig defaults', () => {
   const config = loadCloudConfig({});

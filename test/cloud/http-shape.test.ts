@@ -5,7 +5,7 @@ import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../s
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { open, parseResponses, type RawResponse, sendRaw } from '../support/raw-http.js';
 
-/** The HTTP shape of the company API (decisions.md section 1): what a caller sees whatever it sends. */
+/** The HTTP shape of the company API (docs/design.md section 1): what a caller sees whatever it sends. */
 
 let database: TestDatabase;
 let cloud: TestCloud;

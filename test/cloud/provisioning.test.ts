@@ -8,7 +8,7 @@ import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
- * Provisioning and pairing (decisions.md section 9) as the cloud enforces them: a provisioning code works
+ * Provisioning and pairing (docs/design.md section 9) as the cloud enforces them: a provisioning code works
  * once and for 24 hours, the device's key must be a usable Ed25519 key, and a pairing code makes the
  * barrier one customer's, once.
  */

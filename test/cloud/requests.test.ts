@@ -11,8 +11,8 @@ import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../s
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
- * Requests, their states and `status` (decisions.md section 3), idempotent retries, and the refusals of
- * `open` that are decided before any controller is asked (decisions.md section 4).
+ * Requests, their states and `status` (docs/design.md section 3), idempotent retries, and the refusals of
+ * `open` that are decided before any controller is asked (docs/design.md section 4).
  */
 
 const HOUR = 3600 * 1000;

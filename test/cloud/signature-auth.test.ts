@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 
 /**
- * Signed calls bound to the company's domain (company-access-api.md 5.1, decisions.md section 2): the happy
+ * Signed calls bound to the company's domain (company-access-api.md 5.1, docs/design.md section 2): the happy
  * path and each attack of section 2, each in its own test. Every test makes its own company, so the clock
  * moving on in one test never leaves another with a stale key.
  */
@@ -143,7 +143,7 @@ describe('the happy path', () => {
   });
 });
 
-describe('attacks of decisions.md section 2', () => {
+describe('attacks of docs/design.md section 2', () => {
   it('[attack:auth.nonce-replay] a replayed nonce answers 401 nonce_reused', async () => {
     const { signer } = await newCompany();
     const nonce = freshNonce();

@@ -21,7 +21,7 @@ import {
 import { fuzzParameters, fuzzTimeoutMs } from './settings.js';
 
 /**
- * Property-based tests of the company API (decisions.md section 1, cloud/README.md "Errors"): whatever a
+ * Property-based tests of the company API (docs/design.md section 1, cloud/README.md "Errors"): whatever a
  * client sends, through Fastify's inject and through a real socket, the answer is a success or an error of the
  * table with its status, never a 5xx but a device's, always with X-Request-Id; the process sees no unhandled
  * failure; and a refused call leaves nothing behind in the database.
@@ -151,7 +151,7 @@ const LEAKS = [
 ];
 /** Errors that only a call to a controller can give (cloud/README.md, "Opening"). */
 const DEVICE_ERRORS: readonly string[] = ['device_offline', 'device_timeout', 'device_error'];
-/** Outcomes of `open` that the customer's journal records (decisions.md section 4). */
+/** Outcomes of `open` that the customer's journal records (docs/design.md section 4). */
 const JOURNALLED: readonly string[] = ['revoked', 'expired', 'forbidden', 'rate_limit', ...DEVICE_ERRORS];
 /** Refusals and failures that always name a key of the caller, so always leave an entry. */
 const ALWAYS_JOURNALLED: readonly string[] = ['revoked', 'expired', 'rate_limit', 'device_offline'];
