@@ -1,7 +1,9 @@
 import type { SerialPort } from 'serialport';
 import type { GsmObjectConfig, ModemConfig, ObjectConfig } from '../config.js';
-import { AtChannel, type AtResponse, AtTimeoutError, redact } from './at-channel.js';
-import { type Driver, DriverError, type DriverFailure, type OpenOutcome } from './driver.js';
+import { AtChannel, AtTimeoutError, redact } from './at-channel.js';
+import { type Driver, DriverError, type OpenOutcome } from './driver.js';
+import { OutgoingCall } from './modem-call.js';
+import { parseRegistration, parseSignal } from './modem-responses.js';
 
 /**
  * Phone-call barriers: a GSM module at the gate opens when a known number calls it and then drops the call.
@@ -29,17 +31,6 @@ export interface ModemGsmDriverOptions {
   log?: (line: string) => void;
 }
 
-/** +CLCC: <idx>,<dir>,<stat>,<mode>,<mpty>[,<number>,<type>] */
-interface CallLine {
-  index: number;
-  outgoing: boolean;
-  stat: number;
-}
-
-/** Call states of +CLCC (27.007 7.18). */
-const CLCC_ACTIVE = 0;
-const CLCC_ALERTING = 3;
-
 export class ModemGsmDriver implements Driver {
   readonly kind = 'gsm';
   readonly faultReason = 'modem_error';
@@ -54,15 +45,14 @@ export class ModemGsmDriver implements Driver {
   #stateListeners = new Set<(state: ModemState) => void>();
   #signal: number | null = null;
   #registered: boolean | null = null;
-  #inCall = false;
+  /** The call in progress, if any: one at a time, since the modem has one line. */
+  #call: OutgoingCall | null = null;
   #busyChecking = false;
   #healthTimer: ReturnType<typeof setInterval> | null = null;
   #reopenTimer: ReturnType<typeof setTimeout> | null = null;
   #reopenDelay: number;
   #generation = 0;
   /** Call progress codes that arrived while a call is in progress, and a wake-up for the call loop. */
-  #callEvents: string[] = [];
-  #wake: (() => void) | null = null;
   /** Set once a SIM PIN was refused: entering it again could lock the SIM. */
   #pinRefused = false;
 
@@ -114,15 +104,15 @@ export class ModemGsmDriver implements Driver {
     if (this.#reopenTimer) clearTimeout(this.#reopenTimer);
     this.#healthTimer = null;
     this.#reopenTimer = null;
-    this.#wake?.();
-    if (this.#inCall && this.#at) await this.#hangUp();
+    this.#call?.cancel();
+    if (this.#call && this.#at) await this.#hangUp();
     await this.#closePort();
   }
 
   async open(object: ObjectConfig): Promise<OpenOutcome> {
     const config = this.#objects.get(object.id);
     if (!config) throw new DriverError('modem_error', `no gsm object ${object.id}`);
-    if (this.#inCall) return { outcome: 'failed', reason: 'busy', detail: 'the modem is in another call' };
+    if (this.#call) return { outcome: 'failed', reason: 'busy', detail: 'the modem is in another call' };
     if (this.#state === 'sim_locked') {
       return { outcome: 'failed', reason: 'no_network', detail: 'the SIM is locked (PIN)' };
     }
@@ -130,74 +120,34 @@ export class ModemGsmDriver implements Driver {
     if (this.#state !== 'ready' || !at) {
       return { outcome: 'failed', reason: 'modem_error', detail: `the modem is ${this.#state}` };
     }
-    this.#inCall = true;
-    this.#callEvents = [];
+    const call = new OutgoingCall(at, config, {
+      now: this.#now,
+      commandTimeoutMs: this.#modem.command_timeout_ms,
+      pollMs: this.#modem.poll_ms,
+      ready: () => this.#state === 'ready',
+    });
+    this.#call = call;
     try {
-      return await this.#call(at, config);
+      return await this.#dial(at, call);
     } catch (error) {
       if (error instanceof AtTimeoutError) this.#recover(`the modem stopped answering: ${error.message}`);
       return { outcome: 'failed', reason: 'modem_error', detail: (error as Error).message };
     } finally {
       if (this.#at === at && this.#state === 'ready') await this.#hangUp();
-      this.#inCall = false;
-      this.#callEvents = [];
+      this.#call = null;
     }
   }
 
-  async #call(at: AtChannel, config: GsmObjectConfig): Promise<OpenOutcome> {
-    const timeoutMs = this.#modem.command_timeout_ms;
-    const reg = await at.command('AT+CREG?', { timeoutMs });
+  /** Registered on a network first (else `no_network`), then the call itself (modem-call.ts). */
+  async #dial(at: AtChannel, call: OutgoingCall): Promise<OpenOutcome> {
+    const reg = await at.command('AT+CREG?', { timeoutMs: this.#modem.command_timeout_ms });
     this.#registered = parseRegistration(reg);
     if (this.#registered === false) {
       return { outcome: 'failed', reason: 'no_network', detail: 'the modem is not registered on a network' };
     }
     // stop() may have hung up while AT+CREG? was answered: a dial now would leave a call up that nobody ends.
     if (this.#state !== 'ready') throw new DriverError('modem_error', `the modem is ${this.#state}`);
-    const started = this.#now();
-    const dial = await at.command(`ATD${config.number};`, { timeoutMs, callResults: true });
-    if (dial.final !== 'OK') return failure(dial.final);
-
-    let rangAt: number | null = null;
-    let seen = false;
-    for (;;) {
-      const event = this.#callEvents.shift();
-      if (event !== undefined) {
-        if (rangAt !== null) return { outcome: 'opened' };
-        return failure(event);
-      }
-      const calls = parseCalls((await at.command('AT+CLCC', { timeoutMs })).lines);
-      const call = calls.find((line) => line.outgoing);
-      if (call) seen = true;
-      if (call && (call.stat === CLCC_ALERTING || call.stat === CLCC_ACTIVE)) rangAt ??= this.#now();
-      if (!call && seen && this.#callEvents.length === 0) {
-        // The call is gone: dropped by the module after ringing, or ended before it rang.
-        if (rangAt !== null) return { outcome: 'opened' };
-        return { outcome: 'failed', reason: 'no_carrier', detail: 'the call ended before it rang' };
-      }
-      if (rangAt !== null && this.#now() - rangAt >= config.ring_hold_ms) return { outcome: 'opened' };
-      if (rangAt === null && this.#now() - started >= config.ring_timeout_ms) {
-        return {
-          outcome: 'failed',
-          reason: 'no_answer',
-          detail: `it did not ring within ${config.ring_timeout_ms} ms`,
-        };
-      }
-      if (this.#state !== 'ready')
-        throw new DriverError('modem_error', 'the modem went away during the call');
-      await this.#waitForEvent(this.#modem.poll_ms);
-    }
-  }
-
-  #waitForEvent(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#wake = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#wake = done;
-    });
+    return call.run();
   }
 
   async #hangUp(): Promise<void> {
@@ -210,13 +160,10 @@ export class ModemGsmDriver implements Driver {
 
   #onUnsolicited(line: string): void {
     if (line === 'BUSY' || line === 'NO CARRIER' || line === 'NO ANSWER' || line === 'NO DIALTONE') {
-      if (this.#inCall) {
-        this.#callEvents.push(line);
-        this.#wake?.();
-      }
+      this.#call?.ended(line);
       return;
     }
-    if (line === 'RING' && !this.#inCall && this.#state === 'ready') {
+    if (line === 'RING' && !this.#call && this.#state === 'ready') {
       // Nobody answers calls to the controller; hanging up keeps the line free for openings.
       void this.#hangUp();
     }
@@ -306,7 +253,7 @@ export class ModemGsmDriver implements Driver {
 
   async #checkHealth(): Promise<void> {
     const at = this.#at;
-    if (this.#state !== 'ready' || this.#inCall || this.#busyChecking || !at) return;
+    if (this.#state !== 'ready' || this.#call || this.#busyChecking || !at) return;
     this.#busyChecking = true;
     try {
       await this.#refreshHealth(at);
@@ -358,51 +305,4 @@ export class ModemGsmDriver implements Driver {
     this.#state = state;
     for (const listener of this.#stateListeners) listener(state);
   }
-}
-
-function failure(code: string): OpenOutcome {
-  const reasons: Record<string, DriverFailure> = {
-    BUSY: 'busy',
-    'NO CARRIER': 'no_carrier',
-    'NO ANSWER': 'no_answer',
-    'NO DIALTONE': 'no_network',
-  };
-  const reason = reasons[code] ?? (isNoNetworkError(code) ? 'no_network' : 'modem_error');
-  return { outcome: 'failed', reason, detail: code };
-}
-
-/** +CME ERROR 30 (no network service), 31 (network timeout), 32 (emergency calls only). */
-function isNoNetworkError(code: string): boolean {
-  const match = /^\+CME ERROR:\s*(\d+)/.exec(code);
-  return match !== null && ['30', '31', '32'].includes(match[1]!);
-}
-
-/** +CREG: <n>,<stat>: 1 registered at home, 5 roaming; null when the answer has no such line. */
-export function parseRegistration(response: AtResponse): boolean | null {
-  for (const line of response.lines) {
-    const match = /^\+CREG:\s*(?:\d+\s*,\s*)?(\d+)/.exec(line);
-    if (match) return match[1] === '1' || match[1] === '5';
-  }
-  return null;
-}
-
-/** +CSQ: <rssi>,<ber>: rssi 0..31, 99 unknown. */
-export function parseSignal(response: AtResponse): number | null {
-  for (const line of response.lines) {
-    const match = /^\+CSQ:\s*(\d+)/.exec(line);
-    if (match) {
-      const rssi = Number(match[1]);
-      return rssi >= 0 && rssi <= 31 ? rssi : null;
-    }
-  }
-  return null;
-}
-
-export function parseCalls(lines: readonly string[]): CallLine[] {
-  const calls: CallLine[] = [];
-  for (const line of lines) {
-    const match = /^\+CLCC:\s*(\d+)\s*,\s*(\d)\s*,\s*(\d)/.exec(line);
-    if (match) calls.push({ index: Number(match[1]), outgoing: match[2] === '0', stat: Number(match[3]) });
-  }
-  return calls;
 }
