@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { objectId, PRINTABLE_TEXT } from '../shared/protocol/messages.js';
+import { filePath, int, text } from './config-values.js';
+
+/**
+ * The outputs a controller drives, as its config file names them (hardware/README.md): a relay on a GPIO line,
+ * a GSM number to dial, or a simulated output; and the modem that dials. Part of the config schema of
+ * device/config.ts.
+ */
+
+const pulseMs = int('the pulse length in milliseconds', 0, 60_000);
+
+/** As the cloud takes it in the state and at provisioning (shared/README.md, "Messages"). */
+const label = text('a label of 1 to 64 characters')
+  .max(64, { error: 'expected a label of 1 to 64 characters' })
+  .regex(PRINTABLE_TEXT, { error: 'expected a label without control characters' });
+
+const relayObject = z.strictObject({
+  id: objectId,
+  label,
+  kind: z.literal('relay'),
+  /** The GPIO line on the chip (for a Raspberry Pi: the BCM number, e.g. 17 for header pin 11). */
+  line: int('the GPIO line number on the chip (BCM number on a Raspberry Pi)', 0, 1023),
+  /**
+   * Which gpiochip the line belongs to, by its label in /sys/class/gpio/gpiochip{N}/label. `auto` picks the
+   * SoC's pin controller (pinctrl-bcm2835, pinctrl-bcm2711, pinctrl-rp1, ...).
+   */
+  chip: text('auto or the gpiochip label (e.g. pinctrl-bcm2711)').default('auto'),
+  /**
+   * The sysfs number of the chip's first line. `auto` reads it from /sys/class/gpio/gpiochip{N}/base, which is
+   * needed on current Raspberry Pi kernels (gpiochip512: line 17 is sysfs 529); a number overrides it.
+   */
+  sysfs_base: z
+    .union([z.literal('auto'), int('auto or the sysfs base number', 0, 4096)], {
+      error: 'expected auto or the sysfs base number (an integer from 0 to 4096)',
+    })
+    .default('auto'),
+  /** True when the relay board switches on with a low level (most opto-isolated boards do). */
+  active_low: z.boolean({ error: 'expected true or false' }).default(true),
+  pulse_ms: pulseMs.default(800),
+});
+
+const gsmObject = z.strictObject({
+  id: objectId,
+  label,
+  kind: z.literal('gsm'),
+  /** The number of the GSM module at the barrier; it opens when this controller's SIM calls it. */
+  number: z
+    .string({ error: 'expected a phone number such as +491701234567 (digits, optional leading +)' })
+    .regex(/^\+?[0-9]{3,20}$/, {
+      error: 'expected a phone number such as +491701234567 (digits, optional leading +)',
+    }),
+  /** How long to wait for the call to ring at the module before giving up with no_answer. */
+  ring_timeout_ms: int('the ring timeout in milliseconds', 500, 120_000).default(7000),
+  /** How long to let it ring once it rings, if the module does not drop the call by itself. */
+  ring_hold_ms: int('how long to let it ring in milliseconds', 0, 30_000).default(1500),
+});
+
+const simulatedObject = z.strictObject({
+  id: objectId,
+  label,
+  kind: z.literal('simulated'),
+  pulse_ms: pulseMs.default(500),
+  /** Makes every opening fail with this reason (for demos and tests of the failure path). */
+  fail: z
+    .enum(['relay_fault', 'no_carrier', 'busy', 'no_answer', 'no_network', 'modem_error'], {
+      error: 'expected one of relay_fault, no_carrier, busy, no_answer, no_network, modem_error',
+    })
+    .optional(),
+});
+
+export const objectConfigSchema = z.discriminatedUnion('kind', [relayObject, gsmObject, simulatedObject], {
+  error: 'expected kind: relay, gsm or simulated',
+});
+
+export const modemSchema = z.strictObject({
+  /** Prefer the stable /dev/serial/by-id/... link, or the /dev/gatelink-modem link of the udev rule. */
+  path: filePath('the serial device of the modem, e.g. /dev/serial/by-id/usb-...'),
+  baud_rate: z
+    .union(
+      [9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].map((rate) => z.literal(rate)) as [
+        z.ZodLiteral<number>,
+        ...z.ZodLiteral<number>[],
+      ],
+      { error: 'expected a baud rate: 9600, 19200, 38400, 57600, 115200, 230400, 460800 or 921600' },
+    )
+    .default(115200),
+  pin: z
+    .string({ error: 'expected the SIM PIN as a quoted string of 4 to 8 digits' })
+    .regex(/^[0-9]{4,8}$/, { error: 'expected the SIM PIN as a quoted string of 4 to 8 digits' })
+    .optional(),
+  /** How long one AT command may take before the modem counts as not answering. */
+  command_timeout_ms: int('the AT command timeout in milliseconds', 100, 60_000).default(3000),
+  /** How often the modem is checked (AT, signal quality) while idle. */
+  health_interval_ms: int('the modem check interval in milliseconds', 100, 3_600_000).default(30_000),
+  /** How often the call state is polled with AT+CLCC during a call. */
+  poll_ms: int('the call polling interval in milliseconds', 20, 10_000).default(500),
+  /** First and longest wait between attempts to reopen a modem that disappeared or stopped answering. */
+  reopen_min_ms: int('the first reopen delay in milliseconds', 10, 600_000).default(1000),
+  reopen_max_ms: int('the longest reopen delay in milliseconds', 10, 3_600_000).default(60_000),
+});
+
+export type ObjectConfig = z.output<typeof objectConfigSchema>;
+export type RelayObjectConfig = Extract<ObjectConfig, { kind: 'relay' }>;
+export type GsmObjectConfig = Extract<ObjectConfig, { kind: 'gsm' }>;
+export type SimulatedObjectConfig = Extract<ObjectConfig, { kind: 'simulated' }>;
+export type ModemConfig = z.output<typeof modemSchema>;
