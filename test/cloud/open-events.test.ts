@@ -6,6 +6,7 @@ import type { CommandDispatcher, DispatchResult } from '../../cloud/opening/disp
 import { Opener } from '../../cloud/opening/open.js';
 import { BrokerEnv, insertOpenEntry, type OpenEntry } from '../support/broker-env.js';
 import { insertDevice } from '../support/fake-device.js';
+import { openingCaller } from '../support/opening.js';
 
 /**
  * An opening's event is recorded by open_attempt (a refusal) or by complete_entry (an outcome), both through
@@ -28,24 +29,7 @@ let caller: Caller;
 beforeAll(async () => {
   env = await BrokerEnv.open('embedded');
   const device = await insertDevice(env.db);
-  entry = await insertOpenEntry(env.db, device.id);
-  await env.db.insertInto('key_objects').values({ key_id: entry.keyId, object_id: entry.objectId }).execute();
-  const key = await env.db
-    .selectFrom('keys')
-    .select('company_id')
-    .where('id', '=', entry.keyId)
-    .executeTakeFirstOrThrow();
-  const company = await env.db
-    .updateTable('companies')
-    .set({ status: 'approved' })
-    .where('id', '=', key.company_id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  caller = {
-    company,
-    mode: 'secret',
-    body: { key_ref: entry.keyId, number_id: entry.objectId, actor: 'driver 7' },
-  };
+  ({ entry, caller } = await openingCaller(env, device, 'driver 7'));
 });
 
 afterAll(async () => {

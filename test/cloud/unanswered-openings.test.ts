@@ -12,11 +12,11 @@ import {
 } from '../../cloud/opening/dispatcher.js';
 import { Opener } from '../../cloud/opening/open.js';
 import { SETTLE_GRACE_MS, SETTLED_DETAIL, UnansweredOpenings } from '../../cloud/opening/unanswered.js';
-import { type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
-import { signAck } from '../../shared/protocol/signing.js';
-import { BrokerEnv, insertOpenEntry } from '../support/broker-env.js';
+import type { Command } from '../../shared/protocol/messages.js';
+import { BrokerEnv } from '../support/broker-env.js';
 import { FakeClock } from '../support/clock.js';
 import { type DeviceAccount, insertDevice } from '../support/fake-device.js';
+import { AckingDispatcher, openedAck, openingCaller } from '../support/opening.js';
 
 /**
  * A cloud instance that dies between sending an opening's command and answering it leaves a journal entry
@@ -52,36 +52,6 @@ class DyingDispatcher implements CommandDispatcher {
   }
 }
 
-/** A controller link that acknowledges at once: the instance that answers a retry, were it to send again. */
-class AckingDispatcher implements CommandDispatcher {
-  readonly sent: Command[] = [];
-
-  constructor(
-    private readonly env: BrokerEnv,
-    private readonly device: DeviceAccount,
-  ) {}
-
-  sign(request: DispatchRequest): Command {
-    return signOpenCommand(this.env.signingKey, request, Date.now());
-  }
-
-  async send(command: Command): Promise<DispatchResult> {
-    this.sent.push(command);
-    return { kind: 'acked', ack: ackFor(this.device, command) };
-  }
-}
-
-function ackFor(device: DeviceAccount, command: Command) {
-  return signAck(device.key, {
-    v: PROTOCOL_VERSION,
-    command_id: command.id,
-    device_id: command.device_id,
-    outcome: 'opened',
-    received_at: Date.now(),
-    finished_at: Date.now(),
-  });
-}
-
 describe('[attack:journal.pending-after-crash] openings left unanswered by an instance that died', () => {
   let env: BrokerEnv;
   let device: DeviceAccount;
@@ -93,27 +63,7 @@ describe('[attack:journal.pending-after-crash] openings left unanswered by an in
   beforeAll(async () => {
     env = await BrokerEnv.open('embedded');
     device = await insertDevice(env.db);
-    const entry = await insertOpenEntry(env.db, device.id);
-    await env.db
-      .insertInto('key_objects')
-      .values({ key_id: entry.keyId, object_id: entry.objectId })
-      .execute();
-    const key = await env.db
-      .selectFrom('keys')
-      .select(['id', 'company_id'])
-      .where('id', '=', entry.keyId)
-      .executeTakeFirstOrThrow();
-    const company = await env.db
-      .updateTable('companies')
-      .set({ status: 'approved' })
-      .where('id', '=', key.company_id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    caller = {
-      company,
-      mode: 'secret',
-      body: { key_ref: key.id, number_id: entry.objectId, actor: 'Driver 7' },
-    };
+    caller = (await openingCaller(env, device)).caller;
   });
 
   afterAll(async () => {
@@ -179,7 +129,7 @@ describe('[attack:journal.pending-after-crash] openings left unanswered by an in
     clock.advance(PAST_DEADLINE_MS);
     await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle();
 
-    expect(await applyAck(ctx, ackFor(device, command))).toBe(true);
+    expect(await applyAck(ctx, openedAck(device, command))).toBe(true);
 
     const entry = await entryOf(command);
     expect(entry.outcome).toBe('opened');
@@ -190,7 +140,7 @@ describe('[attack:journal.pending-after-crash] openings left unanswered by an in
     const key = idempotency();
     const command = await openAndDie(key);
     // The controller's ack reaches another instance, which journals it; nobody answers the caller.
-    expect(await applyAck(ctx, ackFor(device, command))).toBe(true);
+    expect(await applyAck(ctx, openedAck(device, command))).toBe(true);
     clock.advance(PAST_DEADLINE_MS);
     await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle();
 
