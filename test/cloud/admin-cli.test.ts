@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../cloud/access-keys/access-keys.js';
@@ -11,6 +10,7 @@ import type { ProvisionResponse } from '../../shared/protocol/provisioning.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
+import { freePort } from '../support/ports.js';
 
 /**
  * The operator API under /ops/ and its command line, `gatelink-admin`, run as operators run it: a separate
@@ -253,7 +253,7 @@ describe('gatelink-admin', () => {
   });
 
   it('an unreachable cloud gives one line that says what to do', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const run = await admin(['company', 'list'], { url });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
@@ -261,13 +261,3 @@ describe('gatelink-admin', () => {
     expect(run.stderr).toMatch(/is it running/);
   });
 });
-
-/** A port that nothing listens on: one the system handed out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
