@@ -83,8 +83,9 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       name: 'database',
       async start() {
         database ??= await openDatabase(config.database);
-        // The embedded database writes its files open to everyone; only the folder's mode would guard them.
-        if (ownsEmbeddedDatabase(options)) tighten(config.dataDir);
+        // Once, with everything of this start in it: the embedded database writes its files open to everyone,
+        // and an earlier version may have left others so.
+        tighten(config.dataDir);
         ctx = context(database);
       },
       async stop() {

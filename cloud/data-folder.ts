@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -51,10 +52,13 @@ export interface DataFolderLock {
   release(): void;
 }
 
-/** Makes the folder private (creating it if needed) and tightens what is already in it. */
+/**
+ * Makes the folder private, creating it if needed: 0700, so that nothing in it can be reached by others from
+ * now on. What is already in it is tightened once the cloud has written its own files there (`tighten`).
+ */
 export function makePrivate(folder: string): void {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
-  tighten(folder);
+  chmodSync(folder, statSync(folder).mode & 0o700);
 }
 
 /** Removes group and other permissions from everything below `folder`, the folder itself included. */
