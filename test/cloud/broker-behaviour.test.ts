@@ -44,13 +44,7 @@ describe.each(BROKER_KINDS)('the %s broker', (kind) => {
     await env?.close();
   });
 
-  /** A connected device whose connecting messages have all been handled (and logged). */
-  async function onlineDevice(): Promise<FakeDevice> {
-    const device = await env.connect(broker, await env.provision(broker));
-    await env.waitOnline(device.id);
-    await env.roundTrip(device);
-    return device;
-  }
+  const onlineDevice = () => env.onlineDevice(broker);
 
   const roundTrip = (device: FakeDevice) => env.roundTrip(device);
 

@@ -74,12 +74,7 @@ describe('the embedded broker under connection attacks', () => {
     await env?.close();
   });
 
-  async function onlineDevice(): Promise<FakeDevice> {
-    const device = await env.connect(broker, await env.provision(broker));
-    await env.waitOnline(device.id);
-    await env.roundTrip(device);
-    return device;
-  }
+  const onlineDevice = () => env.onlineDevice(broker);
 
   async function open(device: FakeDevice): Promise<DispatchResult> {
     const entry = await insertOpenEntry(env.db, device.id);

@@ -145,6 +145,14 @@ export class BrokerEnv {
     return device;
   }
 
+  /** A provisioned device, connected, whose connecting messages have all been handled (and logged). */
+  async onlineDevice(broker: DeviceGateway): Promise<FakeDevice> {
+    const device = await this.connect(broker, await this.provision(broker));
+    await this.waitOnline(device.id);
+    await this.roundTrip(device);
+    return device;
+  }
+
   /** Until the device's reported state reached the cloud (external dispatch reads it). */
   async waitOnline(deviceId: string, online = true): Promise<void> {
     await waitFor(async () => {
