@@ -4,6 +4,8 @@ import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
 import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
+import { notFoundPage } from './customer-app/not-found.js';
+import { customerApp } from './customer-app/routes.js';
 import { provisioningRoute } from './devices/provisioning-route.js';
 import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
@@ -49,10 +51,11 @@ export async function registerRoutes(
   app: FastifyInstance,
   deps: { ctx: CloudContext; broker: Broker; operatorToken: string },
 ): Promise<void> {
-  registerErrorHandling(app);
+  registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx) });
   app.get('/healthz', async () => ({ ok: 1 }));
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.broker });
   await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
+  await app.register(customerApp, { ctx: deps.ctx });
 }

@@ -117,6 +117,14 @@ export const ERRORS = {
   },
   pairing_code_invalid: { status: 403, message: 'The pairing code is unknown, used or expired.' },
   invalid_state: { status: 409, message: 'The request is not in a state that allows this.' },
+
+  // docs/design.md section 10: the customer application's pages
+  csrf_failed: {
+    status: 403,
+    message: 'The form has expired or came from another site; reload the page and try again.',
+  },
+  sign_in_required: { status: 401, message: 'Sign in to continue.' },
+  too_many_attempts: { status: 429, message: 'Too many attempts from here; wait a moment and try again.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -53,6 +53,63 @@ export interface CustomersTable {
   display_name: string;
   email: string | null;
   created_at: DefaultTimestamp;
+  email_verified_at: Timestamp | null;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  customer_id: number;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface PasskeysTable {
+  id: Generated<number>;
+  customer_id: number;
+  credential_id: string;
+  public_key: string;
+  counter: ColumnType<number, number | undefined, number>;
+  transports: ColumnType<string[], string | undefined, string>;
+  name: string;
+  device_type: string;
+  backed_up: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+export type ChallengePurpose = 'sign_up' | 'sign_in' | 'add';
+
+export interface WebauthnChallengesTable {
+  id: string;
+  challenge: string;
+  purpose: ChallengePurpose;
+  customer_id: number | null;
+  display_name: string | null;
+  expires_at: Timestamp;
+}
+
+export interface EmailCodesTable {
+  id: Generated<number>;
+  email: string;
+  code_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  attempts: ColumnType<number, number | undefined, number>;
+}
+
+export interface RateCountersTable {
+  bucket: string;
+  key: string;
+  window_start: Timestamp;
+  count: number;
+}
+
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: DefaultTimestamp;
 }
 
 export interface DevicesTable {
@@ -72,6 +129,9 @@ export interface DevicesTable {
   telemetry: Json<unknown> | null;
   telemetry_at: Timestamp | null;
   created_at: DefaultTimestamp;
+  /** The customer's own name for the barrier; the installer's `label` until they give one. */
+  name: string | null;
+  paired_at: Timestamp | null;
 }
 
 export interface DeviceObjectsTable {
@@ -167,4 +227,10 @@ export interface DB {
   journal: JournalTable;
   idempotency: IdempotencyTable;
   events: EventsTable;
+  sessions: SessionsTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
+  email_codes: EmailCodesTable;
+  rate_counters: RateCountersTable;
+  server_secrets: ServerSecretsTable;
 }

@@ -35,7 +35,13 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_MAX_PARAM_LENGTH: 'A part of the path is longer than 100 characters; no endpoint has one.',
 };
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** How a browser's request for a page that does not exist is answered (the customer application's 404 page). */
+export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { notFoundPage?: NotFoundPage } = {},
+): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     requireHost(request);
@@ -45,7 +51,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     answer(request, reply, toApiError(error), error);
   });
 
-  app.setNotFoundHandler(async () => {
+  app.setNotFoundHandler(async (request, reply) => {
+    const page = options.notFoundPage;
+    if (page && request.method === 'GET' && (request.headers.accept ?? '').includes('text/html')) {
+      return page(request, reply);
+    }
     throw new ApiError('not_found', {
       message: 'No such endpoint; the company API is POST /api/company.php?a=<action>.',
     });
@@ -81,7 +91,7 @@ function requireHost(request: FastifyRequest): void {
   }
 }
 
-function toApiError(error: FastifyError | ApiError): ApiError {
+export function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;
   const mapped = FASTIFY_CODES[error.code];
   const message = FASTIFY_MESSAGES[error.code];

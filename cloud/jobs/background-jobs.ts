@@ -4,6 +4,8 @@ import { reconfirmDueKeys } from '../company-keys/confirm.js';
 import type { CloudContext } from '../context.js';
 import { UnansweredOpenings } from '../opening/unanswered.js';
 import { sweepExpired } from '../requests/expiry.js';
+import { purgeSessions } from '../sessions/sessions.js';
+import { purgeRateCounters } from '../web/rate-counter.js';
 import { PeriodicJob } from './periodic-job.js';
 
 /** The cloud's background jobs and how often each runs; cloud.ts starts them last and stops them first. */
@@ -17,5 +19,7 @@ export function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): Periodi
     job('key re-confirmation', 60_000, () => reconfirmDueKeys(ctx)),
     job('nonce purge', 60_000, () => purgeNonces(ctx)),
     job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),
+    job('session purge', 600_000, () => purgeSessions(ctx)),
+    job('rate counter purge', 600_000, () => purgeRateCounters(ctx)),
   ];
 }

@@ -283,4 +283,63 @@ export const ATTACKS: readonly Attack[] = [
       'the broker restarts and the controller and a cloud instance are killed with SIGKILL while companies open',
     source: 'issue 11, campaign',
   },
+  {
+    id: 'web.csrf-cross-site-form',
+    attack:
+      "a form on another site posts a state change (sign-out, grant, withdraw) with the customer's cookies",
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.other-customer-urls',
+    attack: "a signed-in customer opens or posts to another customer's barrier, key, journal and CSV URLs",
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.code-lookup-hammer',
+    attack: 'a client hammers /c/<code> with guessed codes past the per-address limit, across instances',
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.link-preview-claim',
+    attack:
+      "a messenger's link preview fetches /c/<code> (GET, with or without a session) and must not claim it",
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.actor-markup',
+    attack: "a company sends an actor holding <script> and markup, to run script in the customer's journal",
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.csv-formula',
+    attack:
+      'an actor or label starting with =, +, - or @ (=HYPERLINK(...)) to run a formula in the exported CSV',
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.email-code-replay',
+    attack: 'a one-time e-mail code used a second time, or after its 10 minutes',
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.email-code-guess',
+    attack: 'guessing an e-mail code, or asking for codes for one e-mail or from one address without end',
+    source: 'issue 13; docs/design.md section 10',
+  },
+  {
+    id: 'web.next-redirect',
+    attack: 'a crafted sign-in link whose next= sends the customer to another site after signing in',
+    source: 'docs/design.md section 10',
+  },
+  {
+    id: 'web.pairing-steal',
+    attack: 'pairing a controller that already belongs to another customer, or with a used or expired code',
+    source: 'docs/design.md section 9',
+  },
+  {
+    id: 'web.passkey-foreign',
+    attack:
+      'signing in with a passkey response made for another challenge, origin or customer, or removing the last way in',
+    source: 'docs/design.md section 10',
+  },
 ];

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { Layout, sendPage } from '../web/page.js';
+import { pageContext, type WebDeps } from './web-deps.js';
+
+/** `/`: a signed-in customer goes to their barriers; anyone else learns what Gatelink is and signs in. */
+export async function homeRoutes(app: FastifyInstance, _deps: WebDeps): Promise<void> {
+  app.get('/', async (request, reply) => {
+    if (request.customer) return reply.redirect('/barriers', 303);
+    const page = pageContext(request, reply);
+    return sendPage(
+      reply,
+      <Layout title="Open your gate to the companies you choose" page={page}>
+        <section class="card hero">
+          <h1>Your gate, your say</h1>
+          <p>
+            Let a courier, a cleaner or a builder open your barrier while you are away. You choose who, which
+            gate and for how long, you see every opening, and you can withdraw access at any moment.
+          </p>
+          <p class="actions">
+            <a class="button" href="/signup">
+              Create an account
+            </a>
+            <a class="button secondary" href="/signin">
+              Sign in
+            </a>
+          </p>
+        </section>
+      </Layout>,
+    );
+  });
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { CloudContext } from '../context.js';
+import { webFoundation } from '../web/web-plugin.js';
+import { homeRoutes } from './home-routes.js';
+import { pwaRoutes } from './pwa-routes.js';
+import { sessionRoutes } from './session-routes.js';
+import type { WebDeps } from './web-deps.js';
+
+/**
+ * The customer application (docs/design.md section 10): every page and form a customer uses, on the web
+ * foundation (cookies, CSRF, security headers, sessions). Each group of routes lives in a file named after
+ * what the customer does there.
+ */
+export async function customerApp(app: FastifyInstance, options: { ctx: CloudContext }): Promise<void> {
+  const cookies = await webFoundation(app, options.ctx);
+  const deps: WebDeps = { ctx: options.ctx, cookies };
+  await app.register(pwaRoutes, deps);
+  await app.register(homeRoutes, deps);
+  await app.register(sessionRoutes, deps);
+}

@@ -1,0 +1,28 @@
+// Gatelink's progressive enhancement for every page (docs/design.md section 10). The pages work without it;
+// with it, the application installs its service worker and asks before the one irreversible action.
+if ('serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register('/service-worker.js').catch(() => {});
+  });
+}
+
+// A form with data-confirm asks first ("Withdraw access for Acme?"). Without this script it submits at once,
+// which is still what the person clicked.
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  const question = form.dataset.confirm;
+  if (question && !window.confirm(question)) event.preventDefault();
+});
+
+// A date field shown only when its radio is chosen ("until a date"), so the choice reads as one question.
+for (const toggle of document.querySelectorAll('[data-reveals]')) {
+  const target = document.getElementById(toggle.dataset.reveals);
+  if (!target) continue;
+  const group = document.querySelectorAll(`input[name="${toggle.name}"]`);
+  const update = () => {
+    target.hidden = !toggle.checked;
+  };
+  for (const radio of group) radio.addEventListener('change', update);
+  update();
+}

@@ -1,0 +1,143 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../shared/errors.js';
+import type { CloudContext } from '../context.js';
+import { toApiError } from '../http/errors.js';
+import { findSession, type Session } from '../sessions/sessions.js';
+import { type CookiePolicy, cookiePolicy } from './cookies.js';
+import { ErrorPage } from './error-page.js';
+import { type PageContext, sendPage } from './page.js';
+import { databaseRateLimitStore } from './rate-counter.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in customer of a web page's request, or null. */
+    customer: Session | null;
+  }
+}
+
+const ASSETS = join(dirname(fileURLToPath(import.meta.url)), 'assets');
+const WEBAUTHN_BROWSER = join(
+  dirname(fileURLToPath(import.meta.resolve('@simplewebauthn/browser'))),
+  '..',
+  'dist',
+  'bundle',
+);
+
+/** Forms carry a few short fields; nothing a person types into them comes near this. */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * What every web page stands on (docs/design.md section 10): form bodies, cookies, the security headers with a
+ * Content-Security-Policy that allows no inline script or style, CSRF protection on every state change, the
+ * signed-in customer from the session cookie, first-party assets, and errors as pages. Registered around the
+ * page routes only: the company API keeps its own JSON contract.
+ */
+export async function webFoundation(app: FastifyInstance, ctx: CloudContext): Promise<CookiePolicy> {
+  const policy = cookiePolicy(ctx.baseUrl());
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  await app.register(cookie);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        'default-src': ["'self'"],
+        'script-src': ["'self'"],
+        'style-src': ["'self'"],
+        'img-src': ["'self'", 'data:'],
+        'connect-src': ["'self'"],
+        'font-src': ["'self'"],
+        'manifest-src': ["'self'"],
+        'worker-src': ["'self'"],
+        'object-src': ["'none'"],
+        'base-uri': ["'none'"],
+        'form-action': ["'self'"],
+        'frame-ancestors': ["'none'"],
+        ...(policy.secure ? { 'upgrade-insecure-requests': [] } : {}),
+      },
+    },
+    // Over plain http (the demo) HSTS would be ignored; over https it tells browsers never to try http.
+    strictTransportSecurity: policy.secure,
+    crossOriginEmbedderPolicy: false,
+  });
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: policy.csrfName,
+    cookieOpts: { ...policy.options, signed: false },
+  });
+  await app.register(rateLimit, { global: false, store: databaseRateLimitStore(ctx) });
+  await app.register(fastifyStatic, {
+    root: ASSETS,
+    prefix: '/assets/',
+    maxAge: 3600 * 1000,
+    index: false,
+    wildcard: false,
+  });
+  await app.register(fastifyStatic, {
+    root: WEBAUTHN_BROWSER,
+    prefix: '/assets/vendor/simplewebauthn/',
+    decorateReply: false,
+    maxAge: 3600 * 1000,
+    index: false,
+    wildcard: false,
+    allowedPath: (path) => path === '/index.umd.min.js',
+  });
+
+  app.decorateRequest('customer', null);
+  app.addHook('onRequest', async (request) => {
+    const token = request.cookies[policy.sessionName];
+    request.customer = token ? await findSession(ctx, token) : null;
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    checkOrigin(request, ctx.baseUrl());
+    await new Promise<void>((resolve, reject) => {
+      app.csrfProtection(request, reply, (error?: Error) => (error ? reject(csrfRefusal()) : resolve()));
+    });
+  });
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    // @fastify/csrf-protection answers a missing or wrong token itself, with errors coded FST_CSRF_*.
+    const apiError = 'code' in error && error.code.startsWith('FST_CSRF') ? csrfRefusal() : toApiError(error);
+    if (apiError.code === 'internal')
+      request.log.error({ err: error, requestId: request.id }, 'unexpected failure');
+    if (apiError.headers) reply.headers(apiError.headers);
+    if (!wantsPage(request)) return reply.code(apiError.status).send(apiError.toBody());
+    return sendErrorPage(request, reply, apiError);
+  });
+  return policy;
+}
+
+/** Renders an error as a page, for browsers; `status` from the error table. */
+export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  const page: PageContext = { customer: request.customer ?? null, csrfToken: reply.generateCsrf?.() ?? '' };
+  return sendPage(
+    reply,
+    ErrorPage({ page, status: error.status, message: error.message, requestId: request.id }),
+    error.status,
+  );
+}
+
+/** A browser's navigation asks for HTML; the passkey script's calls ask for JSON and get the JSON contract. */
+function wantsPage(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+/**
+ * Browsers send Origin with every cross-site POST; a state change from another origin is refused before the
+ * CSRF token is even looked at (docs/design.md section 10).
+ */
+function checkOrigin(request: FastifyRequest, baseUrl: string): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== new URL(baseUrl).origin) throw csrfRefusal();
+}
+
+function csrfRefusal(): ApiError {
+  return new ApiError('csrf_failed');
+}
