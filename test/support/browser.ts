@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+/**
+ * Real headless Chromium for the customer application's browser suites: Debian's chromium (never a
+ * downloaded browser), its virtual authenticator for passkeys, axe-core for accessibility, and screenshots of
+ * every page at a phone's and a desktop's size under test/artifacts/ (ignored by git), to look at as a
+ * customer would.
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const chromiumMissing = existsSync(CHROMIUM)
+  ? undefined
+  : `Chromium is not installed at ${CHROMIUM}: apt-get install chromium (CI installs it)`;
+
+export const VIEWPORTS = {
+  phone: { width: 360, height: 740 },
+  desktop: { width: 1280, height: 800 },
+} as const;
+
+export type ViewportName = keyof typeof VIEWPORTS;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-gpu',
+      '--no-first-run',
+    ],
+  });
+}
+
+/**
+ * A fresh browser profile at one of the two sizes. Every request to a host other than the cloud's is
+ * recorded, so that a suite can assert that no page reached a third party.
+ */
+export async function newProfile(
+  browser: Browser,
+  baseUrl: string,
+  viewport: ViewportName = 'phone',
+): Promise<{ context: BrowserContext; page: Page; foreignRequests: string[] }> {
+  const context = await browser.newContext({ viewport: VIEWPORTS[viewport], baseURL: baseUrl });
+  const foreignRequests: string[] = [];
+  const origin = new URL(baseUrl).origin;
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(origin) && !url.startsWith('data:')) foreignRequests.push(url);
+  });
+  const page = await context.newPage();
+  return { context, page, foreignRequests };
+}
+
+/**
+ * A platform authenticator that holds resident keys and verifies its user, as a phone or laptop with a
+ * passkey does; every WebAuthn ceremony of the page is answered by it. Returns a way to list its credentials.
+ */
+export async function addVirtualAuthenticator(page: Page): Promise<{ credentialCount(): Promise<number> }> {
+  const session = await page.context().newCDPSession(page);
+  await session.send('WebAuthn.enable');
+  const { authenticatorId } = await session.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return {
+    async credentialCount() {
+      const { credentials } = await session.send('WebAuthn.getCredentials', { authenticatorId });
+      return credentials.length;
+    },
+  };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: number;
+}
+
+/**
+ * Runs axe-core in the page (evaluated through the DevTools protocol, which the page's CSP does not govern)
+ * and returns the serious and critical violations.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: RawViolation[] }> } }).axe;
+    interface RawViolation {
+      id: string;
+      impact: string | null;
+      help: string;
+      nodes: unknown[];
+    }
+    const result = await axe.run();
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.length,
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+export const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+
+/** Saves the page as test/artifacts/<name>-<viewport>.png (the whole page, not only what is in view). */
+export async function screenshot(page: Page, name: string, viewport: ViewportName): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, `${name}-${viewport}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
