@@ -1,0 +1,41 @@
+import { displayDomain } from './domains.js';
+
+/**
+ * How a company is shown to a customer (company-access-api.md section 1; docs/design.md section 10): its name,
+ * and its domain only once the domain is verified (its key was fetched from it and pinned), in the spelling of
+ * domains.ts. A company without a verified domain is shown by the name it gave, with the note that its domain
+ * is not confirmed, and no logo. Logos come with the company account area; until then the page shows the
+ * name's initial.
+ */
+export interface CompanyDisplay {
+  id: number;
+  name: string;
+  /** The verified domain as a customer reads it, or null when none is verified. */
+  verifiedDomain: string | null;
+  /** The logo served by the service, or null. */
+  logoUrl: string | null;
+}
+
+export function companyDisplay(row: {
+  id: number;
+  name: string;
+  domain: string | null;
+  key_pub: string | null;
+}): CompanyDisplay {
+  const verified = row.domain !== null && row.key_pub !== null;
+  return {
+    id: row.id,
+    name: row.name,
+    verifiedDomain: verified ? displayDomain(row.domain!) : null,
+    logoUrl: null,
+  };
+}
+
+/** The first letter of the name, as the stand-in for a logo: a whole grapheme, so an emoji or accent stays whole. */
+export function companyInitial(name: string): string {
+  const first = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+    .segment(name.trim())
+    [Symbol.iterator]()
+    .next();
+  return first.done ? '?' : first.value.segment.toLocaleUpperCase();
+}
