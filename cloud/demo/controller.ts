@@ -15,37 +15,62 @@ export interface DemoController {
   stop(): Promise<void>;
 }
 
-/** The objects file an installer would write: two simulated outputs, and no NTP daemon to ask. */
-const OBJECTS_YAML = `# Demo controller: simulated outputs (no relay board or modem attached)
-objects:
-  - id: gate
-    label: Main gate
-    kind: simulated
-    pulse_ms: 300
-  - id: garage
-    label: Garage door
-    kind: simulated
-    pulse_ms: 300
-clock:
-  check: none
-telemetry:
-  interval_s: 30
-`;
-
-export function demoDeviceFolder(dataDir: string): string {
-  return join(dataDir, 'demo', 'device');
+/**
+ * The demo's two controllers, each with the objects file an installer would write (simulated outputs, no NTP
+ * daemon to ask): the demo customer's barrier, already paired, and a spare one that the person trying the demo
+ * adds to their own new account with its pairing code.
+ */
+export interface DemoControllerSpec {
+  /** Its folder under the demo's data folder. */
+  folder: string;
+  label: string;
+  objects: { id: string; label: string }[];
 }
 
-/** Provisions the demo controller with `gatelink-device provision` (once: the code works once). */
+export const DEMO_BARRIER: DemoControllerSpec = {
+  folder: 'device',
+  label: 'Demo barrier',
+  objects: [
+    { id: 'gate', label: 'Main gate' },
+    { id: 'garage', label: 'Garage door' },
+  ],
+};
+
+export const SPARE_BARRIER: DemoControllerSpec = {
+  folder: 'spare-device',
+  label: 'Demo controller for your account',
+  objects: [
+    { id: 'front', label: 'Front gate' },
+    { id: 'side', label: 'Side gate' },
+    { id: 'garage', label: 'Garage door' },
+  ],
+};
+
+function objectsYaml(spec: DemoControllerSpec): string {
+  const objects = spec.objects
+    .map(
+      (object) =>
+        `  - id: ${object.id}\n    label: ${object.label}\n    kind: simulated\n    pulse_ms: 300\n`,
+    )
+    .join('');
+  return `# ${spec.label}: simulated outputs (no relay board or modem attached)\nobjects:\n${objects}clock:\n  check: none\ntelemetry:\n  interval_s: 30\n`;
+}
+
+export function demoDeviceFolder(dataDir: string, spec: DemoControllerSpec = DEMO_BARRIER): string {
+  return join(dataDir, 'demo', spec.folder);
+}
+
+/** Provisions a demo controller with `gatelink-device provision` (once: the code works once). */
 export async function provisionDemoController(
   dataDir: string,
   cloudUrl: string,
   code: string,
+  spec: DemoControllerSpec = DEMO_BARRIER,
 ): Promise<string> {
-  const folder = demoDeviceFolder(dataDir);
+  const folder = demoDeviceFolder(dataDir, spec);
   mkdirSync(folder, { recursive: true });
   const objectsPath = join(folder, 'objects.yaml');
-  writeFileSync(objectsPath, OBJECTS_YAML);
+  writeFileSync(objectsPath, objectsYaml(spec));
   const configPath = join(folder, 'device.yaml');
   await runToEnd(
     ['provision', '--cloud', cloudUrl, '--code', code, '--config', configPath, '--objects-from', objectsPath],
@@ -59,8 +84,9 @@ export async function startDemoController(
   ctx: CloudContext,
   dataDir: string,
   deviceId: string,
+  spec: DemoControllerSpec = DEMO_BARRIER,
 ): Promise<DemoController> {
-  const folder = demoDeviceFolder(dataDir);
+  const folder = demoDeviceFolder(dataDir, spec);
   const configPath = join(folder, 'device.yaml');
   if (!existsSync(configPath)) throw new Error(`the demo controller's config ${configPath} is missing`);
   const log = createWriteStream(join(folder, 'device.log'), { flags: 'a' });

@@ -3,8 +3,16 @@ import { type RunningCloud, startCloud } from '../cloud.js';
 import type { KeyFileFetcher } from '../company-keys/confirm.js';
 import { fetchKeyFile } from '../company-keys/keyfile-fetch.js';
 import { ConfigError, loadCloudConfig } from '../config.js';
-import { type DemoController, startDemoController } from './controller.js';
-import { DEMO_DOMAIN, type DemoState, demoCompanyKey, demoCompanyKeyPath, loadOrSeed } from './seed.js';
+import { pairingCodeFor } from '../devices/pairing-renewal.js';
+import { DEMO_BARRIER, type DemoController, SPARE_BARRIER, startDemoController } from './controller.js';
+import {
+  DEMO_CUSTOMER_EMAIL,
+  DEMO_DOMAIN,
+  type DemoState,
+  demoCompanyKey,
+  demoCompanyKeyPath,
+  loadOrSeed,
+} from './seed.js';
 
 /**
  * `npm start`: the whole system on one machine (docs/design.md section 8). The cloud with its embedded database
@@ -28,10 +36,13 @@ async function main(): Promise<void> {
   const cloud = await startCloud({ config, fetchKeyFile: fetcher, program: 'npm start' }).catch(
     explainStartFailure,
   );
-  let controller: DemoController | undefined;
+  const controllers: DemoController[] = [];
+  const stopControllers = async () => {
+    for (const controller of controllers.splice(0)) await controller.stop();
+  };
   const stop = async () => {
     say('\nStopping...');
-    await controller?.stop();
+    await stopControllers();
     await cloud.stop();
     process.exit(0);
   };
@@ -39,13 +50,17 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   try {
     const state = await loadOrSeed(cloud.ctx, say);
-    controller = await startDemoController(cloud.ctx, config.dataDir, state.deviceId);
+    controllers.push(await startDemoController(cloud.ctx, config.dataDir, state.deviceId, DEMO_BARRIER));
+    const spareId = state.spareDeviceId!;
+    controllers.push(await startDemoController(cloud.ctx, config.dataDir, spareId, SPARE_BARRIER));
     const qrUrl = await freshRequestUrl(cloud, state);
+    const pairing = await pairingCodeFor(cloud.ctx, spareId);
     printWelcome(cloud, state, qrUrl, config.dataDir);
+    printCustomerSteps(cloud, state, qrUrl, pairing);
   } catch (error) {
     say(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
     say(`To start afresh, stop it and remove ${config.dataDir}.`);
-    await controller?.stop();
+    await stopControllers();
     await cloud.stop();
     process.exit(1);
   }
@@ -103,13 +118,16 @@ function printWelcome(cloud: RunningCloud, state: DemoState, qrUrl: string, data
   say(`Gatelink is running at ${base}`);
   say(`  database: PGlite in ${dataDir}   broker for controllers: ${cloud.broker.deviceUrl}`);
   say(`  operator token: ${cloud.operatorTokenFile ?? 'from OPERATOR_TOKEN'}`);
-  say(`  demo controller ${state.deviceId} (simulated "Main gate" and "Garage door") is online`);
+  say(
+    `  demo controllers (simulated outputs) online: ${DEMO_BARRIER.label} ${state.deviceId}, paired to the`,
+  );
+  say(`  demo customer; ${SPARE_BARRIER.label} ${state.spareDeviceId}, for the account you make below`);
   say();
-  say('A fresh access request of "Demo Cleaning Ltd"; a customer scans this QR code:');
-  qrcode.generate(qrUrl, { small: true }, (text) => say(text));
-  say(`  ${qrUrl}`);
+  say('The company API, as a company calls it:');
   say();
-  say('1. Open the gate, as Demo Cleaning Ltd (secret mode), with the key the demo customer granted:');
+  say(
+    '1. Open the demo barrier, as Demo Cleaning Ltd (secret mode), with the key the demo customer granted:',
+  );
   say(
     `   curl -s -X POST '${base}/api/company.php?a=open' -H 'Content-Type: application/json' \\\n     -d '{"org_id":${orgId},"secret":"${secret}","key_ref":${state.key.keyRef},"number_id":${gate},"actor":"Anna, shift 2"}'`,
   );
@@ -137,6 +155,52 @@ function printWelcome(cloud: RunningCloud, state: DemoState, qrUrl: string, data
   say();
   say('Operators: npm run admin -- company list | device list | journal   (--json for machines)');
   say('The API: cloud/README.md. Stop with Ctrl-C; the data stays in the data folder for the next start.');
+}
+
+/**
+ * The customer's half, in a browser (docs/design.md section 8): the fresh request's link, signing up, adding
+ * the spare controller with its pairing code, granting, then the company's `open` with the key just granted,
+ * which shows in the new account's journal, and withdrawing.
+ */
+function printCustomerSteps(
+  cloud: RunningCloud,
+  state: DemoState,
+  qrUrl: string,
+  pairing: { code: string; expiresAt: Date } | null,
+): void {
+  const base = cloud.baseUrl;
+  const { orgId, secret } = state.secretCompany;
+  const code = new URL(qrUrl).pathname.split('/').pop() ?? '';
+  const credentials = `"org_id":${orgId},"secret":"${secret}"`;
+  say();
+  say('Play the customer, in a browser:');
+  say();
+  say(
+    'A. Demo Cleaning Ltd asks for access: open its link (or scan the QR code with a phone on this network):',
+  );
+  qrcode.generate(qrUrl, { small: true }, (text) => say(text));
+  say(`   ${qrUrl}`);
+  say('B. Sign up there: with a passkey, or with a one-time code by e-mail (no SMTP_URL is set, so the code');
+  say('   is printed in this window).');
+  say(
+    pairing
+      ? `C. Add your barrier with the pairing code ${pairing.code} (valid until ${pairing.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC), then grant.`
+      : `C. ${SPARE_BARRIER.label} is already in an account: sign in to it and grant with it.`,
+  );
+  say(
+    'D. Open as the company with the key you granted: the first call reads key_ref and numbers from status,',
+  );
+  say("   the second opens the first object. Then look at your barrier's journal:");
+  say(
+    `   R=$(curl -s -X POST '${base}/api/company.php?a=status' -H 'Content-Type: application/json' -d '{${credentials},"code":"${code}"}'); echo "$R"`,
+  );
+  say(
+    `   curl -s -X POST '${base}/api/company.php?a=open' -H 'Content-Type: application/json' \\\n     -d "$(node -p 'const s = JSON.parse(process.argv[1]); JSON.stringify({${credentials},key_ref: s.key_ref, number_id: s.numbers[0].number_id, actor: "Anna, shift 2"})' "$R")"`,
+  );
+  say('E. Withdraw the access on the barrier page and run D again: 403 revoked, and the journal shows it.');
+  say();
+  say(`The demo customer, who owns ${DEMO_BARRIER.label}, signs in with the e-mail ${DEMO_CUSTOMER_EMAIL}`);
+  say(`(the code is printed here): ${base}/signin`);
 }
 
 main().catch((error: unknown) => {

@@ -10,7 +10,13 @@ import { createCustomer } from '../customers/customers.js';
 import { createDevice, pairDevice } from '../devices/devices.js';
 import { claimRequest } from '../requests/claim.js';
 import { createRequest } from '../requests/requests.js';
-import { demoDeviceFolder, provisionDemoController } from './controller.js';
+import {
+  DEMO_BARRIER,
+  type DemoControllerSpec,
+  demoDeviceFolder,
+  provisionDemoController,
+  SPARE_BARRIER,
+} from './controller.js';
 
 /**
  * The demo's world, made once and kept in the data folder: a customer with a paired controller, a company
@@ -18,6 +24,8 @@ import { demoDeviceFolder, provisionDemoController } from './controller.js';
  * simulated barrier. A later start finds it again; a wiped database makes it anew.
  */
 export const DEMO_DOMAIN = 'courier.demo.localhost';
+/** The demo customer's e-mail: signing in with it sends a one-time code, which the demo prints. */
+export const DEMO_CUSTOMER_EMAIL = 'customer@demo.localhost';
 
 const stateSchema = z.object({
   customerId: z.number(),
@@ -25,6 +33,8 @@ const stateSchema = z.object({
   secretCompany: z.object({ orgId: z.number(), secret: z.string() }),
   courier: z.object({ id: z.number(), domain: z.string(), code: z.string() }),
   key: z.object({ keyRef: z.number(), numberIds: z.array(z.number()) }),
+  /** The spare controller a new account adds; made on the first start that lacks it. */
+  spareDeviceId: z.string().optional(),
 });
 export type DemoState = z.infer<typeof stateSchema>;
 
@@ -49,12 +59,38 @@ export function demoCompanyKey(dataDir: string): SigningKey {
 export async function loadOrSeed(ctx: CloudContext, log: (line: string) => void): Promise<DemoState> {
   const file = join(demoFolder(ctx.config.dataDir), 'state.json');
   const existing = readState(file);
-  if (existing && (await stillThere(ctx, existing))) return existing;
-  rmSync(demoDeviceFolder(ctx.config.dataDir), { recursive: true, force: true });
-  log('First start: creating the demo customer, companies and controller...');
-  const state = await seed(ctx);
+  let state: DemoState;
+  if (existing && (await stillThere(ctx, DEMO_BARRIER, existing.deviceId))) {
+    state = existing;
+  } else {
+    rmSync(demoDeviceFolder(ctx.config.dataDir), { recursive: true, force: true });
+    log('First start: creating the demo customer, companies and controller...');
+    state = await seed(ctx);
+  }
+  if (!state.spareDeviceId || !(await stillThere(ctx, SPARE_BARRIER, state.spareDeviceId))) {
+    state = { ...state, spareDeviceId: await seedSpare(ctx) };
+  }
+  await giveDemoCustomerEmail(ctx, state.customerId);
   writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   return state;
+}
+
+/** The spare controller: provisioned, online, and waiting to be added to an account with its pairing code. */
+async function seedSpare(ctx: CloudContext): Promise<string> {
+  rmSync(demoDeviceFolder(ctx.config.dataDir, SPARE_BARRIER), { recursive: true, force: true });
+  const device = await createDevice(ctx, { label: SPARE_BARRIER.label });
+  await provisionDemoController(ctx.config.dataDir, ctx.baseUrl(), device.provisioning_code, SPARE_BARRIER);
+  return device.device_id;
+}
+
+/** Demo data made before customers could sign in has a customer without an e-mail; give it one. */
+async function giveDemoCustomerEmail(ctx: CloudContext, customerId: number): Promise<void> {
+  await ctx.db
+    .updateTable('customers')
+    .set({ email: DEMO_CUSTOMER_EMAIL, email_verified_at: ctx.clock.now() })
+    .where('id', '=', customerId)
+    .where('email', 'is', null)
+    .execute();
 }
 
 function readState(file: string): DemoState | null {
@@ -63,21 +99,22 @@ function readState(file: string): DemoState | null {
   return parsed.success ? parsed.data : null;
 }
 
-async function stillThere(ctx: CloudContext, state: DemoState): Promise<boolean> {
+async function stillThere(ctx: CloudContext, spec: DemoControllerSpec, deviceId: string): Promise<boolean> {
   const device = await ctx.db
     .selectFrom('devices')
     .select('provisioned_at')
-    .where('id', '=', state.deviceId)
+    .where('id', '=', deviceId)
     .executeTakeFirst();
   return (
-    Boolean(device?.provisioned_at) && existsSync(join(demoDeviceFolder(ctx.config.dataDir), 'device.yaml'))
+    Boolean(device?.provisioned_at) &&
+    existsSync(join(demoDeviceFolder(ctx.config.dataDir, spec), 'device.yaml'))
   );
 }
 
 async function seed(ctx: CloudContext): Promise<DemoState> {
   const customer = await createCustomer(ctx, { displayName: 'Demo customer' });
 
-  const device = await createDevice(ctx, { label: 'Demo barrier' });
+  const device = await createDevice(ctx, { label: DEMO_BARRIER.label });
   await provisionDemoController(ctx.config.dataDir, ctx.baseUrl(), device.provisioning_code);
   const paired = await ctx.db
     .selectFrom('devices')
