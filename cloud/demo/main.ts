@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     controllers.push(await startDemoController(cloud.ctx, config.dataDir, spareId, SPARE_BARRIER));
     const qrUrl = await freshRequestUrl(cloud, state);
     const pairing = await pairingCodeFor(cloud.ctx, spareId);
-    printWelcome(cloud, state, qrUrl, config.dataDir);
+    printWelcome(cloud, state, config.dataDir);
     printCustomerSteps(cloud, state, qrUrl, pairing);
   } catch (error) {
     say(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
@@ -110,7 +110,7 @@ async function freshRequestUrl(cloud: RunningCloud, state: DemoState): Promise<s
   return body.url;
 }
 
-function printWelcome(cloud: RunningCloud, state: DemoState, qrUrl: string, dataDir: string): void {
+function printWelcome(cloud: RunningCloud, state: DemoState, dataDir: string): void {
   const base = cloud.baseUrl;
   const { orgId, secret } = state.secretCompany;
   const [gate] = state.key.numberIds;
