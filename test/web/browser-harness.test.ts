@@ -10,7 +10,10 @@ import {
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
-/** The pages that need no account, in real Chromium: they load with no third-party request and pass axe. */
+/**
+ * The pages that need no account, in real Chromium: they load with no third-party request and pass axe; and
+ * the installable application: its service worker takes over and shows the offline page without a network.
+ */
 describe.skipIf(chromiumMissing)('public pages in Chromium', () => {
   let database: TestDatabase;
   let cloud: TestCloud;
@@ -49,4 +52,20 @@ describe.skipIf(chromiumMissing)('public pages in Chromium', () => {
       await context.close();
     });
   }
+
+  it('installs its service worker, which shows the offline page when the network is gone', async () => {
+    const { context, page } = await newProfile(browser, cloud.baseUrl, 'phone');
+    await page.goto('/');
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    // The page that registered the worker is not yet controlled by it; the next navigation is.
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    await context.setOffline(true);
+    await page.goto('/barriers').catch(() => {});
+    await expect.poll(() => page.locator('h1').textContent()).toBe('You are offline');
+    await screenshot(page, 'offline-from-worker', 'phone');
+    await context.close();
+  });
 });
