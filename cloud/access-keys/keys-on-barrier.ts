@@ -33,6 +33,21 @@ export async function keysOnBarrier(
   return withObjects(db, rows, input.now);
 }
 
+/** One key on the customer's barrier, withdrawn or not; null when it is not theirs or not on that barrier. */
+export async function keyOnBarrier(
+  db: Database,
+  input: { customerId: number; deviceId: string; keyRef: number; now: Date },
+): Promise<KeyOnBarrier | null> {
+  const row = await keyRows(db)
+    .where('keys.id', '=', input.keyRef)
+    .where('keys.customer_id', '=', input.customerId)
+    .where('keys.device_id', '=', input.deviceId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const [key] = await withObjects(db, [row], input.now);
+  return key ?? null;
+}
+
 /** The key a customer granted on one request, with the barrier it opens; null when there is none. */
 export async function keyOfRequest(
   db: Database,

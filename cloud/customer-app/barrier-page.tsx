@@ -19,7 +19,7 @@ export interface BarrierPageProps {
   keys: KeyOnBarrier[];
   rename: { name: string; errors?: FieldErrors };
   /** What the last form did, said at the top. */
-  notice?: 'added' | 'renamed' | 'withdrawn';
+  notice?: { kind: 'added' | 'renamed' } | { kind: 'withdrawn'; company: string };
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
@@ -31,7 +31,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
       </p>
       {props.notice ? (
         <div class="notice ok" role="status">
-          {NOTICES[props.notice]}
+          {noticeText(props.notice, barrier.name)}
         </div>
       ) : null}
       <h1>{barrier.name}</h1>
@@ -69,11 +69,11 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         )}
       </section>
       <section class="card" aria-labelledby="rename-title">
-        <h2 id="rename-title">Name</h2>
+        <h2 id="rename-title">Rename</h2>
         <ErrorSummary errors={rename.errors} />
         <form method="post" action={`/barriers/${barrier.id}/name`} novalidate>
           <CsrfField page={props.page} />
-          <label for="name">Name of this barrier</label>
+          <label for="name">Name</label>
           <p class="hint" id="name-hint">
             What you call it, such as Front gate.
           </p>
@@ -98,11 +98,16 @@ export function BarrierPage(props: BarrierPageProps): VNode {
   );
 }
 
-const NOTICES = {
-  added: 'Barrier added. Companies you grant access to can now open it.',
-  renamed: 'Name saved.',
-  withdrawn: 'Access withdrawn. That company can no longer open this barrier.',
-} as const;
+function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: string): string {
+  switch (notice.kind) {
+    case 'added':
+      return 'Barrier added. Companies you grant access to can now open it.';
+    case 'renamed':
+      return 'Name saved.';
+    case 'withdrawn':
+      return `Access withdrawn: ${notice.company} can no longer open ${barrier}.`;
+  }
+}
 
 const KINDS: Record<string, string> = {
   relay: 'relay output',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isCode, normalizeCode } from '../../shared/codes.js';
 import { ApiError } from '../../shared/errors.js';
 import { revokeKey } from '../access-keys/access-keys.js';
-import { companiesWithAccess, keysOnBarrier } from '../access-keys/keys-on-barrier.js';
+import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../access-keys/keys-on-barrier.js';
 import {
   barrierNameProblem,
   barrierObjects,
@@ -67,10 +67,9 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const customer = signedIn(request, reply);
     if (!customer) return reply;
     const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId(request));
-    const notice = NOTICE_BY_QUERY.find((name) => textField(request.query, name) === '1');
     return showBarrier(request, reply, customer, barrier.id, {
       rename: { name: barrier.name },
-      ...(notice ? { notice } : {}),
+      ...(await noticeOf(request, customer, barrier.id)),
     });
   });
 
@@ -94,8 +93,27 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const { keyRef } = request.params as { keyRef: string };
     if (!/^\d{1,9}$/.test(keyRef)) throw new ApiError('not_found', { message: 'No such key among yours.' });
     await revokeKey(ctx, { keyRef: Number(keyRef), customerId: customer.customerId, deviceId });
-    return reply.redirect(`/barriers/${deviceId}?withdrawn=1`, 303);
+    return reply.redirect(`/barriers/${deviceId}?withdrawn=${keyRef}`, 303);
   });
+
+  /** What the last form did, from the address it sent the browser to; a withdrawal names the company. */
+  async function noticeOf(
+    request: FastifyRequest,
+    customer: Session,
+    deviceId: string,
+  ): Promise<Pick<BarrierPageProps, 'notice'>> {
+    if (textField(request.query, 'added') === '1') return { notice: { kind: 'added' } };
+    if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
+    const withdrawn = textField(request.query, 'withdrawn');
+    if (!/^\d{1,9}$/.test(withdrawn)) return {};
+    const key = await keyOnBarrier(ctx.db, {
+      customerId: customer.customerId,
+      deviceId,
+      keyRef: Number(withdrawn),
+      now: ctx.clock.now(),
+    });
+    return key?.revokedAt ? { notice: { kind: 'withdrawn', company: key.company.name } } : {};
+  }
 
   async function showBarriers(
     request: FastifyRequest,
@@ -140,8 +158,6 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     );
   }
 }
-
-const NOTICE_BY_QUERY = ['added', 'renamed', 'withdrawn'] as const;
 
 /** The barrier id of the path; one that cannot be a device id is answered like any other not among yours. */
 function barrierId(request: FastifyRequest): string {

@@ -3,7 +3,7 @@ import type { KeyOnBarrier } from '../access-keys/keys-on-barrier.js';
 import type { CompanyDisplay } from '../companies/display.js';
 import type { BarrierObject, CustomerBarrier } from '../devices/customer-barriers.js';
 import { CsrfField, type PageContext } from '../web/page.js';
-import { describedBy, ErrorSummary, FieldError } from './field-errors.js';
+import { describedBy, FieldError } from './field-errors.js';
 import type { FieldErrors } from './form-input.js';
 import { capitalised, lifetimeText, Moment } from './readable-time.js';
 
@@ -11,7 +11,8 @@ import { capitalised, lifetimeText, Moment } from './readable-time.js';
  * The consent dialog (docs/design.md section 10.3), a "check your answers" page: the company again (above it,
  * on the request page), then what it may open and for how long, then one button. A key opens one barrier, so
  * the objects are grouped by barrier and the barrier is the one whose objects are ticked; it works without
- * script, which only hides the date field until "until a date" is chosen.
+ * script, which only hides the date field until "until a date" is chosen. Its problems are summed up at the top
+ * of the page (request-page.tsx), and each is said again beside its field.
  */
 export interface ConsentChoices {
   barriers: { barrier: CustomerBarrier; objects: BarrierObject[] }[];
@@ -54,7 +55,6 @@ export function ConsentForm(props: {
   return (
     <section class="card" aria-labelledby="consent-title">
       <h2 id="consent-title">Give {company.name} access</h2>
-      <ErrorSummary errors={errors} />
       <form method="post" action={`/c/${code}/grant`} novalidate>
         <CsrfField page={props.page} />
         <fieldset id="objects" aria-describedby={describedBy('objects', errors)}>

@@ -4,6 +4,7 @@ import type { RequestView } from '../requests/request-view.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
 import { CompanyMark } from './company-mark.js';
 import { type ConsentChoices, ConsentForm, GrantedAccess } from './consent-page.js';
+import { ErrorSummary } from './field-errors.js';
 import { Moment } from './readable-time.js';
 
 /**
@@ -29,6 +30,7 @@ export function RequestPage(props: RequestPageProps): VNode {
   const title = `${company.name}: ${STATE_WORDS[state === 'claimed' && holder !== 'you' ? 'taken' : state]}`;
   return (
     <Layout title={title} page={page}>
+      <ErrorSummary errors={props.consent?.errors} />
       <section class="card" aria-labelledby="request-title">
         <h1 id="request-title">{heading(company, state, holder)}</h1>
         <CompanyMark company={company} />

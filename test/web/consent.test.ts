@@ -281,7 +281,9 @@ describe('withdrawing', () => {
     expect(page.html).toContain('data-confirm="Withdraw access for Tidy Cleaners?"');
     const withdrawn = await client.post(`/barriers/${barrier.deviceId}/keys/${keyRef}/withdraw`);
     expect(withdrawn.status).toBe(303);
-    expect(text((await client.get(withdrawn.location!)).html)).toContain('Access withdrawn');
+    expect(text((await client.get(withdrawn.location!)).html)).toContain(
+      'Access withdrawn: Tidy Cleaners can no longer open Wanda gate.',
+    );
 
     const status = await companyStatus(cloud, company, code);
     expect(status.body.state).toBe('revoked');
