@@ -48,20 +48,32 @@ export async function keyOnBarrier(
   return key ?? null;
 }
 
-/** The key a customer granted on one request, with the barrier it opens; null when there is none. */
+/**
+ * The key a customer granted on one request, with the barrier it opens; null when there is none. A barrier
+ * that has since passed to another customer is not named: its name is the new owner's.
+ */
 export async function keyOfRequest(
   db: Database,
   input: { customerId: number; requestId: number; now: Date },
-): Promise<(KeyOnBarrier & { barrier: { id: string; name: string } }) | null> {
+): Promise<(KeyOnBarrier & { barrier: { id: string; name: string } | null }) | null> {
   const row = await keyRows(db)
     .innerJoin('devices', 'devices.id', 'keys.device_id')
-    .select(['devices.id as device_id', 'devices.name as device_name', 'devices.label as device_label'])
+    .select([
+      'devices.id as device_id',
+      'devices.name as device_name',
+      'devices.label as device_label',
+      'devices.customer_id as device_customer_id',
+    ])
     .where('keys.customer_id', '=', input.customerId)
     .where('keys.request_id', '=', input.requestId)
     .executeTakeFirst();
   if (!row) return null;
   const [key] = await withObjects(db, [row], input.now);
-  return { ...key!, barrier: { id: row.device_id, name: row.device_name ?? row.device_label } };
+  const yours = row.device_customer_id === input.customerId;
+  return {
+    ...key!,
+    barrier: yours ? { id: row.device_id, name: row.device_name ?? row.device_label } : null,
+  };
 }
 
 /**

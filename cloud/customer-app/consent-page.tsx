@@ -144,7 +144,7 @@ export function ConsentForm(props: {
 /** The confirmation: company, barrier, objects and lifetime, and where to see or withdraw it later. */
 export function GrantedAccess(props: {
   company: CompanyDisplay;
-  granted: KeyOnBarrier & { barrier: { id: string; name: string } };
+  granted: KeyOnBarrier & { barrier: { id: string; name: string } | null };
   justGranted: boolean;
 }): VNode {
   const { granted, company } = props;
@@ -160,7 +160,7 @@ export function GrantedAccess(props: {
         <dt>Company</dt>
         <dd>{company.name}</dd>
         <dt>Barrier</dt>
-        <dd>{granted.barrier.name}</dd>
+        <dd>{granted.barrier ? granted.barrier.name : 'A barrier that is no longer yours'}</dd>
         <dt>May open</dt>
         <dd>{granted.objects.map((object) => object.label).join(', ')}</dd>
         <dt>For how long</dt>
@@ -180,11 +180,13 @@ export function GrantedAccess(props: {
           <Moment date={granted.issuedAt} />
         </dd>
       </dl>
-      <p>
-        <a href={`/barriers/${granted.barrier.id}`}>
-          See {granted.barrier.name} and the companies with access
-        </a>
-      </p>
+      {granted.barrier ? (
+        <p>
+          <a href={`/barriers/${granted.barrier.id}`}>
+            See {granted.barrier.name} and the companies with access
+          </a>
+        </p>
+      ) : null}
     </section>
   );
 }

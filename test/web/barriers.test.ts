@@ -269,6 +269,11 @@ describe('[attack:web.pairing-steal] a controller belongs to one customer at a t
     expect(buyerPage).not.toContain('Siri');
     expect(buyerPage).not.toContain('Parcel Express');
     expect((await before.client.get(`/barriers/${controller.deviceId}`)).status).toBe(404);
+    // The request page tells the previous owner their access ended, and nothing of the new owner.
+    const theirRequest = text((await before.client.get(`/c/${code}`)).html);
+    expect(theirRequest).toContain('Withdrawn');
+    expect(theirRequest).toContain('A barrier that is no longer yours');
+    expect(theirRequest).not.toContain('Bo gate');
   });
 
   it('the same owner pairing their controller again keeps the access they gave', async () => {
