@@ -1,7 +1,7 @@
-import type { Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
-import type { DB } from '../db/schema.js';
+import type { DB, KeysTable } from '../db/schema.js';
 import { requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from '../requests/requests.js';
@@ -124,40 +124,71 @@ async function grantedObjects(
   return objects;
 }
 
-/** The customer withdraws access at once: the next `open` answers 403 `revoked`. */
+/**
+ * The customer withdraws access at once: the next `open` answers 403 `revoked`. With `deviceId`, only a key on
+ * that barrier is found, so a withdrawal posted to one barrier's page cannot reach a key on another
+ * (docs/design.md section 10.4). Another customer's key answers exactly like one that does not exist.
+ */
 export async function revokeKey(
   ctx: CloudContext,
-  input: { keyRef: number; customerId: number },
+  input: { keyRef: number; customerId: number; deviceId?: string },
 ): Promise<AccessRequest> {
   return ctx.db.transaction().execute(async (trx) => {
-    const key = await trx
+    let query = trx
       .selectFrom('keys')
       .selectAll()
       .where('id', '=', input.keyRef)
-      .where('customer_id', '=', input.customerId)
-      .forUpdate()
-      .executeTakeFirst();
+      .where('customer_id', '=', input.customerId);
+    if (input.deviceId !== undefined) query = query.where('device_id', '=', input.deviceId);
+    const key = await query.forUpdate().executeTakeFirst();
     if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
-    const current = await trx
-      .selectFrom('requests')
-      .selectAll()
-      .where('id', '=', key.request_id)
-      .executeTakeFirstOrThrow();
-    if (key.revoked_at) return current;
-    const now = ctx.clock.now();
-    await trx.updateTable('keys').set({ revoked_at: now }).where('id', '=', key.id).execute();
-    const revoked = await trx
-      .updateTable('requests')
-      .set({ state: 'revoked', revoked_at: now })
-      .where('id', '=', key.request_id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await enqueueEvent(trx, {
-      companyId: revoked.company_id,
-      type: 'request.revoked',
-      at: now,
-      data: requestRevoked(revoked, key.id, now),
-    });
-    return revoked;
+    return revokeLockedKey(trx, key, ctx.clock.now());
   });
+}
+
+/**
+ * A controller that changes hands takes no access with it: when a customer pairs a controller that another
+ * customer had, every key still standing on it is revoked in the pairing's transaction, each with its
+ * `request.revoked` event (docs/design.md section 10.4). Returns how many were revoked.
+ */
+export async function revokeKeysOfOthers(
+  trx: Transaction<DB>,
+  input: { deviceId: string; customerId: number; now: Date },
+): Promise<number> {
+  const keys = await trx
+    .selectFrom('keys')
+    .selectAll()
+    .where('device_id', '=', input.deviceId)
+    .where('customer_id', '!=', input.customerId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const key of keys) await revokeLockedKey(trx, key, input.now);
+  return keys.length;
+}
+
+/** Revokes a key whose row the transaction holds, and its request, with the event; once. */
+async function revokeLockedKey(
+  trx: Transaction<DB>,
+  key: Selectable<KeysTable>,
+  now: Date,
+): Promise<AccessRequest> {
+  if (key.revoked_at) {
+    return trx.selectFrom('requests').selectAll().where('id', '=', key.request_id).executeTakeFirstOrThrow();
+  }
+  await trx.updateTable('keys').set({ revoked_at: now }).where('id', '=', key.id).execute();
+  const revoked = await trx
+    .updateTable('requests')
+    .set({ state: 'revoked', revoked_at: now })
+    .where('id', '=', key.request_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await enqueueEvent(trx, {
+    companyId: revoked.company_id,
+    type: 'request.revoked',
+    at: now,
+    data: requestRevoked(revoked, key.id, now),
+  });
+  return revoked;
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { CloudContext } from '../context.js';
 import { webFoundation } from '../web/web-plugin.js';
+import { barrierRoutes } from './barrier-routes.js';
 import { homeRoutes } from './home-routes.js';
 import { pwaRoutes } from './pwa-routes.js';
+import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import type { WebDeps } from './web-deps.js';
 
@@ -17,4 +19,6 @@ export async function customerApp(app: FastifyInstance, options: { ctx: CloudCon
   await app.register(pwaRoutes, deps);
   await app.register(homeRoutes, deps);
   await app.register(sessionRoutes, deps);
+  await app.register(requestRoutes, deps);
+  await app.register(barrierRoutes, deps);
 }

@@ -3,9 +3,11 @@ import { normalizeCode, randomCode } from '../../shared/codes.js';
 import { KeyError, strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import { ApiError } from '../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../shared/protocol/provisioning.js';
+import { revokeKeysOfOthers } from '../access-keys/access-keys.js';
 import type { Broker } from '../broker/broker.js';
 import type { CloudContext } from '../context.js';
 import { newDevicePassword } from './credentials.js';
+import { barrierNameProblem } from './customer-barriers.js';
 
 /** Provisioning and pairing codes live 24 hours and work once (docs/design.md section 9). */
 export const CODE_LIFETIME_MS = 24 * 3600 * 1000;
@@ -146,17 +148,53 @@ export async function provisionDevice(
   };
 }
 
-/** The customer enters the controller's pairing code; the barrier becomes theirs. */
-export async function pairDevice(ctx: CloudContext, input: { customerId: number; pairingCode: string }) {
+/**
+ * The customer enters the controller's pairing code, and names the barrier; it becomes theirs
+ * (docs/design.md sections 9 and 10.4). The code works once: pairing clears it in the same statement that
+ * hands the controller over, so a code that was read off the controller, or one used already, takes nothing
+ * from its owner. A controller changes hands only with a fresh code, which only provisioning it again gives;
+ * then every key the previous owner granted on it is revoked in the same transaction, with its event, so a
+ * company they trusted cannot open the next owner's gate.
+ */
+export async function pairDevice(
+  ctx: CloudContext,
+  input: { customerId: number; pairingCode: string; name?: string },
+) {
+  if (input.name !== undefined) {
+    const problem = barrierNameProblem(input.name);
+    if (problem) throw new ApiError('invalid_field', { field: 'name', message: problem });
+  }
   const now = ctx.clock.now();
-  const device = await ctx.db
-    .updateTable('devices')
-    .set({ customer_id: input.customerId, pairing_code: null, pairing_expires_at: null })
-    .where('pairing_code', '=', normalizeCode(input.pairingCode))
-    .where('pairing_expires_at', '>', now)
-    .returning(['id', 'label'])
-    .executeTakeFirst();
-  if (!device) throw new ApiError('pairing_code_invalid');
+  const { device, revokedKeys } = await ctx.db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom('devices')
+      .select(['id', 'customer_id', 'name'])
+      .where('pairing_code', '=', normalizeCode(input.pairingCode))
+      .where('pairing_expires_at', '>', now)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!found) throw new ApiError('pairing_code_invalid');
+    const sameOwner = found.customer_id === input.customerId;
+    const revokedKeys = await revokeKeysOfOthers(trx, {
+      deviceId: found.id,
+      customerId: input.customerId,
+      now,
+    });
+    const device = await trx
+      .updateTable('devices')
+      .set({
+        customer_id: input.customerId,
+        pairing_code: null,
+        pairing_expires_at: null,
+        paired_at: now,
+        // A new owner never sees the name the previous one gave.
+        name: input.name ?? (sameOwner ? found.name : null),
+      })
+      .where('id', '=', found.id)
+      .returning(['id', 'label', 'name'])
+      .executeTakeFirstOrThrow();
+    return { device, revokedKeys };
+  });
   const objects = await ctx.db
     .selectFrom('device_objects')
     .select(['id as number_id', 'label'])
@@ -164,5 +202,11 @@ export async function pairDevice(ctx: CloudContext, input: { customerId: number;
     .where('removed_at', 'is', null)
     .orderBy('id')
     .execute();
-  return { device_id: device.id, label: device.label, objects };
+  return {
+    device_id: device.id,
+    label: device.label,
+    name: device.name ?? device.label,
+    objects,
+    revokedKeys,
+  };
 }

@@ -65,6 +65,10 @@ export async function webFoundation(app: FastifyInstance, ctx: CloudContext): Pr
     },
     // Over plain http (the demo) HSTS would be ignored; over https it tells browsers never to try http.
     strictTransportSecurity: policy.secure,
+    // Helmet's default, no-referrer, makes browsers send `Origin: null` with every form post, even our own,
+    // which checkOrigin must refuse. same-origin keeps our origin on our own posts and still sends nothing
+    // to other sites (a `/c/<code>` address is a bearer secret).
+    referrerPolicy: { policy: 'same-origin' },
     crossOriginEmbedderPolicy: false,
   });
   await app.register(csrf, {

@@ -1,0 +1,49 @@
+/**
+ * A key's lifetime as a customer chooses it (docs/design.md section 10.3): until they withdraw it, or until a
+ * date. A date means the whole of that day in UTC: the key ends at the following midnight UTC, which is what
+ * `status` shows as `key_expires_at`. UTC because every time the company API shows is UTC, and because the
+ * browser's form gives a day without a place: the page says "end of the day, UTC" next to the field.
+ */
+const DAY_MS = 24 * 3600 * 1000;
+/** Further ahead than anyone plans a courier's access; "until you withdraw it" covers the rest. */
+export const LONGEST_DATED_KEY_YEARS = 10;
+
+export type DatedEnd = { ok: true; expiresAt: Date } | { ok: false; problem: string };
+
+/** The end of a key that lasts until `day` (`YYYY-MM-DD`), or what is wrong with the day. */
+export function endOfDayUtc(day: string, now: Date): DatedEnd {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return { ok: false, problem: 'Give the last day as a date, such as 2026-11-30.' };
+  const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const start = Date.UTC(year, month - 1, date);
+  const parsed = new Date(start);
+  if (
+    parsed.getUTCFullYear() !== year ||
+    parsed.getUTCMonth() !== month - 1 ||
+    parsed.getUTCDate() !== date
+  ) {
+    return { ok: false, problem: 'That day does not exist in the calendar; check the date.' };
+  }
+  const expiresAt = new Date(start + DAY_MS);
+  if (expiresAt <= now) return { ok: false, problem: 'The last day must be today or later.' };
+  const latest = new Date(now);
+  latest.setUTCFullYear(latest.getUTCFullYear() + LONGEST_DATED_KEY_YEARS);
+  if (expiresAt > latest) {
+    return {
+      ok: false,
+      problem: `Choose a day within ${LONGEST_DATED_KEY_YEARS} years, or "until I withdraw it".`,
+    };
+  }
+  return { ok: true, expiresAt };
+}
+
+/** The day a key set by endOfDayUtc lasts until, or null for an end at another time of day. */
+export function lastDayOf(expiresAt: Date): Date | null {
+  if (expiresAt.getTime() % DAY_MS !== 0) return null;
+  return new Date(expiresAt.getTime() - DAY_MS);
+}
+
+/** Today in UTC as `YYYY-MM-DD`: the earliest day the form offers. */
+export function todayUtc(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}

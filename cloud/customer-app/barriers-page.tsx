@@ -1,0 +1,101 @@
+import type { VNode } from 'preact';
+import type { CustomerBarrier } from '../devices/customer-barriers.js';
+import { CsrfField, Layout, type PageContext } from '../web/page.js';
+import { describedBy, ErrorSummary, FieldError } from './field-errors.js';
+import type { FieldErrors } from './form-input.js';
+
+/**
+ * `/barriers` (docs/design.md section 10.4): the customer's barriers, each with whether its controller is
+ * online and how many companies may open it, and the form that adds one with its controller's pairing code.
+ */
+export interface PairingForm {
+  code: string;
+  name: string;
+  /** Where to go once the barrier is added (a request page waiting for it), or ''. */
+  next: string;
+  errors?: FieldErrors;
+}
+
+export function BarriersPage(props: {
+  page: PageContext;
+  barriers: { barrier: CustomerBarrier; companies: number }[];
+  form: PairingForm;
+}): VNode {
+  const { barriers, form } = props;
+  return (
+    <Layout title="Your barriers" page={props.page}>
+      <h1>Your barriers</h1>
+      {form.next ? (
+        <div class="notice">Add your barrier below; then you go back to the request to answer it.</div>
+      ) : null}
+      <section class="card" aria-label="Barriers">
+        {barriers.length === 0 ? (
+          <p>You have no barrier yet. Add one with the pairing code of its controller.</p>
+        ) : (
+          <ul class="list">
+            {barriers.map(({ barrier, companies }) => (
+              <li key={barrier.id} class="row">
+                <div class="grow">
+                  <a class="barrier-link" href={`/barriers/${barrier.id}`}>
+                    {barrier.name}
+                  </a>
+                  <div class="muted small">{companiesText(companies)}</div>
+                </div>
+                <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>
+                  {barrier.online ? 'Online' : 'Offline'}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card" aria-labelledby="add-title">
+        <h2 id="add-title">Add a barrier</h2>
+        <ErrorSummary errors={form.errors} />
+        <form method="post" action="/barriers" novalidate>
+          <CsrfField page={props.page} />
+          {form.next ? <input type="hidden" name="next" value={form.next} /> : null}
+          <label for="code">Pairing code</label>
+          <p class="hint" id="code-hint">
+            8 letters and digits from the controller or its installer, such as ABCD-1234. It works once,
+            within 24 hours.
+          </p>
+          <FieldError errors={form.errors} field="code" />
+          <input
+            type="text"
+            id="code"
+            name="code"
+            value={form.code}
+            autocomplete="off"
+            autocapitalize="characters"
+            spellcheck={false}
+            aria-describedby={describedBy('code', form.errors)}
+            aria-invalid={form.errors?.code ? 'true' : undefined}
+          />
+          <label for="name">Name</label>
+          <p class="hint" id="name-hint">
+            What you call it, such as Front gate. You can change it later.
+          </p>
+          <FieldError errors={form.errors} field="name" />
+          <input
+            type="text"
+            id="name"
+            name="name"
+            value={form.name}
+            maxLength={60}
+            aria-describedby={describedBy('name', form.errors)}
+            aria-invalid={form.errors?.name ? 'true' : undefined}
+          />
+          <p class="actions">
+            <button type="submit">Add barrier</button>
+          </p>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+export function companiesText(count: number): string {
+  if (count === 0) return 'No company has access';
+  return count === 1 ? '1 company has access' : `${count} companies have access`;
+}

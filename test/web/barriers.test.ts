@@ -1,0 +1,357 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../../cloud/access-keys/access-keys.js';
+import { PAIRING_ATTEMPTS } from '../../cloud/customer-app/barrier-routes.js';
+import { claimRequest } from '../../cloud/requests/claim.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { BrowserClient, visibleText } from '../support/browser-client.js';
+import { FakeClock } from '../support/clock.js';
+import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
+import {
+  companyRequest,
+  companyStatus,
+  insertBarrier,
+  type SecretAuth,
+  signedInCustomer,
+} from '../support/customer-app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { FakeDevice } from '../support/fake-device.js';
+
+/**
+ * Barriers as a customer keeps them (docs/design.md sections 9 and 10.4): pairing a controller with its code,
+ * naming it, its objects and whether it is online, and nothing of another customer's barriers or keys, seen
+ * or changed.
+ */
+const HOUR = 3600 * 1000;
+const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
+let database: TestDatabase;
+let cloud: TestCloud;
+let company: SecretAuth;
+const devices: FakeDevice[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  cloud = await startTestCloud({ database, clock });
+  company = await secretCompany(cloud, 'Parcel Express');
+});
+
+afterAll(async () => {
+  for (const device of devices) await device.client.endAsync();
+  await cloud?.stop();
+  await database?.close();
+});
+
+const text = visibleText;
+
+/** A controller as an installer leaves it: provisioned with two objects, its pairing code on its screen. */
+async function provisionedController() {
+  const added = await cloud.ops('POST', '/ops/devices', { label: 'Installer: yard' });
+  const { device_id, provisioning_code } = added.body.device as {
+    device_id: string;
+    provisioning_code: string;
+  };
+  const key = SigningKey.generate();
+  const response = await cloud.app.inject({
+    method: 'POST',
+    url: '/api/device/provision',
+    payload: {
+      code: provisioning_code,
+      public_key: key.publicKey.base64,
+      objects: [
+        { id: 'gate', label: 'Main gate', kind: 'relay' },
+        { id: 'door', label: 'Side door', kind: 'gsm' },
+      ],
+      version: '0.1.0',
+    },
+  });
+  const body = response.json() as { pairing_code: string; mqtt: { password: string } };
+  return { deviceId: device_id, pairingCode: body.pairing_code, password: body.mqtt.password, key };
+}
+
+async function pair(client: BrowserClient, code: string, name: string) {
+  await client.get('/barriers');
+  return client.post('/barriers', { code, name });
+}
+
+/** A key of Parcel Express on the barrier, granted by its owner. */
+async function grantedKey(customerId: number, deviceId: string, numberId: number) {
+  const code = await companyRequest(cloud, company);
+  await claimRequest(cloud.ctx, { code, customerId });
+  const { keyRef } = await issueKey(cloud.ctx, {
+    code,
+    customerId,
+    deviceId,
+    objectIds: [numberId],
+    keyExpiresAt: null,
+  });
+  return { code, keyRef };
+}
+
+async function numbersOf(deviceId: string) {
+  return cloud.ctx.db
+    .selectFrom('device_objects')
+    .select(['id', 'label'])
+    .where('device_id', '=', deviceId)
+    .orderBy('id')
+    .execute();
+}
+
+describe('adding a barrier', () => {
+  it('pairs with the code as typed, names it, shows its objects, and shows it online once its controller connects', async () => {
+    const controller = await provisionedController();
+    const { client } = await signedInCustomer(cloud, 'Paula');
+    const typed = controller.pairingCode
+      .toLowerCase()
+      .replace(/0/g, 'o')
+      .replace(/1/g, 'l')
+      .replace('-', ' - ');
+    const paired = await pair(client, typed, '  Front gate  ');
+    expect(paired.status, text(paired.html)).toBe(303);
+    expect(paired.location).toBe(`/barriers/${controller.deviceId}?added=1`);
+
+    const page = text((await client.get(paired.location!)).html);
+    expect(page).toContain('Barrier added');
+    expect(page).toContain('Front gate');
+    expect(page).toContain('Main gate (relay output)');
+    expect(page).toContain('Side door (phone call)');
+    expect(page).toContain('Offline');
+    expect(page).toContain('Its controller has not connected yet');
+    expect(page).toContain('No company can open this barrier');
+
+    const device = await FakeDevice.connect(
+      cloud.broker.deviceUrl,
+      { id: controller.deviceId, password: controller.password, key: controller.key },
+      { prefix: cloud.ctx.config.topicPrefix, cloudKey: cloud.ctx.signingKey.publicKey },
+    );
+    devices.push(device);
+    await expect
+      .poll(async () => text((await client.get(`/barriers/${controller.deviceId}`)).html))
+      .toContain('Connected since');
+    const list = text((await client.get('/barriers')).html);
+    expect(list).toContain('Front gate');
+    expect(list).toContain('Online');
+    expect(list).toContain('No company has access');
+
+    const row = await cloud.ctx.db
+      .selectFrom('devices')
+      .select(['paired_at', 'name'])
+      .where('id', '=', controller.deviceId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ paired_at: clock.now(), name: 'Front gate' });
+  });
+
+  it('counts the companies that can open each barrier', async () => {
+    const owner = await signedInCustomer(cloud, 'Counting Cora');
+    const barrier = await insertBarrier(cloud, owner.id, { name: 'Counted gate' });
+    await grantedKey(owner.id, barrier.deviceId, barrier.objects[0]!.number_id);
+    await grantedKey(owner.id, barrier.deviceId, barrier.objects[1]!.number_id);
+    const other = await secretCompany(cloud, 'Second Co');
+    const code = await companyRequest(cloud, other);
+    await claimRequest(cloud.ctx, { code, customerId: owner.id });
+    await issueKey(cloud.ctx, {
+      code,
+      customerId: owner.id,
+      deviceId: barrier.deviceId,
+      objectIds: [barrier.objects[0]!.number_id],
+      keyExpiresAt: null,
+    });
+    expect(text((await owner.client.get('/barriers')).html)).toContain('2 companies have access');
+    const page = text((await owner.client.get(`/barriers/${barrier.deviceId}`)).html);
+    expect(page).toContain('Parcel Express');
+    expect(page).toContain('Second Co');
+    expect(page).toContain('May open: Main gate');
+    expect(page).toContain('May open: Side door');
+    expect(page).toContain('Domain not confirmed');
+  });
+
+  it('says what is wrong with a code or a name, and keeps what was typed', async () => {
+    const controller = await provisionedController();
+    const { client } = await signedInCustomer(cloud, 'Typo Tim');
+    const cases: [Record<string, string>, number, string][] = [
+      [{ code: 'ABC', name: 'Gate' }, 400, 'A pairing code has 8 letters and digits'],
+      [{ code: 'UUUU-UUUU', name: 'Gate' }, 400, 'A pairing code has 8 letters and digits'],
+      [{ code: controller.pairingCode, name: '   ' }, 400, 'Give the barrier a name'],
+      [{ code: controller.pairingCode, name: 'Gate\u202Eetag' }, 400, 'on one line'],
+      [{ code: controller.pairingCode, name: 'Gate\nTwo' }, 400, 'on one line'],
+      [{ code: controller.pairingCode, name: 'G'.repeat(61) }, 400, 'Keep the name to 60 characters'],
+      [
+        { code: 'ZZZZ-ZZZZ', name: 'Gate' },
+        403,
+        'This pairing code is unknown, already used or older than 24 hours',
+      ],
+    ];
+    for (const [fields, status, message] of cases) {
+      const answer = await pair(client, fields.code!, fields.name!);
+      expect(answer.status, message).toBe(status);
+      expect(text(answer.html)).toContain('There is a problem');
+      expect(text(answer.html)).toContain(message);
+      expect(answer.html).toContain(`value="${fields.code}"`);
+    }
+    expect(text((await client.get('/barriers')).html)).toContain('You have no barrier yet');
+    // The code was not spent by the refusals.
+    expect((await pair(client, controller.pairingCode, 'Gate')).status).toBe(303);
+  });
+
+  it('renames a barrier, by the printable-text rules', async () => {
+    const owner = await signedInCustomer(cloud, 'Renaming Rita');
+    const barrier = await insertBarrier(cloud, owner.id, { name: 'Old name' });
+    await owner.client.get(`/barriers/${barrier.deviceId}`);
+    const renamed = await owner.client.post(`/barriers/${barrier.deviceId}/name`, { name: 'Garden gate 🌿' });
+    expect(renamed.status).toBe(303);
+    const page = text((await owner.client.get(renamed.location!)).html);
+    expect(page).toContain('Name saved');
+    expect(page).toContain('Garden gate 🌿');
+    const refused = await owner.client.post(`/barriers/${barrier.deviceId}/name`, { name: 'Evil\u200Bname' });
+    expect(refused.status).toBe(400);
+    expect(text(refused.html)).toContain('on one line');
+    expect(text((await owner.client.get(`/barriers/${barrier.deviceId}`)).html)).toContain('Garden gate 🌿');
+  });
+});
+
+describe('[attack:web.pairing-steal] a controller belongs to one customer at a time', () => {
+  it('a used pairing code takes nothing from the owner', async () => {
+    const controller = await provisionedController();
+    const owner = await signedInCustomer(cloud, 'Rightful Rosa');
+    const thief = await signedInCustomer(cloud, 'Thief Theo');
+    expect((await pair(owner.client, controller.pairingCode, 'Rosa gate')).status).toBe(303);
+    const stolen = await pair(thief.client, controller.pairingCode, 'Mine now');
+    expect(stolen.status).toBe(403);
+    expect(text(stolen.html)).toContain('already used');
+    expect(text((await thief.client.get('/barriers')).html)).toContain('You have no barrier yet');
+    expect((await thief.client.get(`/barriers/${controller.deviceId}`)).status).toBe(404);
+    expect(text((await owner.client.get(`/barriers/${controller.deviceId}`)).html)).toContain('Rosa gate');
+  });
+
+  it('a pairing code older than 24 hours is refused', async () => {
+    const controller = await provisionedController();
+    const late = await signedInCustomer(cloud, 'Late Lars');
+    clock.advance(24 * HOUR + 1000);
+    const answer = await pair(late.client, controller.pairingCode, 'Late gate');
+    expect(answer.status).toBe(403);
+    expect(text(answer.html)).toContain('older than 24 hours');
+  });
+
+  it('a re-provisioned controller paired by a new customer revokes every key of the previous owner, with its event', async () => {
+    const controller = await provisionedController();
+    const before = await signedInCustomer(cloud, 'Seller Siri');
+    await pair(before.client, controller.pairingCode, 'Siri private name');
+    const [gate] = await numbersOf(controller.deviceId);
+    const { code, keyRef } = await grantedKey(before.id, controller.deviceId, gate!.id);
+
+    // Provisioning the controller again (a new owner's installer) gives it a fresh pairing code.
+    await cloud.ctx.db
+      .updateTable('devices')
+      .set({ pairing_code: 'NEW0WNER', pairing_expires_at: new Date(clock.now().getTime() + HOUR) })
+      .where('id', '=', controller.deviceId)
+      .execute();
+    const after = await signedInCustomer(cloud, 'Buyer Bo');
+    const paired = await pair(after.client, 'new0wner', 'Bo gate');
+    expect(paired.status).toBe(303);
+
+    const status = await companyStatus(cloud, company, code);
+    expect(status.body.state).toBe('revoked');
+    const open = await cloud.call('open', {
+      ...company,
+      key_ref: keyRef,
+      number_id: gate!.id,
+      actor: 'Courier',
+    });
+    expect({ status: open.status, error: open.body.error }).toEqual({ status: 403, error: 'revoked' });
+    const events = await cloud.ctx.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('company_id', '=', company.org_id)
+      .where('type', '=', 'request.revoked')
+      .execute();
+    expect(events.map((event) => (event.data as { code: string }).code)).toContain(code);
+
+    const buyerPage = text((await after.client.get(`/barriers/${controller.deviceId}`)).html);
+    expect(buyerPage).toContain('Bo gate');
+    expect(buyerPage).not.toContain('Siri');
+    expect(buyerPage).not.toContain('Parcel Express');
+    expect((await before.client.get(`/barriers/${controller.deviceId}`)).status).toBe(404);
+    // The request page tells the previous owner their access ended, and nothing of the new owner.
+    const theirRequest = text((await before.client.get(`/c/${code}`)).html);
+    expect(theirRequest).toContain('Withdrawn');
+    expect(theirRequest).toContain('A barrier that is no longer yours');
+    expect(theirRequest).not.toContain('Bo gate');
+  });
+
+  it('the same owner pairing their controller again keeps the access they gave', async () => {
+    const controller = await provisionedController();
+    const owner = await signedInCustomer(cloud, 'Keeping Kai');
+    await pair(owner.client, controller.pairingCode, 'Kai gate');
+    const [gate] = await numbersOf(controller.deviceId);
+    const { code } = await grantedKey(owner.id, controller.deviceId, gate!.id);
+    await cloud.ctx.db
+      .updateTable('devices')
+      .set({ pairing_code: 'AGA1NKA1', pairing_expires_at: new Date(clock.now().getTime() + HOUR) })
+      .where('id', '=', controller.deviceId)
+      .execute();
+    await owner.client.get('/barriers');
+    expect((await owner.client.post('/barriers', { code: 'AGA1NKA1', name: 'Kai gate' })).status).toBe(303);
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('issued');
+  });
+
+  it('guessing pairing codes stops at the limit per address', async () => {
+    const guesser = await signedInCustomer(cloud, 'Guessing Gus');
+    clock.advance(PAIRING_ATTEMPTS.windowMs);
+    for (let i = 0; i < PAIRING_ATTEMPTS.max; i++) {
+      expect((await pair(guesser.client, `ZZZZ${String(i).padStart(4, '0')}`, 'Gate')).status).toBe(403);
+    }
+    const refused = await pair(guesser.client, 'ZZZZ9999', 'Gate');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    clock.advance(PAIRING_ATTEMPTS.windowMs);
+  });
+});
+
+describe("[attack:web.other-customer-urls] another customer's barrier and keys", () => {
+  it('answer 404 to the page, the rename and the withdrawal, and nothing changes', async () => {
+    const owner = await signedInCustomer(cloud, 'Owner Otto');
+    const barrier = await insertBarrier(cloud, owner.id, { name: 'Otto gate' });
+    const { code, keyRef } = await grantedKey(owner.id, barrier.deviceId, barrier.objects[0]!.number_id);
+    const intruder = await signedInCustomer(cloud, 'Intruder Ida');
+    const ownBarrier = await insertBarrier(cloud, intruder.id, { name: 'Ida gate' });
+
+    await intruder.client.get('/barriers');
+    const page = await intruder.client.get(`/barriers/${barrier.deviceId}`);
+    expect(page.status).toBe(404);
+    expect(page.html).not.toContain('Otto');
+    expect((await intruder.client.post(`/barriers/${barrier.deviceId}/name`, { name: 'Taken' })).status).toBe(
+      404,
+    );
+    const withdraw = await intruder.client.post(`/barriers/${barrier.deviceId}/keys/${keyRef}/withdraw`);
+    expect(withdraw.status).toBe(404);
+    // Through a barrier of their own, the key is not found either.
+    expect(
+      (await intruder.client.post(`/barriers/${ownBarrier.deviceId}/keys/${keyRef}/withdraw`)).status,
+    ).toBe(404);
+    for (const path of ['/barriers/not-a-barrier', `/barriers/${barrier.deviceId.toLowerCase()}`]) {
+      expect((await intruder.client.get(path)).status).toBe(404);
+    }
+
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('issued');
+    const ownerPage = text((await owner.client.get(`/barriers/${barrier.deviceId}`)).html);
+    expect(ownerPage).toContain('Otto gate');
+    expect(ownerPage).toContain('Parcel Express');
+    expect(text((await intruder.client.get('/barriers')).html)).not.toContain('Otto');
+  });
+
+  it('a key of the owner posted through another of their own barriers is not found there either', async () => {
+    const owner = await signedInCustomer(cloud, 'Two Gates Tina');
+    const first = await insertBarrier(cloud, owner.id, { name: 'First' });
+    const second = await insertBarrier(cloud, owner.id, { name: 'Second' });
+    const { code, keyRef } = await grantedKey(owner.id, first.deviceId, first.objects[0]!.number_id);
+    await owner.client.get(`/barriers/${second.deviceId}`);
+    expect((await owner.client.post(`/barriers/${second.deviceId}/keys/${keyRef}/withdraw`)).status).toBe(
+      404,
+    );
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('issued');
+  });
+
+  it('send a signed-out browser to sign in, and come back', async () => {
+    const answer = await new BrowserClient(cloud.app).get('/barriers');
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe('/signin?next=%2Fbarriers');
+  });
+});

@@ -1,0 +1,309 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CODE_LOOKUPS } from '../../cloud/customer-app/request-routes.js';
+import type { BrowserClient } from '../support/browser-client.js';
+import { visibleText } from '../support/browser-client.js';
+import { FakeClock } from '../support/clock.js';
+import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
+import {
+  companyRequest,
+  companyStatus,
+  insertBarrier,
+  type SecretAuth,
+  signedInCustomer,
+  type TestBarrier,
+} from '../support/customer-app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/**
+ * Consent (docs/design.md section 10.3) as the customer gives it and the company sees it: Continue claims,
+ * Grant issues a key with the objects and lifetime chosen, Decline leaves the request claimed, a request
+ * past that point offers nothing, and the customer's withdrawal stops the company's next `open` at once.
+ */
+const DAY = 24 * 3600 * 1000;
+const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
+let database: TestDatabase;
+let cloud: TestCloud;
+let company: SecretAuth;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  cloud = await startTestCloud({ database, clock });
+  company = await secretCompany(cloud, 'Tidy Cleaners');
+});
+
+afterAll(async () => {
+  await cloud?.stop();
+  await database?.close();
+});
+
+// Each test looks codes up from one address; a fresh minute keeps it clear of the lookup limit.
+beforeEach(() => clock.advance(CODE_LOOKUPS.windowMs));
+
+const text = visibleText;
+const day = (offsetDays: number) =>
+  new Date(clock.now().getTime() + offsetDays * DAY).toISOString().slice(0, 10);
+
+/** A customer with one barrier of three objects, on a request they claimed with Continue. */
+async function claimedByNewCustomer(name: string) {
+  const customer = await signedInCustomer(cloud, name);
+  const barrier = await insertBarrier(cloud, customer.id, { name: `${name} gate` });
+  const code = await companyRequest(cloud, company);
+  await customer.client.get(`/c/${code}`);
+  const claimed = await customer.client.post(`/c/${code}/claim`);
+  expect(claimed.status).toBe(303);
+  await customer.client.get(`/c/${code}`);
+  return { ...customer, barrier, code };
+}
+
+function grant(client: BrowserClient, code: string, fields: Record<string, string | string[]>) {
+  return client.post(`/c/${code}/grant`, fields);
+}
+
+const ids = (barrier: TestBarrier, ...indexes: number[]) =>
+  indexes.map((i) => String(barrier.objects[i]!.number_id));
+
+async function openAs(auth: SecretAuth, keyRef: number, numberId: number) {
+  return cloud.call('open', { ...auth, key_ref: keyRef, number_id: numberId, actor: 'Cleaner Cleo' });
+}
+
+describe('granting', () => {
+  it('two of three objects until a day: the company sees issued, its key_ref, those two numbers and the end', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Grace');
+    const form = await client.get(`/c/${code}`);
+    expect(text(form.html)).toContain('Give Tidy Cleaners access');
+    for (const object of barrier.objects) expect(text(form.html)).toContain(object.label);
+
+    const lastDay = day(3);
+    const granted = await grant(client, code, {
+      object: ids(barrier, 0, 2),
+      lifetime: 'date',
+      until: lastDay,
+    });
+    expect(granted.status, text(granted.html)).toBe(303);
+    expect(granted.location).toBe(`/c/${code}?granted=1`);
+
+    const status = await companyStatus(cloud, company, code);
+    expect(status.body.state).toBe('issued');
+    expect(status.body.key_ref).toBeTypeOf('number');
+    expect(status.body.numbers).toEqual([barrier.objects[0], barrier.objects[2]]);
+    // The key lasts the whole of the last day, in UTC.
+    expect(status.body.key_expires_at).toBe(`${day(4)} 00:00:00`);
+
+    const confirmation = text((await client.get(granted.location!)).html);
+    expect(confirmation).toContain('Access granted');
+    expect(confirmation).toContain('Tidy Cleaners');
+    expect(confirmation).toContain('Grace gate');
+    expect(confirmation).toContain('Main gate, Garage');
+    expect(confirmation).not.toContain('Side door');
+    const [y, m, d] = lastDay.split('-').map(Number) as [number, number, number];
+    const shown = new Date(Date.UTC(y, m - 1, d)).toLocaleDateString('en-GB', {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+    });
+    expect(confirmation).toContain(`Until the end of ${shown} (UTC)`);
+    expect((await client.get(granted.location!)).html).toContain(`href="/barriers/${barrier.deviceId}"`);
+  });
+
+  it('until withdrawn: no key_expires_at, and the company may open those objects', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Ulla');
+    await grant(client, code, { object: ids(barrier, 1), lifetime: 'withdrawn' });
+    const status = await companyStatus(cloud, company, code);
+    expect(status.body.state).toBe('issued');
+    expect(status.body).not.toHaveProperty('key_expires_at');
+    expect(status.body.numbers).toEqual([barrier.objects[1]]);
+    const page = text((await client.get(`/c/${code}`)).html);
+    expect(page).toContain('Until you withdraw it');
+  });
+
+  it('says what is wrong and keeps the choices: nothing ticked, no day, a past day, a day that does not exist', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Erik');
+    const cases: [Record<string, string | string[]>, string][] = [
+      [{ lifetime: 'withdrawn' }, 'Tick at least one thing Tidy Cleaners may open.'],
+      [{ object: ids(barrier, 0), lifetime: 'date', until: '' }, 'Choose the last day of access.'],
+      [{ object: ids(barrier, 0), lifetime: 'date', until: day(-1) }, 'The last day must be today or later.'],
+      [{ object: ids(barrier, 0), lifetime: 'date', until: '2027-02-30' }, 'That day does not exist'],
+      [{ object: ids(barrier, 0), lifetime: 'forever' }, 'Choose how long access lasts.'],
+      [{ object: ['abc'], lifetime: 'withdrawn' }, 'Tick what they may open from the list.'],
+    ];
+    for (const [fields, message] of cases) {
+      const answer = await grant(client, code, fields);
+      expect(answer.status, message).toBe(400);
+      expect(text(answer.html)).toContain('There is a problem');
+      expect(text(answer.html)).toContain(message);
+    }
+    const kept = await grant(client, code, { object: ids(barrier, 1), lifetime: 'date', until: day(-1) });
+    expect(kept.html).toMatch(new RegExp(`value="${barrier.objects[1]!.number_id}"[^>]*checked`));
+    expect(kept.html).toContain(`value="${day(-1)}"`);
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
+  });
+
+  it('accepts today as the last day: the key ends at the coming midnight, UTC', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Tove');
+    expect(
+      (await grant(client, code, { object: ids(barrier, 0), lifetime: 'date', until: day(0) })).status,
+    ).toBe(303);
+    expect((await companyStatus(cloud, company, code)).body.key_expires_at).toBe(`${day(1)} 00:00:00`);
+  });
+});
+
+describe('what is not the customer’s to grant', () => {
+  it("refuses another customer's object or barrier, and objects of two barriers, leaving the request claimed", async () => {
+    const { client, id, barrier, code } = await claimedByNewCustomer('Mona');
+    const second = await insertBarrier(cloud, id, { name: 'Mona back gate', labels: ['Back gate'] });
+    const stranger = await signedInCustomer(cloud, 'Stranger');
+    const theirs = await insertBarrier(cloud, stranger.id, { name: 'Stranger gate' });
+
+    const foreign = await grant(client, code, { object: ids(theirs, 0), lifetime: 'withdrawn' });
+    expect(foreign.status).toBe(400);
+    expect(text(foreign.html)).toContain('Tick only what is on your own barriers.');
+    expect(foreign.html).not.toContain('Stranger gate');
+
+    const mixed = await grant(client, code, {
+      object: [...ids(barrier, 0), ...ids(theirs, 1)],
+      lifetime: 'withdrawn',
+    });
+    expect(mixed.status).toBe(400);
+
+    const twoBarriers = await grant(client, code, {
+      object: [...ids(barrier, 0), ...ids(second, 0)],
+      lifetime: 'withdrawn',
+    });
+    expect(twoBarriers.status).toBe(400);
+    expect(text(twoBarriers.html)).toContain('Access covers one barrier');
+
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
+    // The second barrier alone is fine.
+    expect((await grant(client, code, { object: ids(second, 0), lifetime: 'withdrawn' })).status).toBe(303);
+    expect((await companyStatus(cloud, company, code)).body.numbers).toEqual([second.objects[0]]);
+  });
+
+  it("refuses to grant on another customer's claimed request", async () => {
+    const { code } = await claimedByNewCustomer('Holder');
+    const other = await signedInCustomer(cloud, 'Grabber');
+    const theirs = await insertBarrier(cloud, other.id);
+    await other.client.get(`/c/${code}`);
+    const answer = await grant(other.client, code, { object: ids(theirs, 0), lifetime: 'withdrawn' });
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe(`/c/${code}`);
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
+  });
+});
+
+describe('declining, and requests past consent', () => {
+  it('declining is a way out that leaves the request claimed until it lapses', async () => {
+    const { client, code } = await claimedByNewCustomer('Dora');
+    const form = await client.get(`/c/${code}`);
+    expect(form.html).toMatch(/<a href="\/barriers">Decline<\/a>/);
+    await client.get('/barriers');
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
+    // Coming back, the question is still open.
+    expect(text((await client.get(`/c/${code}`)).html)).toContain('Give Tidy Cleaners access');
+    clock.advance(DAY);
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('expired');
+  });
+
+  it('an issued, withdrawn or expired request offers nothing to grant, and a stale form grants nothing', async () => {
+    const issued = await claimedByNewCustomer('Ivo');
+    await grant(issued.client, issued.code, { object: ids(issued.barrier, 0), lifetime: 'withdrawn' });
+    const keyRef = (await companyStatus(cloud, company, issued.code)).body.key_ref;
+    const again = await grant(issued.client, issued.code, {
+      object: ids(issued.barrier, 1),
+      lifetime: 'withdrawn',
+    });
+    expect(again.status).toBe(303);
+    const after = await companyStatus(cloud, company, issued.code);
+    expect(after.body.key_ref).toBe(keyRef);
+    expect(after.body.numbers).toEqual([issued.barrier.objects[0]]);
+    expect((await issued.client.get(`/c/${issued.code}`)).html).not.toContain('Grant access');
+
+    await issued.client.get(`/barriers/${issued.barrier.deviceId}`);
+    await issued.client.post(`/barriers/${issued.barrier.deviceId}/keys/${keyRef}/withdraw`);
+    const withdrawn = await issued.client.get(`/c/${issued.code}`);
+    expect(text(withdrawn.html)).toContain('Withdrawn');
+    expect(withdrawn.html).not.toContain('Grant access');
+
+    const lapsing = await claimedByNewCustomer('Lapse');
+    clock.advance(DAY);
+    const expired = await lapsing.client.get(`/c/${lapsing.code}`);
+    expect(text(expired.html)).toContain('Expired');
+    expect(expired.html).not.toContain('Grant access');
+    await grant(lapsing.client, lapsing.code, { object: ids(lapsing.barrier, 0), lifetime: 'withdrawn' });
+    expect((await companyStatus(cloud, company, lapsing.code)).body.state).toBe('expired');
+  });
+
+  it('with no barrier yet, explains and leads to adding one, then back to the request', async () => {
+    const customer = await signedInCustomer(cloud, 'Newbie');
+    const code = await companyRequest(cloud, company);
+    await customer.client.get(`/c/${code}`);
+    await customer.client.post(`/c/${code}/claim`);
+    const page = await customer.client.get(`/c/${code}`);
+    expect(text(page.html)).toContain('Add your barrier first');
+    expect(page.html).toContain(`href="/barriers?next=/c/${code}"`);
+
+    // A controller waiting to be paired, as provisioning leaves it.
+    await cloud.ctx.db
+      .insertInto('devices')
+      .values({
+        id: 'DNEWB1E0000',
+        label: 'Installer gate',
+        pairing_code: 'NEWB1EPC',
+        pairing_expires_at: new Date(clock.now().getTime() + DAY),
+      })
+      .execute();
+    await cloud.ctx.db
+      .insertInto('device_objects')
+      .values({ device_id: 'DNEWB1E0000', local_id: 'gate', label: 'Drive gate', kind: 'relay' })
+      .execute();
+    const list = await customer.client.get(`/barriers?next=/c/${code}`);
+    expect(list.html).toContain(`name="next" value="/c/${code}"`);
+    const paired = await customer.client.post('/barriers', {
+      code: 'newb-lepc',
+      name: 'Home',
+      next: `/c/${code}`,
+    });
+    expect(paired.status, text(paired.html)).toBe(303);
+    expect(paired.location).toBe(`/c/${code}`);
+    expect(text((await customer.client.get(`/c/${code}`)).html)).toContain('Drive gate');
+  });
+});
+
+describe('withdrawing', () => {
+  it('takes effect at once: status says revoked, and the next open is 403 revoked without asking the controller', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Wanda');
+    await grant(client, code, { object: ids(barrier, 0, 1), lifetime: 'withdrawn' });
+    const keyRef = (await companyStatus(cloud, company, code)).body.key_ref as number;
+    // Before: the key is good; the barrier's controller is simply not connected here.
+    expect((await openAs(company, keyRef, barrier.objects[0]!.number_id)).body.error).toBe('device_offline');
+
+    const page = await client.get(`/barriers/${barrier.deviceId}`);
+    expect(page.html).toContain('data-confirm="Withdraw access for Tidy Cleaners?"');
+    const withdrawn = await client.post(`/barriers/${barrier.deviceId}/keys/${keyRef}/withdraw`);
+    expect(withdrawn.status).toBe(303);
+    expect(text((await client.get(withdrawn.location!)).html)).toContain(
+      'Access withdrawn: Tidy Cleaners can no longer open Wanda gate.',
+    );
+
+    const status = await companyStatus(cloud, company, code);
+    expect(status.body.state).toBe('revoked');
+    expect(status.body.revoked_at).toBeTypeOf('string');
+    const open = await openAs(company, keyRef, barrier.objects[0]!.number_id);
+    expect({ status: open.status, error: open.body.error }).toEqual({ status: 403, error: 'revoked' });
+    expect(text((await client.get(`/barriers/${barrier.deviceId}`)).html)).not.toContain('Tidy Cleaners');
+  });
+
+  it('a dated key past its day is shown as ended, and open says expired until it is withdrawn', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Edda');
+    await grant(client, code, { object: ids(barrier, 0), lifetime: 'date', until: day(0) });
+    const keyRef = (await companyStatus(cloud, company, code)).body.key_ref as number;
+    clock.advance(DAY);
+    const open = await openAs(company, keyRef, barrier.objects[0]!.number_id);
+    expect({ status: open.status, error: open.body.error }).toEqual({ status: 403, error: 'expired' });
+    const page = text((await client.get(`/barriers/${barrier.deviceId}`)).html);
+    expect(page).toContain('Tidy Cleaners');
+    expect(page).toContain('Ended');
+    expect(page).not.toContain('Has access');
+    expect(text((await client.get('/barriers')).html)).toContain('No company has access');
+  });
+});
