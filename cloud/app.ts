@@ -16,7 +16,7 @@ import { signingKeyRoute } from './signing-key/signing-key-route.js';
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
   logLevel: string,
-  options: { timeouts?: HttpTimeouts | undefined } = {},
+  options: { timeouts?: HttpTimeouts | undefined; trustProxy?: string | undefined } = {},
 ): FastifyInstance {
   const timeouts = options.timeouts ?? HTTP_TIMEOUTS;
   const app = Fastify({
@@ -27,6 +27,9 @@ export function createHttpServer(
     // One line per request only when debugging; failures are logged by our error handler at any level.
     logController: new LogController({ disableRequestLogging: logLevel !== 'debug' && logLevel !== 'trace' }),
     bodyLimit: 64 * 1024,
+    // Only the proxies named in TRUST_PROXY may say who the client is; anyone else could claim any address
+    // and escape the per-address limits.
+    trustProxy: options.trustProxy ?? false,
     http: {
       headersTimeout: timeouts.headersMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,

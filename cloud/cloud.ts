@@ -56,7 +56,10 @@ export interface RunningCloud {
 export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const app = createHttpServer(config.logLevel, { timeouts: options.httpTimeouts });
+  const app = createHttpServer(config.logLevel, {
+    timeouts: options.httpTimeouts,
+    trustProxy: config.trustProxy,
+  });
   let listeningPort = config.port;
   let database: DatabaseHandle | undefined = options.database;
   let broker: Broker | undefined;

@@ -40,6 +40,12 @@ const envSchema = z.object({
       .optional(),
   ),
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: z.enum(['0', '1']).optional(),
+  TRUST_PROXY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9.:/]+(,\s*[A-Za-z0-9.:/]+)*$/)
+      .optional(),
+  ),
   NODE_ENV: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -62,6 +68,8 @@ const ACCEPTS: Record<string, string> = {
   GATELINK_DEV_KEYFILE_URL: 'an http(s) URL template containing {domain} (tests only)',
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '0 or 1 (tests only)',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
+  TRUST_PROXY:
+    'the reverse proxies in front, comma-separated addresses or CIDRs (or loopback), or leave it unset',
 };
 
 export interface CloudConfig {
@@ -88,6 +96,11 @@ export interface CloudConfig {
   readonly allowPrivateCallbacks: boolean;
   readonly production: boolean;
   readonly logLevel: string;
+  /**
+   * The reverse proxies whose X-Forwarded-For is believed; unset: none, and a client is its socket's address.
+   * Per-address limits (docs/design.md section 10.1) count the address this yields.
+   */
+  readonly trustProxy: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +152,7 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     allowPrivateCallbacks: v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1',
     production,
     logLevel: v.LOG_LEVEL,
+    trustProxy: v.TRUST_PROXY,
   });
 }
 

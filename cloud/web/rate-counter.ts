@@ -1,4 +1,3 @@
-import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { sql } from 'kysely';
 import type { CloudContext } from '../context.js';
 import type { Database } from '../db/database.js';
@@ -41,34 +40,4 @@ export async function purgeRateCounters(ctx: CloudContext): Promise<number> {
     .where('window_start', '<', before)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
-}
-
-/**
- * A store for @fastify/rate-limit that counts in the database, so that its per-route limits hold across
- * instances. Each route gets its own bucket, named after its path.
- */
-export function databaseRateLimitStore(ctx: CloudContext): FastifyRateLimitStoreCtor {
-  class DatabaseStore implements FastifyRateLimitStore {
-    readonly #bucket: string;
-
-    constructor(_options: unknown, bucket = 'global') {
-      this.#bucket = bucket;
-    }
-
-    incr(
-      key: string,
-      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ): void {
-      countHit(ctx.db, { bucket: this.#bucket, key, windowMs: timeWindow, now: ctx.clock.now() }).then(
-        (hit) => callback(null, { current: hit.count, ttl: hit.resetMs }),
-        (error: Error) => callback(error),
-      );
-    }
-
-    child(routeOptions: { path: string; prefix: string }): FastifyRateLimitStore {
-      return new DatabaseStore(undefined, `route:${routeOptions.path}`);
-    }
-  }
-  return DatabaseStore;
 }

@@ -4,7 +4,6 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
@@ -14,7 +13,6 @@ import { findSession, type Session } from '../sessions/sessions.js';
 import { type CookiePolicy, cookiePolicy } from './cookies.js';
 import { ErrorPage } from './error-page.js';
 import { type PageContext, sendPage } from './page.js';
-import { databaseRateLimitStore } from './rate-counter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,7 +74,6 @@ export async function webFoundation(app: FastifyInstance, ctx: CloudContext): Pr
     cookieKey: policy.csrfName,
     cookieOpts: { ...policy.options, signed: false },
   });
-  await app.register(rateLimit, { global: false, store: databaseRateLimitStore(ctx) });
   await app.register(fastifyStatic, {
     root: ASSETS,
     prefix: '/assets/',
