@@ -281,6 +281,16 @@ describe('[attack:web.code-lookup-hammer] guessing codes', () => {
     expect((await client.get(`/c/${real}`)).status).toBe(200);
   });
 
+  it('is not escaped by claiming another address in X-Forwarded-For when no proxy is trusted', async () => {
+    clock.advance(CODE_LOOKUPS.windowMs);
+    const client = new BrowserClient(cloud.app);
+    for (let i = 0; i < CODE_LOOKUPS.max; i++) {
+      const forged = { 'x-forwarded-for': `203.0.113.${i % 250}` };
+      expect((await client.get(`/c/${guess(i)}`, forged)).status).toBe(404);
+    }
+    expect((await client.get(`/c/${guess(98)}`, { 'x-forwarded-for': '198.51.100.7' })).status).toBe(429);
+  });
+
   it.skipIf(!process.env.DATABASE_URL)(
     'holds across two cloud instances on one PostgreSQL database',
     async () => {
