@@ -16,6 +16,7 @@ import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
 import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
+import { configuredMailer, type Mailer } from './email-codes/mailer.js';
 import type { HttpTimeouts } from './http/timeouts.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
@@ -27,6 +28,8 @@ export interface CloudOptions {
   /** A database opened by the caller (tests share one per file); closed by the caller too. */
   database?: DatabaseHandle;
   fetchKeyFile?: KeyFileFetcher;
+  /** Where sign-in codes go; by default the one SMTP_URL names, or the log. */
+  mailer?: Mailer;
   /** Background jobs (expiry sweep, key re-confirmation, purges). Tests that drive them by hand turn them off. */
   jobs?: boolean;
   /** Options for the broker, such as a shorter acknowledgement timeout in tests. */
@@ -65,6 +68,8 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   let broker: Broker | undefined;
   let jobs: PeriodicJob[] = [];
   const folder = dataFolderComponent(options);
+  const baseUrl = () => config.baseUrl ?? `http://localhost:${listeningPort}`;
+  const mailer = options.mailer ?? configuredMailer(config, app.log, baseUrl);
   const context = (db: DatabaseHandle): CloudContext => ({
     config,
     db: db.db,
@@ -76,7 +81,8 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       ((domain) =>
         fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
     companies: new CompanyCache(clock),
-    baseUrl: () => config.baseUrl ?? `http://localhost:${listeningPort}`,
+    mailer,
+    baseUrl,
   });
   let ctx: CloudContext | undefined;
 

@@ -13,6 +13,9 @@ const optionalText = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
+/** `gate@example.com` or `Gatelink <gate@example.com>`: one address, on one line. */
+const MAIL_FROM_PATTERN = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+
 const envSchema = z.object({
   PORT: port(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -32,6 +35,8 @@ const envSchema = z.object({
   OPERATOR_TOKEN: optionalText.pipe(z.string().min(24).optional()),
   SIGNING_KEY_FILE: optionalText,
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
+  SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  MAIL_FROM: optionalText.pipe(z.string().max(320).regex(MAIL_FROM_PATTERN).optional()),
   GATELINK_DEV_KEYFILE_URL: optionalText.pipe(
     z
       .string()
@@ -65,6 +70,9 @@ const ACCEPTS: Record<string, string> = {
   OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
   SIGNING_KEY_FILE: 'a path to an Ed25519 private key in PEM',
   OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
+  SMTP_URL:
+    'an smtp:// or smtps:// URL of the mail server, or leave it unset to write sign-in codes to the log',
+  MAIL_FROM: 'one sender address, such as Gatelink <gate@example.com>',
   GATELINK_DEV_KEYFILE_URL: 'an http(s) URL template containing {domain} (tests only)',
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '0 or 1 (tests only)',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
@@ -92,6 +100,10 @@ export interface CloudConfig {
   readonly operatorToken: string | undefined;
   readonly signingKeyFile: string;
   readonly openRateLimit: number;
+  /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
+  readonly smtpUrl: string | undefined;
+  /** The sender of those e-mails; unset: `Gatelink <no-reply@<host of the base URL>>`. */
+  readonly mailFrom: string | undefined;
   readonly devKeyfileUrl: string | undefined;
   readonly allowPrivateCallbacks: boolean;
   readonly production: boolean;
@@ -148,6 +160,8 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     operatorToken: v.OPERATOR_TOKEN,
     signingKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
     openRateLimit: v.OPEN_RATE_LIMIT,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM,
     devKeyfileUrl: v.GATELINK_DEV_KEYFILE_URL,
     allowPrivateCallbacks: v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1',
     production,

@@ -5,6 +5,7 @@ import type { Clock } from './clock.js';
 import type { KeyFileFetcher } from './company-keys/confirm.js';
 import type { CloudConfig } from './config.js';
 import type { Database } from './db/database.js';
+import type { Mailer } from './email-codes/mailer.js';
 
 /**
  * What every part of the cloud is handed: configuration, database, clock, logger and the few shared
@@ -20,6 +21,8 @@ export interface CloudContext {
   readonly fetchKeyFile: KeyFileFetcher;
   /** Companies authenticated recently; whatever changes a company tells it (`forget`). */
   readonly companies: CompanyCache;
+  /** Sends one-time sign-in codes: over SMTP, or into the log when none is configured. */
+  readonly mailer: Mailer;
   /** Settled once the HTTP server listens (the port may be chosen by the system). */
   baseUrl(): string;
 }

@@ -11,6 +11,7 @@ import type { CloudContext } from '../../cloud/context.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/db/database.js';
 import { pairDevice } from '../../cloud/devices/devices.js';
+import { logMailer } from '../../cloud/email-codes/mailer.js';
 import { claimRequest } from '../../cloud/requests/claim.js';
 import { provision } from '../../device/cli/provision.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -211,6 +212,7 @@ class ChaosSystem {
       signingKey: SigningKey.generate(),
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       companies: new CompanyCache(systemClock),
+      mailer: logMailer(recordingLogger()),
       baseUrl: () => this.baseUrl,
     };
     try {

@@ -12,6 +12,7 @@ import { systemClock } from '../../cloud/clock.js';
 import { loadCloudConfig } from '../../cloud/config.js';
 import type { CloudContext } from '../../cloud/context.js';
 import type { Database } from '../../cloud/db/database.js';
+import { logMailer } from '../../cloud/email-codes/mailer.js';
 import type { DispatchRequest, DispatchResult } from '../../cloud/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -83,6 +84,7 @@ export class BrokerEnv {
       signingKey: this.signingKey,
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       companies: new CompanyCache(systemClock),
+      mailer: logMailer(this.log),
       baseUrl: () => 'http://127.0.0.1:0',
     };
   }

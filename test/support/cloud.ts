@@ -5,6 +5,7 @@ import type { Clock } from '../../cloud/clock.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.js';
 import type { DatabaseHandle } from '../../cloud/db/database.js';
+import type { Mailer } from '../../cloud/email-codes/mailer.js';
 import type { HttpTimeouts } from '../../cloud/http/timeouts.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
@@ -58,6 +59,8 @@ export async function startTestCloud(options: {
   env?: Record<string, string>;
   ackTimeoutMs?: number;
   httpTimeouts?: HttpTimeouts;
+  /** Where sign-in codes go; by default SMTP_URL of `env`, or the (silent) log. */
+  mailer?: Mailer;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
   const config = localCloudConfig(dataDir, options.env);
@@ -68,6 +71,7 @@ export async function startTestCloud(options: {
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
     ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
+    ...(options.mailer ? { mailer: options.mailer } : {}),
   });
   const send = async (
     method: 'GET' | 'POST',
