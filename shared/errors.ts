@@ -125,6 +125,31 @@ export const ERRORS = {
   },
   sign_in_required: { status: 401, message: 'Sign in to continue.' },
   too_many_attempts: { status: 429, message: 'Too many attempts from here; wait a moment and try again.' },
+  // docs/design.md section 10.2: accounts
+  email_unavailable: {
+    status: 503,
+    message: 'We could not send the e-mail just now; try again in a few minutes, or use a passkey.',
+  },
+  passkey_refused: {
+    status: 400,
+    message:
+      'The passkey answer could not be verified: it was made for another request or site, or took too long. Try again.',
+  },
+  passkey_unknown: {
+    status: 401,
+    message:
+      'This passkey is not registered with Gatelink (it may have been removed): sign in with an e-mail code.',
+  },
+  last_way_in: {
+    status: 409,
+    message:
+      'This passkey is your only way to sign in: add another passkey or confirm an e-mail address before removing it.',
+  },
+  email_taken: {
+    status: 409,
+    message:
+      'This e-mail address belongs to another Gatelink account: sign in to that account with it instead.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
