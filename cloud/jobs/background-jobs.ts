@@ -2,7 +2,9 @@ import { purgeNonces } from '../auth/nonces.js';
 import { purgeIdempotencyKeys } from '../company-api/idempotency.js';
 import { reconfirmDueKeys } from '../company-keys/confirm.js';
 import type { CloudContext } from '../context.js';
+import { purgeEmailCodes } from '../email-codes/codes.js';
 import { UnansweredOpenings } from '../opening/unanswered.js';
+import { purgeCeremonies } from '../passkeys/challenges.js';
 import { sweepExpired } from '../requests/expiry.js';
 import { purgeSessions } from '../sessions/sessions.js';
 import { purgeRateCounters } from '../web/rate-counter.js';
@@ -21,5 +23,7 @@ export function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): Periodi
     job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),
     job('session purge', 600_000, () => purgeSessions(ctx)),
     job('rate counter purge', 600_000, () => purgeRateCounters(ctx)),
+    job('passkey ceremony purge', 60_000, () => purgeCeremonies(ctx)),
+    job('e-mail code purge', 600_000, () => purgeEmailCodes(ctx)),
   ];
 }
