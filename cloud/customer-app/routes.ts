@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { CloudContext } from '../context.js';
 import { webFoundation } from '../web/web-plugin.js';
+import { accountRoutes } from './account-routes.js';
 import { barrierRoutes } from './barrier-routes.js';
+import { emailCodeRoutes } from './email-code-routes.js';
 import { homeRoutes } from './home-routes.js';
+import { passkeyRoutes } from './passkey-routes.js';
 import { pwaRoutes } from './pwa-routes.js';
 import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
+import { signInRoutes } from './signin-routes.js';
+import { signUpRoutes } from './signup-routes.js';
 import type { WebDeps } from './web-deps.js';
 
 /**
@@ -21,4 +26,9 @@ export async function customerApp(app: FastifyInstance, options: { ctx: CloudCon
   await app.register(sessionRoutes, deps);
   await app.register(requestRoutes, deps);
   await app.register(barrierRoutes, deps);
+  await app.register(signInRoutes, deps);
+  await app.register(emailCodeRoutes, deps);
+  await app.register(signUpRoutes, deps);
+  await app.register(accountRoutes, deps);
+  await app.register(passkeyRoutes, deps);
 }

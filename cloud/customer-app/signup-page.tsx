@@ -1,0 +1,70 @@
+import type { VNode } from 'preact';
+import { MAX_DISPLAY_NAME_LENGTH } from '../customers/accounts.js';
+import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
+import { CsrfField, Layout, type PageContext } from '../web/page.js';
+import { withQuery } from './account-session.js';
+import { Carried, ErrorSummary, type FieldErrors, TextField } from './form-fields.js';
+import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
+
+/**
+ * `/signup` (docs/design.md section 10.2): one form, two ways to finish it. "Create with a passkey" (script)
+ * needs only the name; "Sign up with an e-mail code" works everywhere, script or not, and needs the address.
+ * The e-mail button is the form's submit button, so Enter in a field takes the way that needs no script.
+ */
+export function SignUpPage(props: {
+  page: PageContext;
+  next: string;
+  values?: { display_name: string; email: string };
+  errors?: FieldErrors;
+}): VNode {
+  return (
+    <Layout title="Create your account" page={props.page} scripts={PASSKEY_SCRIPTS}>
+      <section class="card">
+        <ErrorSummary errors={props.errors} ids={{ display_name: 'signup-name', email: 'signup-email' }} />
+        <h1>Create your account</h1>
+        <form method="post" action="/signup/email" novalidate>
+          <CsrfField page={props.page} />
+          <Carried fields={{ next: props.next }} />
+          <TextField
+            id="signup-name"
+            name="display_name"
+            label="Your name"
+            hint="How Gatelink addresses you. You can change it later."
+            autocomplete="name"
+            maxLength={MAX_DISPLAY_NAME_LENGTH}
+            value={props.values?.display_name}
+            error={props.errors?.display_name}
+          />
+          <TextField
+            id="signup-email"
+            name="email"
+            type="email"
+            label="E-mail address (optional with a passkey)"
+            hint="With it you can also sign in with a code on a device that has no passkey."
+            autocomplete="email"
+            maxLength={MAX_EMAIL_LENGTH}
+            spellcheck={false}
+            value={props.values?.email}
+            error={props.errors?.email}
+          />
+          <div class="actions">
+            <PasskeyButton
+              ceremony="sign-up"
+              label="Create with a passkey"
+              start="/signup/passkey/options"
+              finish="/signup/passkey/verify"
+              statusId="signup-passkey-status"
+            />
+            <button type="submit" class="secondary">
+              Sign up with an e-mail code
+            </button>
+          </div>
+          <PasskeyNotes statusId="signup-passkey-status" otherwise="Sign up with an e-mail code instead." />
+        </form>
+      </section>
+      <p class="center">
+        Already have an account? <a href={withQuery('/signin', { next: props.next })}>Sign in</a>
+      </p>
+    </Layout>
+  );
+}
