@@ -58,14 +58,19 @@ export async function newProfile(
 /**
  * A platform authenticator that holds resident keys and verifies its user, as a phone or laptop with a
  * passkey does; every WebAuthn ceremony of the page is answered by it. Returns a way to list its credentials.
+ * Chromium allows one platform (`internal`) authenticator per page; a second one can be a security key
+ * (`usb`), which the browser asks when the first cannot answer (it already holds an excluded credential).
  */
-export async function addVirtualAuthenticator(page: Page): Promise<{ credentialCount(): Promise<number> }> {
+export async function addVirtualAuthenticator(
+  page: Page,
+  options: { transport?: 'internal' | 'usb' } = {},
+): Promise<{ credentialCount(): Promise<number>; remove(): Promise<void> }> {
   const session = await page.context().newCDPSession(page);
   await session.send('WebAuthn.enable');
   const { authenticatorId } = await session.send('WebAuthn.addVirtualAuthenticator', {
     options: {
       protocol: 'ctap2',
-      transport: 'internal',
+      transport: options.transport ?? 'internal',
       hasResidentKey: true,
       hasUserVerification: true,
       isUserVerified: true,
@@ -76,6 +81,9 @@ export async function addVirtualAuthenticator(page: Page): Promise<{ credentialC
     async credentialCount() {
       const { credentials } = await session.send('WebAuthn.getCredentials', { authenticatorId });
       return credentials.length;
+    },
+    async remove() {
+      await session.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
     },
   };
 }
