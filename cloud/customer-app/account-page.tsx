@@ -3,7 +3,9 @@ import { type Account, MAX_DISPLAY_NAME_LENGTH } from '../customers/accounts.js'
 import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
 import type { Passkey } from '../passkeys/passkeys.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
-import { Carried, ErrorSummary, type FieldErrors, TextField } from './form-fields.js';
+import { ErrorSummary } from './field-errors.js';
+import { Carried, TextField } from './form-fields.js';
+import type { FieldErrors } from './form-input.js';
 import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
 import { PasskeyList } from './passkey-list.js';
 
@@ -23,8 +25,6 @@ export interface AccountPageProps {
 }
 
 export function AccountPage(props: AccountPageProps): VNode {
-  const errorIds: Record<string, string> = { display_name: 'account-name', email: 'account-email' };
-  for (const key of props.passkeys) errorIds[`passkey-${key.id}`] = `passkey-${key.id}`;
   return (
     <Layout title="Your account" page={props.page} scripts={PASSKEY_SCRIPTS}>
       {props.notice ? (
@@ -32,12 +32,11 @@ export function AccountPage(props: AccountPageProps): VNode {
           {props.notice}
         </p>
       ) : null}
-      <ErrorSummary errors={props.errors} ids={errorIds} />
+      <ErrorSummary errors={props.errors} />
       <section class="card">
         <h1>Your account</h1>
         <NameForm {...props} />
       </section>
-      <EmailSection {...props} />
       <section class="card" aria-labelledby="passkeys-title">
         <h2 id="passkeys-title">Passkeys</h2>
         <p class="muted">
@@ -60,6 +59,7 @@ export function AccountPage(props: AccountPageProps): VNode {
         </p>
         <PasskeyNotes statusId="add-passkey-status" otherwise="Add one from a browser that can." />
       </section>
+      <EmailSection {...props} />
       <section class="card" aria-labelledby="signout-title">
         <h2 id="signout-title">Sign out</h2>
         <form method="post" action="/signout" class="actions">
@@ -78,13 +78,13 @@ function NameForm(props: AccountPageProps): VNode {
     <form method="post" action="/account/name" novalidate>
       <CsrfField page={props.page} />
       <TextField
-        id="account-name"
+        id="display_name"
         name="display_name"
         label="Your name"
         autocomplete="name"
         maxLength={MAX_DISPLAY_NAME_LENGTH}
         value={props.values?.display_name ?? props.account.displayName}
-        error={props.errors?.display_name}
+        errors={props.errors}
       />
       <p class="actions">
         <button type="submit" class="secondary">
@@ -101,7 +101,7 @@ function EmailSection(props: AccountPageProps): VNode {
     <section class="card" aria-labelledby="email-title">
       <h2 id="email-title">E-mail address</h2>
       {email ? (
-        <p class="row">
+        <p class="email-line">
           <strong class="address">{email}</strong>
           {emailVerifiedAt ? (
             <span class="badge ok">Confirmed</span>
@@ -124,26 +124,40 @@ function EmailSection(props: AccountPageProps): VNode {
           </p>
         </form>
       ) : null}
-      <form method="post" action="/account/email" novalidate>
-        <CsrfField page={props.page} />
-        <TextField
-          id="account-email"
-          name="email"
-          type="email"
-          label={email ? 'Use another e-mail address' : 'Add an e-mail address'}
-          hint="We send a code to it; it is saved once you enter the code."
-          autocomplete="email"
-          maxLength={MAX_EMAIL_LENGTH}
-          spellcheck={false}
-          value={props.values?.email}
-          error={props.errors?.email}
-        />
-        <p class="actions">
-          <button type="submit" class="secondary">
-            Send a code
-          </button>
-        </p>
-      </form>
+      {email ? (
+        <details open={!!props.errors?.email}>
+          <summary>Use another e-mail address</summary>
+          <EmailForm {...props} label="Another e-mail address" />
+        </details>
+      ) : (
+        <EmailForm {...props} label="Add an e-mail address" />
+      )}
     </section>
+  );
+}
+
+/** A new address for the account: a code goes to it, and it is saved once the code is entered. */
+function EmailForm(props: AccountPageProps & { label: string }): VNode {
+  return (
+    <form method="post" action="/account/email" novalidate>
+      <CsrfField page={props.page} />
+      <TextField
+        id="email"
+        name="email"
+        type="email"
+        label={props.label}
+        hint="We send a code to it; it is saved once you enter the code."
+        autocomplete="email"
+        maxLength={MAX_EMAIL_LENGTH}
+        spellcheck={false}
+        value={props.values?.email}
+        errors={props.errors}
+      />
+      <p class="actions">
+        <button type="submit" class="secondary">
+          Send a code
+        </button>
+      </p>
+    </form>
   );
 }

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { findAccount, renameAccount, setVerifiedEmail } from '../customers/accounts.js';
-import { emailAddress } from '../email-codes/email-address.js';
 import { codeProblem, sendCode, tryCode } from '../email-codes/send-code.js';
 import { listPasskeys } from '../passkeys/passkeys.js';
 import { sendPage } from '../web/page.js';
-import { displayName, nextPath, readForm, typedCode } from './account-input.js';
+import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { AccountPage, type AccountPageProps } from './account-page.js';
 import { clientKey, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
+import { parseForm, textField } from './form-input.js';
 import { onForm } from './form-problem.js';
 import { pageContext, safeNext, signedIn, type WebDeps } from './web-deps.js';
 
@@ -27,8 +27,8 @@ const NOTICES = {
 } as const;
 
 const accountQuery = z.object({ done: z.enum(Object.keys(NOTICES) as [keyof typeof NOTICES]).optional() });
-const emailForm = z.object({ email: emailAddress });
-const codeFields = z.object({ email: emailAddress, next: nextPath });
+const emailForm = z.object({ email: emailField });
+const codeFields = z.object({ email: emailField, next: nextPath });
 
 export async function accountRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   app.get('/account', async (request, reply) => {
@@ -39,21 +39,21 @@ export async function accountRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
   app.post('/account/name', async (request, reply) => {
     const customer = signedIn(request, reply)!;
-    const form = readForm(z.object({ display_name: displayName }), request.body);
+    const form = parseForm(z.object({ display_name: displayName }), request.body);
     if (!form.ok) {
-      const values = { display_name: field(request.body, 'display_name') };
+      const values = { display_name: textField(request.body, 'display_name') };
       return sendAccountPage(deps, request, reply, { errors: form.errors, values }, 400);
     }
-    await renameAccount(deps.ctx, customer.customerId, form.data.display_name);
+    await renameAccount(deps.ctx, customer.customerId, form.value.display_name);
     return reply.redirect('/account?done=name-saved', 303);
   });
 
   app.post('/account/email', async (request, reply) => {
     signedIn(request, reply);
-    const values = { email: field(request.body, 'email') };
-    const form = readForm(emailForm, request.body);
+    const values = { email: textField(request.body, 'email') };
+    const form = parseForm(emailForm, request.body);
     if (!form.ok) return sendAccountPage(deps, request, reply, { errors: form.errors, values }, 400);
-    const { email } = form.data;
+    const { email } = form.value;
     const sent = await onForm(reply, ['too_many_attempts', 'email_unavailable'], () =>
       sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
     );
@@ -73,7 +73,7 @@ export async function accountRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const customer = signedIn(request, reply)!;
     const fields = codeFields.safeParse(request.body);
     if (!fields.success) return reply.redirect('/account', 303);
-    const code = typedCode.safeParse(field(request.body, 'code'));
+    const code = typedCode.safeParse(textField(request.body, 'code'));
     if (!code.success)
       return sendConfirmPage(request, reply, fields.data, code.error.issues[0]!.message, 400);
     const { email, next } = fields.data;
@@ -132,10 +132,4 @@ function sendConfirmPage(
     />,
     status,
   );
-}
-
-/** A field of a posted form as the person typed it, to show it again beside its error. */
-function field(body: unknown, name: string): string {
-  const value = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : '';
 }

@@ -2,7 +2,8 @@ import type { VNode } from 'preact';
 import { CODE_DIGITS } from '../email-codes/codes.js';
 import { CODE_LIFETIME_MINUTES } from '../email-codes/send-code.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
-import { Carried, ErrorSummary, TextField } from './form-fields.js';
+import { ErrorSummary } from './field-errors.js';
+import { Carried, TextField } from './form-fields.js';
 
 /**
  * The page that asks for the code just e-mailed (docs/design.md section 10.2), for signing in or up and for
@@ -25,10 +26,11 @@ export interface CodePageProps {
 }
 
 export function CodePage(props: CodePageProps): VNode {
+  const errors = props.error ? { code: props.error } : undefined;
   return (
     <Layout title={props.title} page={props.page}>
       <section class="card">
-        <ErrorSummary errors={props.error ? { code: props.error } : undefined} ids={{ code: 'code' }} />
+        <ErrorSummary errors={errors} />
         <h1>{props.title}</h1>
         <p>
           We sent a {CODE_DIGITS}-digit code to <strong class="address">{props.email}</strong>. It works once,
@@ -45,7 +47,7 @@ export function CodePage(props: CodePageProps): VNode {
             autocomplete="one-time-code"
             maxLength={12}
             spellcheck={false}
-            error={props.error}
+            errors={errors}
           />
           <p class="actions">
             <button type="submit">{props.submitLabel}</button>

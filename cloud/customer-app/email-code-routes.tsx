@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { accountForVerifiedEmail } from '../customers/accounts.js';
-import { emailAddress } from '../email-codes/email-address.js';
 import { codeProblem, sendCode, tryCode } from '../email-codes/send-code.js';
 import { sendPage } from '../web/page.js';
-import { displayName, nextPath, readForm, typedCode } from './account-input.js';
+import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
+import { type FieldErrors, parseForm, textField } from './form-input.js';
 import { onForm } from './form-problem.js';
 import { SignInPage } from './signin-routes.js';
 import { pageContext, safeNext, type WebDeps } from './web-deps.js';
@@ -17,35 +17,26 @@ import { pageContext, safeNext, type WebDeps } from './web-deps.js';
  * or makes it (with the name given at sign-up). The address travels from page to page in the query and a
  * hidden field: it is bound to the code, so changing it only makes the code wrong.
  */
-const askForm = z.object({ email: emailAddress, next: nextPath });
-const codeQuery = z.object({ email: emailAddress, next: nextPath, display_name: displayName.optional() });
+const askForm = z.object({ email: emailField, next: nextPath });
+const codeQuery = z.object({ email: emailField, next: nextPath, display_name: displayName.optional() });
 
 export async function emailCodeRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   app.post('/signin/email', async (request, reply) => {
-    const raw = request.body as Record<string, unknown> | undefined;
-    const next = safeNext(raw?.next);
-    const form = readForm(askForm, raw);
-    const page = () => pageContext(request, reply);
-    if (!form.ok) {
-      const email = typeof raw?.email === 'string' ? raw.email : '';
-      return sendPage(
+    const next = safeNext(textField(request.body, 'next'));
+    const typed = textField(request.body, 'email');
+    const again = (errors: FieldErrors, status: number) =>
+      sendPage(
         reply,
-        <SignInPage page={page()} next={next} email={email} errors={form.errors} />,
-        400,
+        <SignInPage page={pageContext(request, reply)} next={next} email={typed} errors={errors} />,
+        status,
       );
-    }
-    const { email } = form.data;
+    const form = parseForm(askForm, request.body);
+    if (!form.ok) return again(form.errors, 400);
+    const { email } = form.value;
     const sent = await onForm(reply, ['too_many_attempts', 'email_unavailable'], () =>
       sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
     );
-    if (!sent.ok) {
-      const errors = { email: sent.message };
-      return sendPage(
-        reply,
-        <SignInPage page={page()} next={next} email={email} errors={errors} />,
-        sent.status,
-      );
-    }
+    if (!sent.ok) return again({ email: sent.message }, sent.status);
     return reply.redirect(withQuery('/signin/code', { email, next }), 303);
   });
 
@@ -59,7 +50,7 @@ export async function emailCodeRoutes(app: FastifyInstance, deps: WebDeps): Prom
     const fields = codeQuery.safeParse(request.body);
     if (!fields.success) return reply.redirect('/signin', 303);
     const carried = { ...fields.data, next: safeNext(fields.data.next) };
-    const code = typedCode.safeParse((request.body as Record<string, unknown> | undefined)?.code);
+    const code = typedCode.safeParse(textField(request.body, 'code'));
     if (!code.success) return sendCodePage(request, reply, carried, code.error.issues[0]!.message, 400);
     const tried = await onForm(reply, ['too_many_attempts'], () =>
       tryCode(deps.ctx, { email: carried.email, code: code.data, clientKey: clientKey(request) }),

@@ -1,8 +1,8 @@
 import type { VNode } from 'preact';
 import { dayLabel, isLastWayIn, MAX_PASSKEY_NAME_LENGTH, type Passkey } from '../passkeys/passkeys.js';
 import { CsrfField, type PageContext } from '../web/page.js';
-import type { FieldErrors } from './form-fields.js';
 import { TextField } from './form-fields.js';
+import type { FieldErrors } from './form-input.js';
 
 /**
  * The account's passkeys (docs/design.md section 10.2), each with when it was added and last used, a form to
@@ -27,7 +27,7 @@ export function PasskeyList(props: {
           page={props.page}
           passkey={passkey}
           lastWayIn={lastWayIn}
-          error={props.errors?.[`passkey-${passkey.id}`]}
+          errors={props.errors}
         />
       ))}
     </ul>
@@ -38,7 +38,7 @@ function PasskeyItem(props: {
   page: PageContext;
   passkey: Passkey;
   lastWayIn: boolean;
-  error: string | undefined;
+  errors: FieldErrors | undefined;
 }): VNode {
   const { passkey } = props;
   const fieldId = `passkey-${passkey.id}`;
@@ -50,43 +50,45 @@ function PasskeyItem(props: {
         {passkey.lastUsedAt ? `, last used ${dayLabel(passkey.lastUsedAt)}` : ', not used to sign in yet'}
         {passkey.backedUp ? '. Synced to your other devices by your passkey provider.' : '.'}
       </p>
-      <details open={!!props.error}>
-        <summary>Rename</summary>
-        <form method="post" action={`/account/passkeys/${passkey.id}/name`} novalidate>
-          <CsrfField page={props.page} />
-          <TextField
-            id={fieldId}
-            name="name"
-            label="New name for this passkey"
-            hint="Such as the device it is on: “Anna's phone”."
-            maxLength={MAX_PASSKEY_NAME_LENGTH}
-            value={passkey.name}
-            error={props.error}
-          />
-          <p class="actions">
-            <button type="submit" class="secondary">
-              Save name
-            </button>
+      <div class="passkey-actions">
+        <details open={!!props.errors?.[fieldId]}>
+          <summary>Rename</summary>
+          <form method="post" action={`/account/passkeys/${passkey.id}/name`} novalidate>
+            <CsrfField page={props.page} />
+            <TextField
+              id={fieldId}
+              name="name"
+              label="New name for this passkey"
+              hint="Such as the device it is on: “Anna's phone”."
+              maxLength={MAX_PASSKEY_NAME_LENGTH}
+              value={passkey.name}
+              errors={props.errors}
+            />
+            <p class="actions">
+              <button type="submit" class="secondary">
+                Save name
+              </button>
+            </p>
+          </form>
+        </details>
+        {props.lastWayIn ? (
+          <p class="hint" id={`${fieldId}-remove`}>
+            This passkey is your only way to sign in, so it cannot be removed. Add another passkey, or confirm
+            an e-mail address, first.
           </p>
-        </form>
-      </details>
-      {props.lastWayIn ? (
-        <p class="hint">
-          This passkey is your only way to sign in, so it cannot be removed. Add another passkey, or confirm
-          an e-mail address, first.
-        </p>
-      ) : (
-        <form
-          method="post"
-          action={`/account/passkeys/${passkey.id}/remove`}
-          data-confirm={`Remove the passkey “${passkey.name}”? It will no longer sign you in.`}
-        >
-          <CsrfField page={props.page} />
-          <button type="submit" class="danger">
-            Remove<span class="visually-hidden"> {passkey.name}</span>
-          </button>
-        </form>
-      )}
+        ) : (
+          <form
+            method="post"
+            action={`/account/passkeys/${passkey.id}/remove`}
+            data-confirm={`Remove the passkey “${passkey.name}”? It will no longer sign you in.`}
+          >
+            <CsrfField page={props.page} />
+            <button type="submit" class="danger">
+              Remove<span class="visually-hidden"> {passkey.name}</span>
+            </button>
+          </form>
+        )}
+      </div>
     </li>
   );
 }

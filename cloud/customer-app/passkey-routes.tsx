@@ -7,9 +7,10 @@ import { removePasskey, renamePasskey, savePasskey } from '../passkeys/passkeys.
 import { finishRegistration, startRegistration } from '../passkeys/registration.js';
 import { registrationResponse } from '../passkeys/response-schema.js';
 import { countAttempt } from '../web/attempt-limit.js';
-import { passkeyName, readForm, readJson } from './account-input.js';
+import { passkeyName, readJson } from './account-input.js';
 import { sendAccountPage } from './account-routes.js';
 import { clientKey } from './account-session.js';
+import { parseForm } from './form-input.js';
 import { onForm } from './form-problem.js';
 import { signedIn, type WebDeps } from './web-deps.js';
 
@@ -57,12 +58,12 @@ export async function passkeyRoutes(app: FastifyInstance, deps: WebDeps): Promis
   app.post('/account/passkeys/:id/name', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const { id } = readJson(passkeyParams, request.params);
-    const form = readForm(z.object({ name: passkeyName }), request.body);
+    const form = parseForm(z.object({ name: passkeyName }), request.body);
     if (!form.ok) {
       const errors = { [`passkey-${id}`]: form.errors.name ?? 'Enter a name for the passkey' };
       return sendAccountPage(deps, request, reply, { errors }, 400);
     }
-    await renamePasskey(deps.ctx, { customerId: customer.customerId, passkeyId: id, name: form.data.name });
+    await renamePasskey(deps.ctx, { customerId: customer.customerId, passkeyId: id, name: form.value.name });
     return reply.redirect('/account?done=passkey-renamed', 303);
   });
 
@@ -73,7 +74,13 @@ export async function passkeyRoutes(app: FastifyInstance, deps: WebDeps): Promis
       removePasskey(deps.ctx, { customerId: customer.customerId, passkeyId: id }),
     );
     if (!removed.ok) {
-      return sendAccountPage(deps, request, reply, { errors: { [`passkey-${id}`]: removed.message } }, 409);
+      return sendAccountPage(
+        deps,
+        request,
+        reply,
+        { errors: { [`passkey-${id}-remove`]: removed.message } },
+        409,
+      );
     }
     return reply.redirect('/account?done=passkey-removed', 303);
   });

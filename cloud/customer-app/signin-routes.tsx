@@ -7,7 +7,9 @@ import { countAttempt } from '../web/attempt-limit.js';
 import { CsrfField, Layout, type PageContext, sendPage } from '../web/page.js';
 import { nextPath, readJson } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
-import { Carried, ErrorSummary, type FieldErrors, TextField } from './form-fields.js';
+import { ErrorSummary } from './field-errors.js';
+import { Carried, TextField } from './form-fields.js';
+import type { FieldErrors } from './form-input.js';
 import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
 import { pageContext, safeNext, type WebDeps } from './web-deps.js';
 
@@ -62,7 +64,7 @@ export function SignInPage(props: {
             You are signed out.
           </p>
         ) : null}
-        <ErrorSummary errors={props.errors} ids={{ email: 'signin-email' }} />
+        <ErrorSummary errors={props.errors} />
         <h1>Sign in</h1>
         <p>Use the passkey you made for Gatelink on this device, or one on your phone.</p>
         <p class="actions">
@@ -81,7 +83,7 @@ export function SignInPage(props: {
           <CsrfField page={props.page} />
           <Carried fields={{ next: props.next }} />
           <TextField
-            id="signin-email"
+            id="email"
             name="email"
             type="email"
             label="E-mail address"
@@ -89,7 +91,7 @@ export function SignInPage(props: {
             autocomplete="email"
             spellcheck={false}
             value={props.email}
-            error={props.errors?.email}
+            errors={props.errors}
           />
           <p class="actions">
             <button type="submit" class="secondary">

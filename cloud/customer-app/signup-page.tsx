@@ -3,7 +3,9 @@ import { MAX_DISPLAY_NAME_LENGTH } from '../customers/accounts.js';
 import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
 import { withQuery } from './account-session.js';
-import { Carried, ErrorSummary, type FieldErrors, TextField } from './form-fields.js';
+import { ErrorSummary } from './field-errors.js';
+import { Carried, TextField } from './form-fields.js';
+import type { FieldErrors } from './form-input.js';
 import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
 
 /**
@@ -20,23 +22,23 @@ export function SignUpPage(props: {
   return (
     <Layout title="Create your account" page={props.page} scripts={PASSKEY_SCRIPTS}>
       <section class="card">
-        <ErrorSummary errors={props.errors} ids={{ display_name: 'signup-name', email: 'signup-email' }} />
+        <ErrorSummary errors={props.errors} />
         <h1>Create your account</h1>
         <form method="post" action="/signup/email" novalidate>
           <CsrfField page={props.page} />
           <Carried fields={{ next: props.next }} />
           <TextField
-            id="signup-name"
+            id="display_name"
             name="display_name"
             label="Your name"
             hint="How Gatelink addresses you. You can change it later."
             autocomplete="name"
             maxLength={MAX_DISPLAY_NAME_LENGTH}
             value={props.values?.display_name}
-            error={props.errors?.display_name}
+            errors={props.errors}
           />
           <TextField
-            id="signup-email"
+            id="email"
             name="email"
             type="email"
             label="E-mail address (optional with a passkey)"
@@ -45,7 +47,7 @@ export function SignUpPage(props: {
             maxLength={MAX_EMAIL_LENGTH}
             spellcheck={false}
             value={props.values?.email}
-            error={props.errors?.email}
+            errors={props.errors}
           />
           <div class="actions">
             <PasskeyButton

@@ -9,8 +9,9 @@ import { finishRegistration, startRegistration } from '../passkeys/registration.
 import { registrationResponse } from '../passkeys/response-schema.js';
 import { countAttempt } from '../web/attempt-limit.js';
 import { sendPage } from '../web/page.js';
-import { displayName, nextPath, readForm, readJson } from './account-input.js';
+import { displayName, emailField, nextPath, readJson } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
+import { type FieldErrors, parseForm, textField } from './form-input.js';
 import { onForm } from './form-problem.js';
 import { SignUpPage } from './signup-page.js';
 import { pageContext, safeNext, type WebDeps } from './web-deps.js';
@@ -24,7 +25,7 @@ const blankIsNone = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 const optionalEmail = z.preprocess(blankIsNone, emailAddress.optional());
 const signUpQuery = z.object({ next: nextPath });
-const emailForm = z.object({ display_name: displayName, email: emailAddress, next: nextPath });
+const emailForm = z.object({ display_name: displayName, email: emailField, next: nextPath });
 const optionsBody = z.object({ display_name: displayName, email: optionalEmail });
 const finishBody = z.object({
   ceremony: z.string().regex(CEREMONY_ID, 'Start again: the passkey request is not valid'),
@@ -41,32 +42,26 @@ export async function signUpRoutes(app: FastifyInstance, deps: WebDeps): Promise
   });
 
   app.post('/signup/email', async (request, reply) => {
-    const raw = (request.body ?? {}) as Record<string, unknown>;
-    const next = safeNext(raw.next);
-    const values = { display_name: text(raw.display_name), email: text(raw.email) };
-    const page = () => pageContext(request, reply);
-    const form = readForm(emailForm, raw);
-    if (!form.ok) {
-      return sendPage(
+    const next = safeNext(textField(request.body, 'next'));
+    const values = {
+      display_name: textField(request.body, 'display_name'),
+      email: textField(request.body, 'email'),
+    };
+    const again = (errors: FieldErrors, status: number) =>
+      sendPage(
         reply,
-        <SignUpPage page={page()} next={next} values={values} errors={form.errors} />,
-        400,
+        <SignUpPage page={pageContext(request, reply)} next={next} values={values} errors={errors} />,
+        status,
       );
-    }
-    const { email } = form.data;
+    const form = parseForm(emailForm, request.body);
+    if (!form.ok) return again(form.errors, 400);
+    const { email } = form.value;
     const sent = await onForm(reply, ['too_many_attempts', 'email_unavailable'], () =>
       sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
     );
-    if (!sent.ok) {
-      const errors = { email: sent.message };
-      return sendPage(
-        reply,
-        <SignUpPage page={page()} next={next} values={values} errors={errors} />,
-        sent.status,
-      );
-    }
+    if (!sent.ok) return again({ email: sent.message }, sent.status);
     return reply.redirect(
-      withQuery('/signin/code', { email, display_name: form.data.display_name, next }),
+      withQuery('/signin/code', { email, display_name: form.value.display_name, next }),
       303,
     );
   });
@@ -108,8 +103,4 @@ async function confirmationStep(deps: WebDeps, key: string, email: string, next:
     if (error instanceof ApiError) return withQuery('/account', { done: 'email-not-sent' });
     throw error;
   }
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }
