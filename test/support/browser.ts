@@ -56,10 +56,11 @@ export async function newProfile(
 }
 
 /**
- * A platform authenticator that holds resident keys and verifies its user, as a phone or laptop with a
- * passkey does; every WebAuthn ceremony of the page is answered by it. Returns a way to list its credentials.
- * Chromium allows one platform (`internal`) authenticator per page; a second one can be a security key
- * (`usb`), which the browser asks when the first cannot answer (it already holds an excluded credential).
+ * An authenticator that holds resident keys and verifies its user: the platform's own by default, as a phone
+ * or laptop with a passkey has, and every WebAuthn ceremony of the page is answered by it. Chromium allows one
+ * platform (`internal`) authenticator per page; a second one can be a security key (`usb`), which the browser
+ * asks when the first cannot answer (it already holds an excluded credential). Returns a way to list its
+ * credentials, and to take it away as a device that is gone.
  */
 export async function addVirtualAuthenticator(
   page: Page,
