@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCloudConfig } from '../../cloud/config.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
+import { purgeEmailCodes } from '../../cloud/email-codes/codes.js';
 import { configuredMailer, logMailer } from '../../cloud/email-codes/mailer.js';
 import { BrowserClient, type PageAnswer, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
@@ -325,6 +326,60 @@ describe('confirming an address on the account', () => {
     });
     expect(taken.status).toBe(409);
     expect(visibleText(taken.html)).toContain('This e-mail address belongs to another Gatelink account');
+  });
+});
+
+describe('the pages and what stays behind', () => {
+  it('carry no inline script, style or event handler', async () => {
+    const customer = await createCustomer(cloud.ctx, {
+      displayName: 'Inline Check',
+      email: 'inline@example.com',
+    });
+    const signedIn = await BrowserClient.signedIn(cloud, customer.id);
+    const pages = [
+      await new BrowserClient(cloud.app).get('/signin'),
+      await new BrowserClient(cloud.app).get('/signup'),
+      await new BrowserClient(cloud.app).get('/signin/code?email=inline%40example.com'),
+      await signedIn.get('/account'),
+      await signedIn.get('/account/email/code?email=inline%40example.com'),
+    ];
+    for (const page of pages) {
+      expect(page.status).toBe(200);
+      expect(page.html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/);
+    }
+  });
+
+  it('ends the session a browser had before it signs in again', async () => {
+    nextHour();
+    const other = await createCustomer(cloud.ctx, { displayName: 'Earlier Session' });
+    const client = await BrowserClient.signedIn(cloud, other.id);
+    const planted = client.cookie('gatelink-session')!;
+    await client.get('/account');
+    expect((await client.post('/signin/email', { email: 'dan@example.com' })).status).toBe(303);
+    const code = codeFor('dan@example.com');
+    expect((await client.post('/signin/code', { email: 'dan@example.com', code })).status).toBe(303);
+    expect(client.cookie('gatelink-session')).not.toBe(planted);
+    const stale = new BrowserClient(cloud.app);
+    stale.setCookie('gatelink-session', planted);
+    expect((await stale.get('/account')).location).toBe('/signin?next=%2Faccount');
+  });
+
+  it('purges codes a day after their end', async () => {
+    const before = await cloud.ctx.db.selectFrom('email_codes').select('id').execute();
+    expect(before.length).toBeGreaterThan(0);
+    clock.advance(24 * HOUR + 11 * 60 * 1000);
+    expect(await purgeEmailCodes(cloud.ctx)).toBe(before.length);
+  });
+
+  it('reads SMTP_URL and MAIL_FROM, and names either when it is wrong', () => {
+    const config = loadCloudConfig({
+      SMTP_URL: 'smtps://u:p@mail.example.com:465',
+      MAIL_FROM: 'G <g@example.com>',
+    });
+    expect(config.smtpUrl).toBe('smtps://u:p@mail.example.com:465');
+    expect(config.mailFrom).toBe('G <g@example.com>');
+    expect(() => loadCloudConfig({ SMTP_URL: 'https://mail.example.com' })).toThrow(/^SMTP_URL=.*smtp:\/\//);
+    expect(() => loadCloudConfig({ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' })).toThrow(/^MAIL_FROM=/);
   });
 });
 

@@ -2,6 +2,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logMailer } from '../../cloud/email-codes/mailer.js';
+import { purgeCeremonies } from '../../cloud/passkeys/challenges.js';
 import {
   addVirtualAuthenticator,
   chromiumMissing,
@@ -12,6 +13,7 @@ import {
   type ViewportName,
 } from '../support/browser.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
+import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type LogEntry, recordingLogger } from '../support/recording-logger.js';
@@ -20,6 +22,64 @@ import { type LogEntry, recordingLogger } from '../support/recording-logger.js';
  * Accounts in real Chromium (docs/design.md section 10.2): passkeys made and used by its virtual authenticators,
  * the e-mail code pages, each page checked with axe and photographed at a phone's and a desktop's size.
  */
+/** What a browser is asked for, seen without one. */
+describe('the passkey options', () => {
+  let database: TestDatabase;
+  let cloud: TestCloud;
+  const clock = new FakeClock(new Date('2026-11-23T10:00:00Z'));
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    cloud = await startTestCloud({ database, clock });
+  });
+
+  afterAll(async () => {
+    await cloud?.stop();
+    await database?.close();
+  });
+
+  it('ask for a discoverable passkey of this host, verified where the authenticator can, within 5 minutes', async () => {
+    const client = new BrowserClient(cloud.app);
+    await client.get('/signup');
+    const begun = await client.postJson('/signup/passkey/options', { display_name: 'Options Check' });
+    expect(begun.status).toBe(200);
+    const { ceremony, options } = JSON.parse(begun.html);
+    expect(ceremony).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(options.rp).toEqual({ id: 'localhost', name: 'Gatelink' });
+    expect(options.authenticatorSelection).toMatchObject({
+      residentKey: 'required',
+      userVerification: 'preferred',
+    });
+    expect(options.attestation).toBe('none');
+    expect(options.timeout).toBe(300_000);
+    const signIn = JSON.parse((await client.postJson('/signin/passkey/options', {})).html);
+    expect(signIn.options.allowCredentials ?? []).toEqual([]);
+    expect(signIn.options.rpId).toBe('localhost');
+  });
+
+  it('refuse a name that is not printable text before any ceremony starts, naming the field', async () => {
+    const client = new BrowserClient(cloud.app);
+    await client.get('/signup');
+    const refused = await client.postJson('/signup/passkey/options', { display_name: '  ' });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.html)).toMatchObject({
+      error: 'invalid_field',
+      field: 'display_name',
+      message: 'Enter your name',
+    });
+  });
+
+  it('are purged once their 5 minutes are over', async () => {
+    const client = new BrowserClient(cloud.app);
+    await client.get('/signin');
+    await client.postJson('/signin/passkey/options', {});
+    expect(await purgeCeremonies(cloud.ctx)).toBe(0);
+    clock.advance(5 * 60 * 1000);
+    expect(await purgeCeremonies(cloud.ctx)).toBeGreaterThan(0);
+    expect(await cloud.ctx.db.selectFrom('webauthn_challenges').select('id').execute()).toEqual([]);
+  });
+});
+
 // A busy two-core machine runs Chromium and the cloud side by side: room for every wait to take its time.
 describe.skipIf(chromiumMissing)('accounts in Chromium', { timeout: 120_000 }, () => {
   let database: TestDatabase;
