@@ -13,7 +13,7 @@ import {
 } from '../devices/customer-barriers.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../devices/devices.js';
 import type { Session } from '../sessions/sessions.js';
-import { type AddressLimit, limitPerAddress } from '../web/address-limit.js';
+import { type AttemptLimit, limitPerAddress } from '../web/attempt-limit.js';
 import { sendPage } from '../web/page.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { BarriersPage, type PairingForm } from './barriers-page.js';
@@ -28,7 +28,12 @@ import { pageContext, safeNext, signedIn, type WebDeps } from './web-deps.js';
  * A pairing code has 40 bits and lives 24 hours; pairing attempts are limited per client address besides, so
  * that guessing one is hopeless even from many accounts.
  */
-export const PAIRING_ATTEMPTS: AddressLimit = { bucket: 'pairing-attempts', max: 20, windowMs: 3600_000 };
+export const PAIRING_ATTEMPTS: AttemptLimit = {
+  bucket: 'pairing-attempts',
+  max: 20,
+  windowMs: 3600_000,
+  message: (wait) => `Too many pairing codes tried from here; try again in ${wait}.`,
+};
 
 export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   const { ctx } = deps;

@@ -9,7 +9,7 @@ import { barrierObjects, customerBarriers } from '../devices/customer-barriers.j
 import { claimRequest } from '../requests/claim.js';
 import { type RequestView, requestView } from '../requests/request-view.js';
 import type { Session } from '../sessions/sessions.js';
-import { type AddressLimit, limitPerAddress } from '../web/address-limit.js';
+import { type AttemptLimit, limitPerAddress } from '../web/attempt-limit.js';
 import { sendPage } from '../web/page.js';
 import type { ConsentChoices } from './consent-page.js';
 import { type FieldErrors, formText, parseForm, textField } from './form-input.js';
@@ -23,7 +23,12 @@ import { pageContext, signedIn, type WebDeps } from './web-deps.js';
  * code is a bearer secret, and 30 lookups a minute is far more than a person scanning a QR code needs and far
  * too few to guess one of 2^60.
  */
-export const CODE_LOOKUPS: AddressLimit = { bucket: 'request-code-lookups', max: 30, windowMs: 60_000 };
+export const CODE_LOOKUPS: AttemptLimit = {
+  bucket: 'request-code-lookups',
+  max: 30,
+  windowMs: 60_000,
+  message: (wait) => `Too many attempts from here; wait ${wait} and try again.`,
+};
 
 export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   const { ctx } = deps;

@@ -4,6 +4,7 @@ import type { KeyFileFetcher } from '../company-keys/confirm.js';
 import { fetchKeyFile } from '../company-keys/keyfile-fetch.js';
 import { ConfigError, loadCloudConfig } from '../config.js';
 import { pairingCodeFor } from '../devices/pairing-renewal.js';
+import type { Mailer } from '../email-codes/mailer.js';
 import { DEMO_BARRIER, type DemoController, SPARE_BARRIER, startDemoController } from './controller.js';
 import {
   DEMO_CUSTOMER_EMAIL,
@@ -33,9 +34,13 @@ async function main(): Promise<void> {
       : fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {});
 
   say('Starting Gatelink...');
-  const cloud = await startCloud({ config, fetchKeyFile: fetcher, program: 'npm start' }).catch(
-    explainStartFailure,
-  );
+  const cloud = await startCloud({
+    config,
+    fetchKeyFile: fetcher,
+    program: 'npm start',
+    // With no mail server, the person trying the demo reads the code here (docs/design.md section 10.2).
+    ...(config.smtpUrl ? {} : { mailer: terminalMailer }),
+  }).catch(explainStartFailure);
   const controllers: DemoController[] = [];
   const stopControllers = async () => {
     for (const controller of controllers.splice(0)) await controller.stop();
@@ -65,6 +70,17 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 }
+
+const terminalMailer: Mailer = {
+  async sendCode(message) {
+    say();
+    say(
+      `  Sign-in code for ${message.to}: ${message.code}   (valid ${message.validMinutes} minutes, works once;`,
+    );
+    say('  no SMTP_URL is set, so it is shown here instead of being e-mailed)');
+    say();
+  },
+};
 
 function loadConfigOrExit() {
   try {

@@ -1,5 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
+import { clientAddressKey } from './client-address.js';
 import { countHit } from './rate-counter.js';
 
 /**
@@ -31,6 +33,15 @@ export async function countAttempt(ctx: CloudContext, limit: AttemptLimit, key: 
     message: limit.message(waitInWords(seconds)),
     headers: { 'retry-after': String(seconds) },
   });
+}
+
+/**
+ * A route hook that counts each request under its client's address (an IPv6 client by its /64), so that a group
+ * of routes given the same limit shares one counter, across routes and instances, and the request past it is
+ * refused before the route looks anything up.
+ */
+export function limitPerAddress(ctx: CloudContext, limit: AttemptLimit) {
+  return (request: FastifyRequest): Promise<void> => countAttempt(ctx, limit, clientAddressKey(request.ip));
 }
 
 function waitInWords(seconds: number): string {
