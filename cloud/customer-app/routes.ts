@@ -3,6 +3,7 @@ import type { CloudContext } from '../context.js';
 import { webFoundation } from '../web/web-plugin.js';
 import { barrierRoutes } from './barrier-routes.js';
 import { homeRoutes } from './home-routes.js';
+import { journalRoutes } from './journal-routes.js';
 import { pwaRoutes } from './pwa-routes.js';
 import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
@@ -21,4 +22,5 @@ export async function customerApp(app: FastifyInstance, options: { ctx: CloudCon
   await app.register(sessionRoutes, deps);
   await app.register(requestRoutes, deps);
   await app.register(barrierRoutes, deps);
+  await app.register(journalRoutes, deps);
 }
