@@ -1,13 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
-import { type CustomerBarrier, customerBarrier } from '../devices/customer-barriers.js';
+import { customerBarrier } from '../devices/customer-barriers.js';
 import { MAX_ID, validate } from '../http/validation.js';
-import {
-  type BarrierJournalFilter,
-  barrierCompanies,
-  barrierJournalPage,
-} from '../journal/barrier-journal.js';
+import { type BarrierJournalFilter, barrierJournalPage, barrierScope } from '../journal/barrier-journal.js';
 import { journalCsvStream } from '../journal/journal-csv.js';
 import { ENTRY_OUTCOMES } from '../journal/outcome-words.js';
 import { sendPage } from '../web/page.js';
@@ -50,61 +46,66 @@ export async function journalRoutes(app: FastifyInstance, deps: WebDeps): Promis
   const { db } = deps.ctx;
 
   app.get('/barriers/:id/journal', async (request, reply) => {
-    const asked = await journalRequest(deps, request, reply);
+    const asked = journalRequest(request, reply);
     if (!asked) return reply;
-    const { barrier, filter, before } = asked;
-    const { entries, older } = await barrierJournalPage(db, filter, before);
-    const companies = await barrierCompanies(db, filter.customerId, barrier.id);
+    const { where, filter, before } = asked;
+    // The barrier and the entries are read at once: the entries are held to the customer in their query, so a
+    // page waits for one round trip to the database after the session, not two.
+    const [barrier, { scope, page }] = await Promise.all([
+      customerBarrier(db, where.customerId, where.deviceId),
+      barrierJournalPage(db, where, filter, before),
+    ]);
     return sendPage(
       reply,
       <JournalPage
         page={pageContext(request, reply)}
         barrier={barrier}
-        companies={companies}
+        companies={scope.companies}
         filters={{ company: filter.companyId, outcome: filter.outcome }}
         before={before}
-        entries={entries}
-        older={older}
+        entries={page.entries}
+        older={page.older}
       />,
     );
   });
 
   app.get('/barriers/:id/journal.csv', async (request, reply) => {
-    const asked = await journalRequest(deps, request, reply);
+    const asked = journalRequest(request, reply);
     if (!asked) return reply;
-    const { barrier, filter } = asked;
+    const { where, filter } = asked;
+    const [barrier, scope] = await Promise.all([
+      customerBarrier(db, where.customerId, where.deviceId),
+      barrierScope(db, where.customerId, where.deviceId),
+    ]);
     const day = deps.ctx.clock.now().toISOString().slice(0, 10);
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="journal-${barrier.id}-${day}.csv"`)
       .header('cache-control', 'no-store')
-      .send(journalCsvStream(db, filter, barrier.name));
+      .send(journalCsvStream(db, scope, filter, barrier.name));
   });
 }
 
+interface JournalRequest {
+  where: { customerId: number; deviceId: string };
+  filter: BarrierJournalFilter;
+  before: number | undefined;
+}
+
 /**
- * What both routes ask first: a signed-in customer (a browser that is not is sent to sign in), the barrier
- * among theirs (else 404), and valid filters (else 400). Null when the reply was sent.
+ * What both routes ask first: a signed-in customer (a browser that is not is sent to sign in), a barrier id
+ * that can exist (else 404, as for any barrier not theirs), and valid filters (else 400, whoever's the
+ * barrier: the answer tells nothing about it). Null when the reply was sent.
  */
-async function journalRequest(
-  deps: WebDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<{ barrier: CustomerBarrier; filter: BarrierJournalFilter; before: number | undefined } | null> {
+function journalRequest(request: FastifyRequest, reply: FastifyReply): JournalRequest | null {
   const customer = signedIn(request, reply);
   if (!customer) return null;
   const params = barrierParams.safeParse(request.params);
   if (!params.success) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-  const barrier = await customerBarrier(deps.ctx.db, customer.customerId, params.data.id);
   const query = validate(journalQuery, request.query);
   return {
-    barrier,
-    filter: {
-      customerId: customer.customerId,
-      deviceId: barrier.id,
-      companyId: query.company,
-      outcome: query.outcome,
-    },
+    where: { customerId: customer.customerId, deviceId: params.data.id },
+    filter: { companyId: query.company, outcome: query.outcome },
     before: query.before,
   };
 }

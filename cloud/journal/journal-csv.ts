@@ -4,6 +4,7 @@ import { formatTimestamp } from '../http/timestamps.js';
 import {
   type BarrierJournalEntry,
   type BarrierJournalFilter,
+  type BarrierScope,
   barrierJournalBatches,
   EXPORT_BATCH,
 } from './barrier-journal.js';
@@ -54,11 +55,12 @@ export function journalCsvLine(barrierName: string, entry: BarrierJournalEntry):
  */
 export function journalCsvStream(
   db: Database,
+  scope: BarrierScope,
   filter: BarrierJournalFilter,
   barrierName: string,
   batchSize = EXPORT_BATCH,
 ): Readable {
-  return Readable.from(journalCsvChunks(db, filter, barrierName, batchSize), {
+  return Readable.from(journalCsvChunks(db, scope, filter, barrierName, batchSize), {
     objectMode: false,
     highWaterMark: HIGH_WATER,
   });
@@ -72,12 +74,13 @@ const HIGH_WATER = 64 * 1024;
 
 async function* journalCsvChunks(
   db: Database,
+  scope: BarrierScope,
   filter: BarrierJournalFilter,
   barrierName: string,
   batchSize: number,
 ): AsyncGenerator<string> {
   yield UTF8_BOM + csvLine(JOURNAL_CSV_HEADER);
-  for await (const batch of barrierJournalBatches(db, filter, batchSize)) {
+  for await (const batch of barrierJournalBatches(db, scope, filter, batchSize)) {
     let chunk = '';
     for (const entry of batch) chunk += journalCsvLine(barrierName, entry);
     yield chunk;

@@ -1,6 +1,7 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/customers/customers.js';
+import { barrierScope } from '../../cloud/journal/barrier-journal.js';
 import { csvCell, csvLine, neutraliseFormula } from '../../cloud/journal/csv.js';
 import { JOURNAL_CSV_HEADER, journalCsvStream } from '../../cloud/journal/journal-csv.js';
 import {
@@ -240,7 +241,8 @@ describe('the export stream', () => {
     };
     const db = cloud.ctx.db.withPlugin(counting);
     // 50 batches of 100 lines; the reader takes the first chunk and stops reading.
-    const stream = journalCsvStream(db, { customerId, deviceId: barrier.deviceId }, 'Slow reader gate', 100);
+    const scope = await barrierScope(db, customerId, barrier.deviceId);
+    const stream = journalCsvStream(db, scope, {}, 'Slow reader gate', 100);
     const first = await new Promise<Buffer>((resolve) => {
       stream.once('data', (chunk: Buffer) => {
         stream.pause();
