@@ -1,7 +1,6 @@
 import type { VNode } from 'preact';
 import type { CompanyDisplay } from '../companies/display.js';
 import type { CustomerBarrier } from '../devices/customer-barriers.js';
-import { formatTimestamp } from '../http/timestamps.js';
 import type { BarrierJournalEntry } from '../journal/barrier-journal.js';
 import {
   ENTRY_OUTCOMES,
@@ -13,6 +12,7 @@ import {
 } from '../journal/outcome-words.js';
 import { Layout, type PageContext } from '../web/page.js';
 import { CompanyLogo } from './company-mark.js';
+import { Moment } from './readable-time.js';
 
 /**
  * A barrier's journal as its customer reads it (docs/design.md section 10.5): each line says who opened (the
@@ -56,15 +56,15 @@ export function JournalPage(props: JournalPageProps): VNode {
   const filtered = filters.company !== undefined || filters.outcome !== undefined;
   return (
     <Layout title={`Journal of ${barrier.name}`} page={props.page}>
-      <p class="back">
-        <a href={`/barriers/${encodeURIComponent(barrier.id)}`}>Back to {barrier.name}</a>
+      <p class="small">
+        <a href={`/barriers/${encodeURIComponent(barrier.id)}`}>{barrier.name}</a>
       </p>
-      <section class="card">
-        <h1>Journal of {barrier.name}</h1>
-        <p class="muted">
-          Every opening of this barrier by a company you gave access, and every attempt that was refused,
-          newest first. Times are in UTC.
-        </p>
+      <h1>Journal of {barrier.name}</h1>
+      <p class="muted">
+        Every opening of this barrier by a company you gave access, and every attempt that was refused, newest
+        first. Times are in UTC.
+      </p>
+      <section class="card" aria-label="Filters and download">
         <Filters barrierId={barrier.id} companies={props.companies} filters={filters} />
         <p class="actions">
           <a class="button secondary" href={journalHref(barrier.id, filters, 'csv')}>
@@ -73,9 +73,7 @@ export function JournalPage(props: JournalPageProps): VNode {
         </p>
       </section>
       <section class="card" aria-labelledby="entries-heading">
-        <h2 id="entries-heading" class="first">
-          {props.before === undefined ? 'Latest entries' : 'Older entries'}
-        </h2>
+        <h2 id="entries-heading">{props.before === undefined ? 'Latest entries' : 'Older entries'}</h2>
         {entries.length === 0 ? (
           <Empty barrierId={barrier.id} filtered={filtered} paged={props.before !== undefined} />
         ) : (
@@ -149,7 +147,7 @@ function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
           {entry.objectLabel ? <span class="object">{entry.objectLabel}</span> : null}
         </p>
         {extra ? <p class="muted small">{extra}</p> : null}
-        <time dateTime={entry.at.toISOString()}>{`${formatTimestamp(entry.at)} UTC`}</time>
+        <Moment date={entry.at} />
       </div>
     </li>
   );

@@ -131,7 +131,7 @@ describe('a barrier with an entry of every outcome', () => {
     }
     expect(text).toContain('Main gate');
     expect(text).toContain('Side door');
-    expect(page.html).toContain('<time datetime="2025-01-02T08:00:00.000Z">2025-01-02 08:00:00 UTC</time>');
+    expect(page.html).toContain('<time datetime="2025-01-02T08:00:00.000Z">2 Jan 2025, 08:00 UTC</time>');
     expect(text).not.toMatch(/\b(rate_limit|device_offline|device_timeout|forbidden)\b/);
   });
 
