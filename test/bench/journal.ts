@@ -45,8 +45,8 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
     const world = await fill(cloud.ctx);
     console.log(`(entries written and analysed in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
-    const token = await startSession(cloud.ctx, world.customerId);
-    const headers = { cookie: `gatelink-session=${token}`, accept: 'text/html' };
+    const origin = cloud.baseUrl.replace('localhost', '127.0.0.1');
+    const headers = await browserHeaders(cloud.ctx, origin, world.customerId);
     const journal = `/barriers/${world.deviceId}/journal`;
     const paths = {
       first: journal,
@@ -54,7 +54,6 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
       csv: `${journal}.csv?outcome=rate_limit`,
       all: `${journal}.csv`,
     };
-    const origin = cloud.baseUrl.replace('localhost', '127.0.0.1');
     const firstPage = await answer(origin, paths.first, headers);
     const deepPage = await answer(origin, paths.deep, headers);
     for (const page of [firstPage, deepPage]) {
@@ -118,7 +117,7 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
     const flat =
       growth(all) <= 1.5 * growth(refusals) + 16 * MIB && Math.max(live(refusals), live(all)) < 16 * MIB;
     console.log(
-      `export memory: peak RSS +${mib(growth(refusals))} for ${mib(refusals.bytes)} of CSV, +${mib(growth(all))} for ${mib(all.bytes)}; live heap +${mib(live(refusals))} and +${mib(live(all))} (target: flat, not growing with the export, live under 16 MiB: ${flat ? 'met' : 'NOT met'})`,
+      `export memory: peak RSS ${signed(growth(refusals))} for ${mib(refusals.bytes)} of CSV, ${signed(growth(all))} for ${mib(all.bytes)}; live heap ${signed(live(refusals))} and ${signed(live(all))} (target: flat, not growing with the export, live under 16 MiB: ${flat ? 'met' : 'NOT met'})`,
     );
   } finally {
     await api?.close();
@@ -172,6 +171,22 @@ async function fill(ctx: CloudContext): Promise<World> {
     .where('device_id', '=', barrier.deviceId)
     .executeTakeFirstOrThrow();
   return { customerId, deviceId: barrier.deviceId, oldestId: Number(oldest.id) };
+}
+
+/**
+ * What a signed-in browser sends with every page: its session cookie, and the CSRF secret's cookie that its
+ * first page set (without it, every page would make and set a new secret).
+ */
+async function browserHeaders(ctx: CloudContext, origin: string, customerId: number) {
+  const session = `gatelink-session=${await startSession(ctx, customerId)}`;
+  const first = await fetch(`${origin}/offline`, { headers: { cookie: session, accept: 'text/html' } });
+  await first.text();
+  const csrf = first.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0]!)
+    .find((cookie) => cookie.startsWith('gatelink-csrf='));
+  if (!csrf) throw new Error('the first page set no CSRF cookie');
+  return { cookie: `${session}; ${csrf}`, accept: 'text/html' };
 }
 
 /** The baseline: a bare Fastify route answering a page rendered once, of the journal page's bytes. */
@@ -278,7 +293,7 @@ function exportLine(name: string, e: ExportFigures): string {
   const seconds = e.figures.p50 / 1000;
   return [
     `${name}: ${mib(e.bytes)} in p50 ${seconds.toFixed(2)} s (${(e.rows / seconds).toFixed(0)} rows/s, ${mib(e.bytes / seconds)}/s) over ${e.figures.count}`,
-    `  RSS before ${mib(e.before.rss)}, peak ${mib(e.peakRss)} (+${mib(e.peakRss - e.before.rss)}), after ${mib(e.after.rss)}; heap before ${mib(e.before.heapUsed)}, peak ${mib(e.peakHeap)} (live at most ${mib(e.peakLive)}), after ${mib(e.after.heapUsed)}`,
+    `  RSS before ${mib(e.before.rss)}, peak ${mib(e.peakRss)} (${signed(e.peakRss - e.before.rss)}), after ${mib(e.after.rss)}; heap before ${mib(e.before.heapUsed)}, peak ${mib(e.peakHeap)} (live at most ${mib(e.peakLive)}), after ${mib(e.after.heapUsed)}`,
   ].join('\n');
 }
 
@@ -286,4 +301,8 @@ const MIB = 1024 * 1024;
 
 function mib(bytes: number): string {
   return `${(bytes / MIB).toFixed(1)} MiB`;
+}
+
+function signed(bytes: number): string {
+  return `${bytes < 0 ? '-' : '+'}${mib(Math.abs(bytes))}`;
 }
