@@ -7,18 +7,6 @@ import type { JournalOutcome } from '../db/schema.js';
  */
 export type EntryOutcome = JournalOutcome | 'pending';
 
-export const ENTRY_OUTCOMES = [
-  'opened',
-  'revoked',
-  'expired',
-  'rate_limit',
-  'forbidden',
-  'device_offline',
-  'device_timeout',
-  'device_error',
-  'pending',
-] as const satisfies readonly EntryOutcome[];
-
 /** Each outcome's words; a controller's fault adds its detail after the colon (outcomeWords). */
 export const OUTCOME_WORDS: Readonly<Record<EntryOutcome, string>> = {
   opened: 'Opened',
@@ -31,6 +19,9 @@ export const OUTCOME_WORDS: Readonly<Record<EntryOutcome, string>> = {
   device_error: 'Controller reported a fault',
   pending: 'In progress',
 };
+
+/** Every outcome, in the order the filter offers them; the record above makes sure none is missing. */
+export const ENTRY_OUTCOMES = Object.keys(OUTCOME_WORDS) as [EntryOutcome, ...EntryOutcome[]];
 
 /** The outcome as a customer reads it: "Controller reported a fault: relay_fault" names the fault. */
 export function outcomeWords(outcome: EntryOutcome, detail: string | null): string {
