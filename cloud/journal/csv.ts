@@ -1,9 +1,9 @@
 /**
  * CSV as RFC 4180 writes it, made safe to open in a spreadsheet (docs/design.md section 10.5).
  *
- * Every text cell is quoted, a quote inside doubled, and lines end with CRLF, so a comma, a quote or a line break in
- * a company's text can never start another cell or row. A spreadsheet reads a cell that begins with `=`, `+`,
- * `-` or `@` as a formula, and `=HYPERLINK(...)` or a DDE call in an `actor` would run on the customer's
+ * Every text cell is quoted, a quote inside doubled, and lines end with CRLF, so a comma, a quote or a line
+ * break in a company's text can never start another cell or row. A spreadsheet reads a cell that begins with
+ * `=`, `+`, `-` or `@` as a formula, and `=HYPERLINK(...)` or a DDE call in an `actor` would run on the customer's
  * machine: such a cell gets a leading apostrophe, which spreadsheets show as text (OWASP, "CSV Injection"). The
  * same holds for a cell that begins with a tab, carriage return or line feed, or reaches one of those signs
  * after leading blanks, since some applications skip them; and for their full-width forms, which East Asian
