@@ -10,7 +10,7 @@ import type { EntryOutcome } from './outcome-words.js';
  *
  * What a customer sees is the entries of the keys they granted on the barrier (their scope): a controller
  * belongs to one customer at a time, and whoever it belonged to before keeps their journal to themselves.
- * Entries are read by barrier and sorted by key afterwards (readRows says why); on a barrier that changed
+ * Entries are read by barrier and held to the keys afterwards (readRows says why); on a barrier that changed
  * hands, a page may read through the earlier owner's entries in batches before it is full.
  */
 export interface BarrierScope {
