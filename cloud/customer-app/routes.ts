@@ -5,6 +5,7 @@ import { accountRoutes } from './account-routes.js';
 import { barrierRoutes } from './barrier-routes.js';
 import { emailCodeRoutes } from './email-code-routes.js';
 import { homeRoutes } from './home-routes.js';
+import { journalRoutes } from './journal-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
 import { pwaRoutes } from './pwa-routes.js';
 import { requestRoutes } from './request-routes.js';
@@ -31,4 +32,5 @@ export async function customerApp(app: FastifyInstance, options: { ctx: CloudCon
   await app.register(signUpRoutes, deps);
   await app.register(accountRoutes, deps);
   await app.register(passkeyRoutes, deps);
+  await app.register(journalRoutes, deps);
 }

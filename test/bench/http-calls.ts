@@ -1,7 +1,8 @@
 import { type Agent, request } from 'node:http';
 
-/** One benchmark call: a POST with a JSON body. */
+/** One benchmark call: a POST with a JSON body, or a GET (a page, an export) whose body is ignored. */
 export interface CallSpec {
+  method?: 'GET' | 'POST';
   path: string;
   headers: Record<string, string>;
   body: string;
@@ -17,15 +18,16 @@ export interface CallPlan {
 
 /** Makes one call on a keep-alive connection of `agent`; resolves with the status once the body is read. */
 export function httpCall(agent: Agent, port: number, spec: CallSpec): Promise<number> {
+  const method = spec.method ?? 'POST';
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port,
-        method: 'POST',
+        method,
         path: spec.path,
         agent,
-        headers: { 'content-type': 'application/json', ...spec.headers },
+        headers: method === 'POST' ? { 'content-type': 'application/json', ...spec.headers } : spec.headers,
       },
       (res) => {
         res.resume();
@@ -33,7 +35,7 @@ export function httpCall(agent: Agent, port: number, spec: CallSpec): Promise<nu
       },
     );
     req.on('error', reject);
-    req.end(spec.body);
+    req.end(method === 'POST' ? spec.body : undefined);
   });
 }
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { benchSignedStatus } from './company-status.js';
 import { benchIdleDevices } from './idle-devices.js';
+import { benchJournal } from './journal.js';
 import { benchMqttFlood } from './mqtt-flood.js';
 import { benchOpen } from './open.js';
 
@@ -30,6 +31,13 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
   open: async (postgres) => {
     await benchOpen('PGlite', undefined);
     if (postgres) await benchOpen('PostgreSQL', postgres);
+  },
+  // A million entries are written for it: on the server named by DATABASE_URL, else on PGlite.
+  journal: async () => {
+    if (!process.env.DATABASE_URL) {
+      console.log('\n(journal: DATABASE_URL is not set, so on PGlite; its target is for PostgreSQL)');
+    }
+    await benchJournal(process.env.DATABASE_URL);
   },
   idle: () => benchIdleDevices(),
   flood: () => benchMqttFlood(),
