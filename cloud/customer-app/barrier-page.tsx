@@ -1,9 +1,10 @@
 import type { VNode } from 'preact';
 import type { KeyOnBarrier } from '../access-keys/keys-on-barrier.js';
-import type { BarrierObject, CustomerBarrier } from '../devices/customer-barriers.js';
+import { BARRIER_NAME_MAX, type BarrierObject, type CustomerBarrier } from '../devices/customer-barriers.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
 import { CompanyLogo } from './company-mark.js';
-import { describedBy, ErrorSummary, FieldError } from './field-errors.js';
+import { ErrorSummary } from './field-errors.js';
+import { TextField } from './form-fields.js';
 import type { FieldErrors } from './form-input.js';
 import { capitalised, lifetimeText, Moment } from './readable-time.js';
 
@@ -73,19 +74,14 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         <ErrorSummary errors={rename.errors} />
         <form method="post" action={`/barriers/${barrier.id}/name`} novalidate>
           <CsrfField page={props.page} />
-          <label for="name">Name</label>
-          <p class="hint" id="name-hint">
-            What you call it, such as Front gate.
-          </p>
-          <FieldError errors={rename.errors} field="name" />
-          <input
-            type="text"
+          <TextField
             id="name"
             name="name"
+            label="Name"
+            hint="What you call it, such as Front gate."
             value={rename.name}
-            maxLength={60}
-            aria-describedby={describedBy('name', rename.errors)}
-            aria-invalid={rename.errors?.name ? 'true' : undefined}
+            errors={rename.errors}
+            maxLength={BARRIER_NAME_MAX}
           />
           <p class="actions">
             <button type="submit" class="secondary">

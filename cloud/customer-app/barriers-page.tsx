@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
-import type { CustomerBarrier } from '../devices/customer-barriers.js';
+import { BARRIER_NAME_MAX, type CustomerBarrier } from '../devices/customer-barriers.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
-import { describedBy, ErrorSummary, FieldError } from './field-errors.js';
+import { ErrorSummary } from './field-errors.js';
+import { TextField } from './form-fields.js';
 import type { FieldErrors } from './form-input.js';
 
 /**
@@ -55,36 +56,25 @@ export function BarriersPage(props: {
         <form method="post" action="/barriers" novalidate>
           <CsrfField page={props.page} />
           {form.next ? <input type="hidden" name="next" value={form.next} /> : null}
-          <label for="code">Pairing code</label>
-          <p class="hint" id="code-hint">
-            8 letters and digits from the controller or its installer, such as ABCD-1234. It works once,
-            within 24 hours.
-          </p>
-          <FieldError errors={form.errors} field="code" />
-          <input
-            type="text"
+          <TextField
             id="code"
             name="code"
+            label="Pairing code"
+            hint="8 letters and digits from the controller or its installer, such as ABCD-1234. It works once, within 24 hours."
             value={form.code}
+            errors={form.errors}
             autocomplete="off"
             autocapitalize="characters"
             spellcheck={false}
-            aria-describedby={describedBy('code', form.errors)}
-            aria-invalid={form.errors?.code ? 'true' : undefined}
           />
-          <label for="name">Name</label>
-          <p class="hint" id="name-hint">
-            What you call it, such as Front gate. You can change it later.
-          </p>
-          <FieldError errors={form.errors} field="name" />
-          <input
-            type="text"
+          <TextField
             id="name"
             name="name"
+            label="Name"
+            hint="What you call it, such as Front gate. You can change it later."
             value={form.name}
-            maxLength={60}
-            aria-describedby={describedBy('name', form.errors)}
-            aria-invalid={form.errors?.name ? 'true' : undefined}
+            errors={form.errors}
+            maxLength={BARRIER_NAME_MAX}
           />
           <p class="actions">
             <button type="submit">Add barrier</button>

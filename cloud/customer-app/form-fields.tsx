@@ -19,6 +19,7 @@ export interface TextFieldProps {
   inputMode?: 'numeric' | 'email' | 'text';
   maxLength?: number;
   spellcheck?: boolean;
+  autocapitalize?: 'characters';
 }
 
 export function TextField(props: TextFieldProps): VNode {
@@ -30,6 +31,7 @@ export function TextField(props: TextFieldProps): VNode {
     inputMode: props.inputMode,
     maxLength: props.maxLength,
     spellcheck: props.spellcheck,
+    autocapitalize: props.autocapitalize,
     'aria-describedby': describedBy(props.id, props.errors, !!props.hint),
     'aria-invalid': props.errors?.[props.id] ? ('true' as const) : undefined,
   };
