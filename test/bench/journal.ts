@@ -18,7 +18,8 @@ import { collector, settledMemory } from './memory.js';
  * A barrier's journal as its customer reads it (docs/design.md section 10.5), with 1,000,000 entries on one
  * customer's barrier (issue target: a journal page within 3x of a bare Fastify route answering a page of the
  * same size, at p50 on PostgreSQL; the CSV export's memory flat). Measured in turns in the same run: the bare
- * route, the newest page, a page near the oldest entry (`before=`), and the export of the 100,000 refusals
+ * route, the newest page, a page near the oldest entry (`before=`), a page filtered by an outcome no entry has
+ * (the outcome index's worst case, docs/design.md section 10.5), and the export of the 100,000 refusals
  * (one entry in ten), whose memory is sampled in this process, which serves it; the calls come from a process
  * of their own (measure.ts). The export of all 1,000,000 entries follows, to show that memory does not grow
  * with the export's length. `serverUrl` undefined means PGlite, otherwise a fresh database on that server.
@@ -51,6 +52,8 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
     const paths = {
       first: journal,
       deep: `${journal}?before=${world.oldestId + PAGE_SIZE + 1}`,
+      // An outcome no entry has: the worst case of the outcome filter, which migration 0005's index serves.
+      rare: `${journal}?outcome=device_error`,
       csv: `${journal}.csv?outcome=rate_limit`,
       all: `${journal}.csv`,
     };
@@ -67,11 +70,12 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
     const get =
       (path: string): (() => CallSpec) =>
       () => ({ method: 'GET', path, headers, body: '' });
-    const runs: Record<'base' | 'floor' | 'first' | 'deep', Figures[]> = {
+    const runs: Record<'base' | 'floor' | 'first' | 'deep' | 'rare', Figures[]> = {
       base: [],
       floor: [],
       first: [],
       deep: [],
+      rare: [],
     };
     const count = CALLS_PER_PAGE / ROUNDS;
     for (let round = 0; round < ROUNDS; round++) {
@@ -80,9 +84,10 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
       runs.floor.push(await measure(api, get('/offline'), { count, connections: 1, warmup }));
       runs.first.push(await measure(api, get(paths.first), { count, connections: 1, warmup }));
       runs.deep.push(await measure(api, get(paths.deep), { count, connections: 1, warmup }));
+      runs.rare.push(await measure(api, get(paths.rare), { count, connections: 1, warmup }));
     }
     const [base, floor] = [combined(runs.base), combined(runs.floor)];
-    const [first, deep] = [combined(runs.first), combined(runs.deep)];
+    const [first, deep, rare] = [combined(runs.first), combined(runs.deep), combined(runs.rare)];
     console.log(
       `pages of ${PAGE_SIZE} entries, ${firstPage.bytes.toLocaleString('en')} bytes, one at a time:`,
     );
@@ -90,10 +95,12 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
     console.log(line('a signed-in page reading nothing', floor));
     console.log(line('first journal page', first));
     console.log(line(`deep page (before=${world.oldestId + PAGE_SIZE + 1})`, deep));
+    console.log(line('outcome no entry has (device_error)', rare));
     for (const [name, figures] of [
       ['signed-in page reading nothing', floor],
       ['first page', first],
       ['deep page', deep],
+      ['rare outcome page', rare],
     ] as const) {
       const ratio = figures.p50 / base.p50;
       console.log(

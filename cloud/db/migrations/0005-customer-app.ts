@@ -11,6 +11,9 @@ import { type Kysely, sql } from 'kysely';
  * - `server_secrets`: secrets every instance must share (the CSRF tokens' key), made by the first start;
  * - the customer's own name for a barrier, and when it was paired;
  * - journal indexes for a barrier's pages, newest first, filtered by company or by outcome (keyset by id).
+ *   The one on `outcome` makes completing an entry a non-HOT update (migration 0004's concern); measured, that
+ *   costs `open` about 5%, and without it a rare outcome's page walks every entry of the barrier (70 ms at
+ *   1,000,000 against 4 ms): it stays (docs/design.md section 10.5).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of SCHEMA.split(/;\s*\n/).filter((text) => text.trim())) {
