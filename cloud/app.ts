@@ -12,6 +12,7 @@ import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
 import { signingKeyRoute } from './signing-key/signing-key-route.js';
+import { webAssets } from './web/assets-plugin.js';
 
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
@@ -60,5 +61,6 @@ export async function registerRoutes(
   await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
+  await app.register(webAssets, { ctx: deps.ctx });
   await app.register(customerApp, { ctx: deps.ctx });
 }

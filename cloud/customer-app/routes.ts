@@ -6,8 +6,8 @@ import { barrierRoutes } from './barrier-routes.js';
 import { emailCodeRoutes } from './email-code-routes.js';
 import { homeRoutes } from './home-routes.js';
 import { journalRoutes } from './journal-routes.js';
+import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
-import { pwaRoutes } from './pwa-routes.js';
 import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { signInRoutes } from './signin-routes.js';
@@ -22,7 +22,7 @@ import type { WebDeps } from './web-deps.js';
 export async function customerApp(app: FastifyInstance, options: { ctx: CloudContext }): Promise<void> {
   const cookies = await webFoundation(app, options.ctx);
   const deps: WebDeps = { ctx: options.ctx, cookies };
-  await app.register(pwaRoutes, deps);
+  await app.register(offlineRoutes, deps);
   await app.register(homeRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(requestRoutes, deps);

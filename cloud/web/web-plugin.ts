@@ -1,10 +1,6 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
-import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
@@ -13,6 +9,7 @@ import { findSession, type Session } from '../sessions/sessions.js';
 import { type CookiePolicy, cookiePolicy } from './cookies.js';
 import { ErrorPage } from './error-page.js';
 import { type PageContext, sendPage } from './page.js';
+import { securityHeaders } from './security-headers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,74 +18,24 @@ declare module 'fastify' {
   }
 }
 
-const ASSETS = join(dirname(fileURLToPath(import.meta.url)), 'assets');
-const WEBAUTHN_BROWSER = join(
-  dirname(fileURLToPath(import.meta.resolve('@simplewebauthn/browser'))),
-  '..',
-  'dist',
-  'bundle',
-);
-
 /** Forms carry a few short fields; nothing a person types into them comes near this. */
 const FORM_BODY_LIMIT = 16 * 1024;
 
 /**
  * What every web page stands on (docs/design.md section 10): form bodies, cookies, the security headers with a
  * Content-Security-Policy that allows no inline script or style, CSRF protection on every state change, the
- * signed-in customer from the session cookie, first-party assets, and errors as pages. Registered around the
- * page routes only: the company API keeps its own JSON contract.
+ * signed-in customer from the session cookie, and errors as pages. Registered around the page routes only: the
+ * company API keeps its own JSON contract, and the static files (assets-plugin.ts) need no session.
  */
 export async function webFoundation(app: FastifyInstance, ctx: CloudContext): Promise<CookiePolicy> {
   const policy = cookiePolicy(ctx.baseUrl());
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   await app.register(cookie);
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        'default-src': ["'self'"],
-        'script-src': ["'self'"],
-        'style-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
-        'font-src': ["'self'"],
-        'manifest-src': ["'self'"],
-        'worker-src': ["'self'"],
-        'object-src': ["'none'"],
-        'base-uri': ["'none'"],
-        'form-action': ["'self'"],
-        'frame-ancestors': ["'none'"],
-        ...(policy.secure ? { 'upgrade-insecure-requests': [] } : {}),
-      },
-    },
-    // Over plain http (the demo) HSTS would be ignored; over https it tells browsers never to try http.
-    strictTransportSecurity: policy.secure,
-    // Helmet's default, no-referrer, makes browsers send `Origin: null` with every form post, even our own,
-    // which checkOrigin must refuse. same-origin keeps our origin on our own posts and still sends nothing
-    // to other sites (a `/c/<code>` address is a bearer secret).
-    referrerPolicy: { policy: 'same-origin' },
-    crossOriginEmbedderPolicy: false,
-  });
+  await securityHeaders(app, policy.secure);
   await app.register(csrf, {
     sessionPlugin: '@fastify/cookie',
     cookieKey: policy.csrfName,
     cookieOpts: { ...policy.options, signed: false },
-  });
-  await app.register(fastifyStatic, {
-    root: ASSETS,
-    prefix: '/assets/',
-    maxAge: 3600 * 1000,
-    index: false,
-    wildcard: false,
-  });
-  await app.register(fastifyStatic, {
-    root: WEBAUTHN_BROWSER,
-    prefix: '/assets/vendor/simplewebauthn/',
-    decorateReply: false,
-    maxAge: 3600 * 1000,
-    index: false,
-    wildcard: false,
-    allowedPath: (path) => path === '/index.umd.min.js',
   });
 
   app.decorateRequest('customer', null);
