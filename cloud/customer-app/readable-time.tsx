@@ -12,21 +12,19 @@ const DAY = new Intl.DateTimeFormat('en-GB', {
   month: 'short',
   year: 'numeric',
 });
-const CLOCK = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', hour: '2-digit', minute: '2-digit' });
 
 export function dayText(date: Date): string {
   return DAY.format(date);
 }
 
 /**
- * The formatters' words, kept by UTC day and by minute of the day: a journal page (docs/design.md section
- * 10.5) asks for 100 of them, for 50 lines that mostly share a day, and formatting them each time was a fifth
- * of the page's rendering (0.40 ms down to 0.32 ms a page). The words are the formatters' own, so every page
- * reads as before. The days kept are bounded; the minutes of a day are 1,440.
+ * The day's words are kept by UTC day: a journal page (docs/design.md section 10.5) shows 50 lines that mostly
+ * share a day, and formatting each was a fifth of the page's rendering. The days kept are bounded. The time of
+ * day is two numbers, which need no formatter.
  */
 const DAY_MS = 24 * 3600 * 1000;
 const dayWords = new Map<number, string>();
-const clockWords = new Map<number, string>();
+const twoDigits = (value: number) => String(value).padStart(2, '0');
 
 export function momentText(date: Date): string {
   const time = date.getTime();
@@ -38,12 +36,7 @@ export function momentText(date: Date): string {
     dayPart = DAY.format(date);
     dayWords.set(day, dayPart);
   }
-  let clockPart = clockWords.get(minute);
-  if (clockPart === undefined) {
-    clockPart = CLOCK.format(date);
-    clockWords.set(minute, clockPart);
-  }
-  return `${dayPart}, ${clockPart} UTC`;
+  return `${dayPart}, ${twoDigits(Math.floor(minute / 60))}:${twoDigits(minute % 60)} UTC`;
 }
 
 export function Moment(props: { date: Date }): VNode {
