@@ -5,7 +5,6 @@ import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
 import { notFoundPage } from './customer-app/not-found.js';
-import { customerApp } from './customer-app/routes.js';
 import { provisioningRoute } from './devices/provisioning-route.js';
 import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
@@ -13,6 +12,7 @@ import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { opsRoutes } from './ops/routes.js';
 import { signingKeyRoute } from './signing-key/signing-key-route.js';
 import { webAssets } from './web/assets-plugin.js';
+import { webPages } from './web/pages.js';
 
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
@@ -62,5 +62,5 @@ export async function registerRoutes(
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
-  await app.register(customerApp, { ctx: deps.ctx });
+  await app.register(webPages, { ctx: deps.ctx });
 }

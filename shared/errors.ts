@@ -150,6 +150,33 @@ export const ERRORS = {
     message:
       'This e-mail address belongs to another Gatelink account: sign in to that account with it instead.',
   },
+
+  // docs/design.md section 11: the company account area and the operator console
+  owner_required: {
+    status: 403,
+    message: "Only the company's owner can do this; ask them, or ask them to make you the owner.",
+  },
+  operator_required: {
+    status: 403,
+    message: "This is Gatelink's operator console: sign in with the operator token or an operator's passkey.",
+  },
+  domain_taken: {
+    status: 409,
+    message: 'Another company already holds this domain; if it is yours, write to the operators.',
+  },
+  logo_refused: {
+    status: 400,
+    message: 'The logo must be a square PNG, JPEG or WebP image of at most 1 MiB.',
+  },
+  callback_refused: {
+    status: 400,
+    message: 'The callback address must be an https address on a public host.',
+  },
+  key_proof_failed: {
+    status: 400,
+    message:
+      'The signature does not verify with the key published on your domain; sign the text shown, as shown.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

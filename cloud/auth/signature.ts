@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { sql } from 'kysely';
 import { decodeBase64 } from '../../shared/crypto/ed25519.js';
 import { baseString, SIGNATURE_HEADERS } from '../../shared/crypto/request-signing.js';
 import { ApiError } from '../../shared/errors.js';
@@ -86,10 +87,21 @@ export async function authenticateSignature(
   return company;
 }
 
-/** The company of a domain, remembered once one of its calls passed every check. */
+/**
+ * The company of a domain, remembered once one of its calls passed every check. Several registrations may name
+ * one domain while pending (docs/design.md section 11.1); the one an operator let in answers for it, else the
+ * oldest, whose calls are refused as not approved.
+ */
 async function companyByDomain(ctx: CloudContext, domain: string): Promise<Company | undefined> {
   return (
     ctx.companies.get(`domain:${domain}`) ??
-    (await ctx.db.selectFrom('companies').selectAll().where('domain', '=', domain).executeTakeFirst())
+    (await ctx.db
+      .selectFrom('companies')
+      .selectAll()
+      .where('domain', '=', domain)
+      .orderBy(sql`status in ('approved', 'suspended')`, 'desc')
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst())
   );
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../../shared/errors.js';
 import { pinDomainKey } from '../company-keys/pin.js';
 import type { CloudContext } from '../context.js';
 import type { CompaniesTable } from '../db/schema.js';
+import { isUniqueViolation } from '../db/unique-violation.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;
@@ -27,7 +28,9 @@ export async function createCompany(
   ctx: CloudContext,
   input: { name: string; domain?: string | undefined; contactEmail?: string | undefined },
 ): Promise<Company> {
-  const inserted = await ctx.db
+  if (input.domain !== undefined && (await domainHolder(ctx, input.domain)) !== undefined)
+    throw new ApiError('conflict', { message: `A company with domain ${input.domain} exists already.` });
+  return ctx.db
     .insertInto('companies')
     .values({
       name: input.name,
@@ -35,12 +38,22 @@ export async function createCompany(
       contact_email: input.contactEmail ?? null,
       created_at: ctx.clock.now(),
     })
-    .onConflict((oc) => oc.column('domain').doNothing())
     .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The company an operator let in (approved or suspended) under a domain. Pending and rejected registrations may
+ * name the same domain: a registration proves nothing, so it must not keep the domain's real owner out
+ * (docs/design.md section 11.1); a unique index holds one admitted company per domain.
+ */
+export async function domainHolder(ctx: CloudContext, domain: string): Promise<Company | undefined> {
+  return ctx.db
+    .selectFrom('companies')
+    .selectAll()
+    .where('domain', '=', domain)
+    .where('status', 'in', ['approved', 'suspended'])
     .executeTakeFirst();
-  if (!inserted)
-    throw new ApiError('conflict', { message: `A company with domain ${input.domain} exists already.` });
-  return inserted;
 }
 
 export async function getCompany(ctx: CloudContext, id: number): Promise<Company> {
@@ -58,8 +71,21 @@ export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
  */
 export async function approveCompany(ctx: CloudContext, id: number): Promise<Company> {
   const company = await getCompany(ctx, id);
-  const approval = { status: 'approved' as const, approved_at: ctx.clock.now(), suspended_at: null };
-  if (company.domain) return pinDomainKey(ctx, company, approval);
+  const approval = {
+    status: 'approved' as const,
+    approved_at: ctx.clock.now(),
+    suspended_at: null,
+    status_reason: null,
+  };
+  if (company.domain) {
+    try {
+      return await pinDomainKey(ctx, company, approval);
+    } catch (error) {
+      // companies_domain_admitted: one admitted company per domain (docs/design.md section 11.1).
+      if (isUniqueViolation(error)) throw new ApiError('domain_taken');
+      throw error;
+    }
+  }
   const approved = await ctx.db
     .updateTable('companies')
     .set(approval)

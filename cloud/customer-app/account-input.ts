@@ -5,7 +5,7 @@ import { CODE_DIGITS } from '../email-codes/codes.js';
 import { emailAddress } from '../email-codes/email-address.js';
 import { isPrintableText } from '../http/printable-text.js';
 import { MAX_PASSKEY_NAME_LENGTH } from '../passkeys/passkeys.js';
-import { formText, parseForm } from './form-input.js';
+import { formText, parseForm } from '../web/form-input.js';
 
 /**
  * What the account pages accept, with the sentence a person reads next to the field when it is wrong

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { findAccount, renameAccount, setVerifiedEmail } from '../customers/accounts.js';
 import { codeProblem, sendCode, tryCode } from '../email-codes/send-code.js';
 import { listPasskeys } from '../passkeys/passkeys.js';
+import { parseForm, textField } from '../web/form-input.js';
+import { onForm } from '../web/form-problem.js';
 import { sendPage } from '../web/page.js';
+import { pageContext, safeNext, signedIn, type WebDeps } from '../web/web-deps.js';
 import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { AccountPage, type AccountPageProps } from './account-page.js';
 import { clientKey, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
-import { parseForm, textField } from './form-input.js';
-import { onForm } from './form-problem.js';
-import { pageContext, safeNext, signedIn, type WebDeps } from './web-deps.js';
 
 /**
  * `/account` (docs/design.md section 10.2): the page, the customer's name, and their e-mail address, which is

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { endSession } from '../sessions/sessions.js';
 import { clientAddressKey } from '../web/client-address.js';
-import { signInBrowser, type WebDeps } from './web-deps.js';
+import { signInBrowser, type WebDeps } from '../web/web-deps.js';
 
 /**
  * Signs this browser in as `customerId` with a new session (docs/design.md section 10.2). A session the browser

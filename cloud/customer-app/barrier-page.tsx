@@ -1,12 +1,12 @@
 import type { VNode } from 'preact';
 import type { KeyOnBarrier } from '../access-keys/keys-on-barrier.js';
 import { BARRIER_NAME_MAX, type BarrierObject, type CustomerBarrier } from '../devices/customer-barriers.js';
+import { ErrorSummary } from '../web/field-errors.js';
+import { TextField } from '../web/form-fields.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
+import { capitalised, lifetimeText, Moment } from '../web/readable-time.js';
 import { CompanyLogo } from './company-mark.js';
-import { ErrorSummary } from './field-errors.js';
-import { TextField } from './form-fields.js';
-import type { FieldErrors } from './form-input.js';
-import { capitalised, lifetimeText, Moment } from './readable-time.js';
 
 /**
  * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, its objects,

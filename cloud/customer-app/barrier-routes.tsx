@@ -14,11 +14,11 @@ import {
 import { PAIRING_CODE_LENGTH, pairDevice } from '../devices/devices.js';
 import type { Session } from '../sessions/sessions.js';
 import { type AttemptLimit, limitPerAddress } from '../web/attempt-limit.js';
+import { formText, parseForm, textField } from '../web/form-input.js';
 import { sendPage } from '../web/page.js';
+import { pageContext, safeNext, signedIn, type WebDeps } from '../web/web-deps.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { BarriersPage, type PairingForm } from './barriers-page.js';
-import { formText, parseForm, textField } from './form-input.js';
-import { pageContext, safeNext, signedIn, type WebDeps } from './web-deps.js';
 
 /**
  * The customer's barriers (docs/design.md section 10.4): the list and the pairing form, one barrier's page,

@@ -1,9 +1,9 @@
 import type { VNode } from 'preact';
 import { BARRIER_NAME_MAX, type CustomerBarrier } from '../devices/customer-barriers.js';
+import { ErrorSummary } from '../web/field-errors.js';
+import { TextField } from '../web/form-fields.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
-import { ErrorSummary } from './field-errors.js';
-import { TextField } from './form-fields.js';
-import type { FieldErrors } from './form-input.js';
 
 /**
  * `/barriers` (docs/design.md section 10.4): the customer's barriers, each with whether its controller is

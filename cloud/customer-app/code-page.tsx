@@ -1,9 +1,9 @@
 import type { VNode } from 'preact';
 import { CODE_DIGITS } from '../email-codes/codes.js';
 import { CODE_LIFETIME_MINUTES } from '../email-codes/send-code.js';
+import { ErrorSummary } from '../web/field-errors.js';
+import { Carried, TextField } from '../web/form-fields.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
-import { ErrorSummary } from './field-errors.js';
-import { Carried, TextField } from './form-fields.js';
 
 /**
  * The page that asks for the code just e-mailed (docs/design.md section 10.2), for signing in or up and for

@@ -2,10 +2,10 @@ import type { VNode } from 'preact';
 import type { KeyOnBarrier } from '../access-keys/keys-on-barrier.js';
 import type { CompanyDisplay } from '../companies/display.js';
 import type { BarrierObject, CustomerBarrier } from '../devices/customer-barriers.js';
+import { describedBy, FieldError } from '../web/field-errors.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
-import { describedBy, FieldError } from './field-errors.js';
-import type { FieldErrors } from './form-input.js';
-import { capitalised, lifetimeText, Moment } from './readable-time.js';
+import { capitalised, lifetimeText, Moment } from '../web/readable-time.js';
 
 /**
  * The consent dialog (docs/design.md section 10.3), a "check your answers" page: the company again (above it,

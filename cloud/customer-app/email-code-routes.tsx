@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { accountForVerifiedEmail } from '../customers/accounts.js';
 import { codeProblem, sendCode, tryCode } from '../email-codes/send-code.js';
+import { type FieldErrors, parseForm, textField } from '../web/form-input.js';
+import { onForm } from '../web/form-problem.js';
 import { sendPage } from '../web/page.js';
+import { pageContext, safeNext, type WebDeps } from '../web/web-deps.js';
 import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
-import { type FieldErrors, parseForm, textField } from './form-input.js';
-import { onForm } from './form-problem.js';
 import { SignInPage } from './signin-routes.js';
-import { pageContext, safeNext, type WebDeps } from './web-deps.js';
 
 /**
  * Signing in, or up, with a code sent by e-mail (docs/design.md section 10.2). Asking for a code looks the same

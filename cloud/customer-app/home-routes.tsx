@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Layout, sendPage } from '../web/page.js';
-import { pageContext, type WebDeps } from './web-deps.js';
+import { pageContext, type WebDeps } from '../web/web-deps.js';
 
 /** `/`: a signed-in customer goes to their barriers; anyone else learns what Gatelink is and signs in. */
 export async function homeRoutes(app: FastifyInstance, _deps: WebDeps): Promise<void> {

@@ -11,8 +11,8 @@ import {
   outcomeWords,
 } from '../journal/outcome-words.js';
 import { Layout, type PageContext } from '../web/page.js';
+import { Moment } from '../web/readable-time.js';
 import { CompanyLogo } from './company-mark.js';
-import { Moment } from './readable-time.js';
 
 /**
  * A barrier's journal as its customer reads it (docs/design.md section 10.5): each line says who opened (the

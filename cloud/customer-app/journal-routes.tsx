@@ -7,8 +7,8 @@ import { type BarrierJournalFilter, barrierJournalPage, barrierScope } from '../
 import { journalCsvStream } from '../journal/journal-csv.js';
 import { ENTRY_OUTCOMES } from '../journal/outcome-words.js';
 import { sendPage } from '../web/page.js';
+import { pageContext, signedIn, type WebDeps } from '../web/web-deps.js';
 import { JournalPage } from './journal-page.js';
-import { pageContext, signedIn, type WebDeps } from './web-deps.js';
 
 /**
  * A barrier's journal (docs/design.md section 10.5): `/barriers/<id>/journal`, a page of entries, and

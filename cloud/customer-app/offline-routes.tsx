@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Layout, sendPage } from '../web/page.js';
-import { pageContext, type WebDeps } from './web-deps.js';
+import { pageContext, type WebDeps } from '../web/web-deps.js';
 
 /**
  * The page the installed application's service worker shows when the network is gone (docs/design.md section

@@ -1,8 +1,8 @@
 import type { VNode } from 'preact';
 import { dayLabel, isLastWayIn, MAX_PASSKEY_NAME_LENGTH, type Passkey } from '../passkeys/passkeys.js';
+import { TextField } from '../web/form-fields.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
-import { TextField } from './form-fields.js';
-import type { FieldErrors } from './form-input.js';
 
 /**
  * The account's passkeys (docs/design.md section 10.2), each with when it was added and last used, a form to

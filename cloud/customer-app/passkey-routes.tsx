@@ -7,12 +7,12 @@ import { removePasskey, renamePasskey, savePasskey } from '../passkeys/passkeys.
 import { finishRegistration, startRegistration } from '../passkeys/registration.js';
 import { registrationResponse } from '../passkeys/response-schema.js';
 import { countAttempt } from '../web/attempt-limit.js';
+import { parseForm } from '../web/form-input.js';
+import { onForm } from '../web/form-problem.js';
+import { signedIn, type WebDeps } from '../web/web-deps.js';
 import { passkeyName, readJson } from './account-input.js';
 import { sendAccountPage } from './account-routes.js';
 import { clientKey } from './account-session.js';
-import { parseForm } from './form-input.js';
-import { onForm } from './form-problem.js';
-import { signedIn, type WebDeps } from './web-deps.js';
 
 /**
  * The signed-in customer's passkeys (docs/design.md section 10.2): adding one (the two calls of its ceremony,

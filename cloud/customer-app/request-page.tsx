@@ -1,11 +1,11 @@
 import type { VNode } from 'preact';
 import type { CompanyDisplay } from '../companies/display.js';
 import type { RequestView } from '../requests/request-view.js';
+import { ErrorSummary } from '../web/field-errors.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
+import { Moment } from '../web/readable-time.js';
 import { CompanyMark } from './company-mark.js';
 import { type ConsentChoices, ConsentForm, GrantedAccess } from './consent-page.js';
-import { ErrorSummary } from './field-errors.js';
-import { Moment } from './readable-time.js';
 
 /**
  * `/c/<code>` (docs/design.md section 10.3): the company as the customer must recognise it, the request's

@@ -10,11 +10,11 @@ import { claimRequest } from '../requests/claim.js';
 import { type RequestView, requestView } from '../requests/request-view.js';
 import type { Session } from '../sessions/sessions.js';
 import { type AttemptLimit, limitPerAddress } from '../web/attempt-limit.js';
+import { type FieldErrors, formText, parseForm, textField } from '../web/form-input.js';
 import { sendPage } from '../web/page.js';
+import { pageContext, signedIn, type WebDeps } from '../web/web-deps.js';
 import type { ConsentChoices } from './consent-page.js';
-import { type FieldErrors, formText, parseForm, textField } from './form-input.js';
 import { RequestPage } from './request-page.js';
-import { pageContext, signedIn, type WebDeps } from './web-deps.js';
 
 /**
  * `/c/<code>` and its two forms (docs/design.md section 10.3): the page (a GET, which never changes state),

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { CloudContext } from '../context.js';
-import { webFoundation } from '../web/web-plugin.js';
+import type { WebDeps } from '../web/web-deps.js';
 import { accountRoutes } from './account-routes.js';
 import { barrierRoutes } from './barrier-routes.js';
 import { emailCodeRoutes } from './email-code-routes.js';
@@ -12,16 +11,13 @@ import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { signInRoutes } from './signin-routes.js';
 import { signUpRoutes } from './signup-routes.js';
-import type { WebDeps } from './web-deps.js';
 
 /**
  * The customer application (docs/design.md section 10): every page and form a customer uses, on the web
  * foundation (cookies, CSRF, security headers, sessions). Each group of routes lives in a file named after
- * what the customer does there.
+ * what the customer does there. The foundation they stand on is registered around them (cloud/web/pages.ts).
  */
-export async function customerApp(app: FastifyInstance, options: { ctx: CloudContext }): Promise<void> {
-  const cookies = await webFoundation(app, options.ctx);
-  const deps: WebDeps = { ctx: options.ctx, cookies };
+export async function customerApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
   await app.register(offlineRoutes, deps);
   await app.register(homeRoutes, deps);
   await app.register(sessionRoutes, deps);

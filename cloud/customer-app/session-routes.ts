@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { endSession } from '../sessions/sessions.js';
-import type { WebDeps } from './web-deps.js';
+import type { WebDeps } from '../web/web-deps.js';
 
 /** Signing out ends this browser's session in the database, so no instance accepts its cookie again. */
 export async function sessionRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {

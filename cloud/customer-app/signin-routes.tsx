@@ -4,14 +4,14 @@ import { finishSignIn, startSignIn } from '../passkeys/authentication.js';
 import { CEREMONY_ID, CEREMONY_LIMIT } from '../passkeys/challenges.js';
 import { authenticationResponse } from '../passkeys/response-schema.js';
 import { countAttempt } from '../web/attempt-limit.js';
+import { ErrorSummary } from '../web/field-errors.js';
+import { Carried, TextField } from '../web/form-fields.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, Layout, type PageContext, sendPage } from '../web/page.js';
+import { pageContext, safeNext, type WebDeps } from '../web/web-deps.js';
 import { nextPath, readJson } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
-import { ErrorSummary } from './field-errors.js';
-import { Carried, TextField } from './form-fields.js';
-import type { FieldErrors } from './form-input.js';
 import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
-import { pageContext, safeNext, type WebDeps } from './web-deps.js';
 
 /**
  * Signing in (docs/design.md section 10.2): with a passkey, the two calls of its ceremony; or, where this

@@ -1,11 +1,11 @@
 import type { VNode } from 'preact';
 import { MAX_DISPLAY_NAME_LENGTH } from '../customers/accounts.js';
 import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
+import { ErrorSummary } from '../web/field-errors.js';
+import { Carried, TextField } from '../web/form-fields.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
 import { withQuery } from './account-session.js';
-import { ErrorSummary } from './field-errors.js';
-import { Carried, TextField } from './form-fields.js';
-import type { FieldErrors } from './form-input.js';
 import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
 
 /**

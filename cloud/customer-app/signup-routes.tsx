@@ -8,13 +8,13 @@ import { CEREMONY_ID, CEREMONY_LIMIT } from '../passkeys/challenges.js';
 import { finishRegistration, startRegistration } from '../passkeys/registration.js';
 import { registrationResponse } from '../passkeys/response-schema.js';
 import { countAttempt } from '../web/attempt-limit.js';
+import { type FieldErrors, parseForm, textField } from '../web/form-input.js';
+import { onForm } from '../web/form-problem.js';
 import { sendPage } from '../web/page.js';
+import { pageContext, safeNext, type WebDeps } from '../web/web-deps.js';
 import { displayName, emailField, nextPath, readJson } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
-import { type FieldErrors, parseForm, textField } from './form-input.js';
-import { onForm } from './form-problem.js';
 import { SignUpPage } from './signup-page.js';
-import { pageContext, safeNext, type WebDeps } from './web-deps.js';
 
 /**
  * Creating an account (docs/design.md section 10.2): with a passkey, or with a code sent to an e-mail address;

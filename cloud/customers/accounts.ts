@@ -1,5 +1,6 @@
 import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
+import { isUniqueViolation } from '../db/unique-violation.js';
 import { localPart } from '../email-codes/email-address.js';
 import { type NewCredential, savePasskey } from '../passkeys/passkeys.js';
 
@@ -109,9 +110,4 @@ export async function renameAccount(
     .set({ display_name: displayName })
     .where('id', '=', customerId)
     .execute();
-}
-
-/** PostgreSQL's unique_violation, from either driver. */
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }

@@ -8,6 +8,7 @@ import * as openFunctions from './migrations/0002-open-functions.js';
 import * as boundedRateCount from './migrations/0003-bounded-rate-count.js';
 import * as settleUnanswered from './migrations/0004-settle-unanswered.js';
 import * as customerApp from './migrations/0005-customer-app.js';
+import * as companyArea from './migrations/0006-company-area.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-bounded-rate-count': boundedRateCount,
   '0004-settle-unanswered': settleUnanswered,
   '0005-customer-app': customerApp,
+  '0006-company-area': companyArea,
 };
 
 /**

@@ -5,7 +5,8 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;
 
-export type CompanyStatus = 'pending' | 'approved' | 'suspended';
+export type CompanyStatus = 'pending' | 'approved' | 'rejected' | 'suspended';
+export type MemberRole = 'owner' | 'member';
 export type RequestState = 'new' | 'claimed' | 'issued' | 'revoked' | 'expired';
 export type JournalOutcome =
   | 'opened'
@@ -31,6 +32,56 @@ export interface CompaniesTable {
   created_at: DefaultTimestamp;
   approved_at: Timestamp | null;
   suspended_at: Timestamp | null;
+  /** Why an operator rejected or suspended the company; the company reads it in its area. */
+  status_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The key last fetched from the domain before approval (not pinned), for the operator to check. */
+  key_published: ColumnType<string | null, string | null | undefined, string | null>;
+  key_published_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The key whose private half the registrant proved to hold (section 11.1). */
+  key_proven: ColumnType<string | null, string | null | undefined, string | null>;
+  callback_url: ColumnType<string | null, string | null | undefined, string | null>;
+  logo_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface CompanyLogosTable {
+  hash: string;
+  image: Uint8Array;
+  created_at: Timestamp;
+}
+
+export interface CompanyMembersTable {
+  id: Generated<number>;
+  company_id: number;
+  /** The address the member was added by; null for an owner whose account has none confirmed. */
+  email: string | null;
+  /** The account acting for the company; null until the account holding `email` signs in. */
+  customer_id: number | null;
+  role: MemberRole;
+  added_at: Timestamp;
+  added_by: number | null;
+}
+
+export interface OperatorsTable {
+  customer_id: number;
+  added_at: Timestamp;
+  added_by: string;
+}
+
+export interface OperatorSessionsTable {
+  id_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface OperatorActionsTable {
+  id: Generated<number>;
+  at: Timestamp;
+  /** Who, as shown: an operator's name and address, or the operator token. */
+  operator: string;
+  customer_id: number | null;
+  company_id: number | null;
+  action: string;
+  reason: string | null;
 }
 
 export interface CompanySecretsTable {
@@ -233,4 +284,9 @@ export interface DB {
   email_codes: EmailCodesTable;
   rate_counters: RateCountersTable;
   server_secrets: ServerSecretsTable;
+  company_logos: CompanyLogosTable;
+  company_members: CompanyMembersTable;
+  operators: OperatorsTable;
+  operator_sessions: OperatorSessionsTable;
+  operator_actions: OperatorActionsTable;
 }

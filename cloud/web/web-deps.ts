@@ -3,8 +3,8 @@ import { ApiError } from '../../shared/errors.js';
 import type { CloudContext } from '../context.js';
 import type { Session } from '../sessions/sessions.js';
 import { startSession } from '../sessions/sessions.js';
-import type { CookiePolicy } from '../web/cookies.js';
-import type { PageContext } from '../web/page.js';
+import type { CookiePolicy } from './cookies.js';
+import type { PageContext } from './page.js';
 
 /** What each group of the customer application's routes is handed (cloud/customer-app/routes.ts). */
 export interface WebDeps {
