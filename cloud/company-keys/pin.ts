@@ -13,12 +13,20 @@ export async function pinDomainKey(
   ctx: CloudContext,
   company: Company,
   also: Updateable<CompaniesTable> = {},
+  /** The key the caller has seen and vouches for (the console's approval, section 11.5): any other is refused. */
+  expectedKey?: string,
 ): Promise<Company> {
   if (!company.domain)
     throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
   const fetched = await ctx.fetchKeyFile(company.domain);
   if (!fetched.ok)
     throw new ApiError('key_fetch_failed', { message: fetched.message, detail: fetched.reason });
+  if (expectedKey !== undefined && fetched.key.base64 !== expectedKey)
+    throw new ApiError('key_fetch_failed', {
+      message:
+        'The domain now publishes another key than the one checked; check the key again, then approve.',
+      detail: 'key_differs',
+    });
   const now = ctx.clock.now();
   const pinned = await ctx.db
     .updateTable('companies')
