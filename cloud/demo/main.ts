@@ -80,6 +80,11 @@ const terminalMailer: Mailer = {
     say('  no SMTP_URL is set, so it is shown here instead of being e-mailed)');
     say();
   },
+  async sendNotice(message) {
+    say();
+    say(`  E-mail to ${message.to}: ${message.subject}   (no SMTP_URL is set, so it is shown here)`);
+    say();
+  },
 };
 
 function loadConfigOrExit() {

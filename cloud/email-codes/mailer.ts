@@ -9,6 +9,15 @@ import type { CloudConfig } from '../config.js';
 export interface Mailer {
   /** Resolves once the message is handed over; rejects when it could not be. */
   sendCode(message: CodeMessage): Promise<void>;
+  /** A short notice about the reader's account, such as being added to a company (docs/design.md 11.1). */
+  sendNotice(message: NoticeMessage): Promise<void>;
+}
+
+export interface NoticeMessage {
+  to: string;
+  subject: string;
+  /** Plain text; the mailer adds the service's address at the end. */
+  text: string;
 }
 
 export interface CodeMessage {
@@ -34,6 +43,14 @@ export function smtpMailer(options: { url: string; from: () => string; siteUrl: 
         text: codeText(message, options.siteUrl()),
       });
     },
+    async sendNotice(message) {
+      await transport.sendMail({
+        from: options.from(),
+        to: message.to,
+        subject: message.subject,
+        text: `${message.text}\n\nGatelink, ${options.siteUrl()}`,
+      });
+    },
   };
 }
 
@@ -45,6 +62,9 @@ export function logMailer(log: FastifyBaseLogger): Mailer {
         { email: message.to },
         `No SMTP_URL set: sign-in code for ${message.to} is ${message.code} (valid ${message.validMinutes} minutes)`,
       );
+    },
+    async sendNotice(message) {
+      log.info({ email: message.to, subject: message.subject }, 'No SMTP_URL set: notice not e-mailed');
     },
   };
 }

@@ -342,4 +342,30 @@ export const ATTACKS: readonly Attack[] = [
       'signing in with a passkey response made for another challenge, origin or customer, or removing the last way in',
     source: 'docs/design.md section 10',
   },
+  {
+    id: 'web.company-other-company',
+    attack:
+      "a member of one company opening or posting to another company's pages by changing the id in the address",
+    source: 'issue 14; docs/design.md section 11.1',
+  },
+  {
+    id: 'web.company-removed-member',
+    attack: 'a removed member going on with the session they had before removal',
+    source: 'issue 14; docs/design.md section 11.1',
+  },
+  {
+    id: 'web.company-member-owner-only',
+    attack: 'a member who is not the owner adding members, or removing the owner',
+    source: 'docs/design.md section 11.1',
+  },
+  {
+    id: 'web.company-member-unconfirmed',
+    attack: "becoming a company's member by typing the added address on an account without confirming it",
+    source: 'docs/design.md section 11.1',
+  },
+  {
+    id: 'web.company-domain-squat',
+    attack: "registering another company's domain first, to keep its real owner out or to inherit its calls",
+    source: 'docs/design.md section 11.1',
+  },
 ];
