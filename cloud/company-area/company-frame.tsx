@@ -42,16 +42,17 @@ export function CompanyFrame(props: {
   return (
     <Layout title={`${props.title} · ${company.name}`} page={props.page} scripts={props.scripts}>
       <div class="company-head">
-        <p class="muted small">
+        <p class="crumbs muted small">
           <a href="/company">Your companies</a>
         </p>
-        <h1>{company.name}</h1>
+        <h1 class="company-name">{company.name}</h1>
         <span class={`badge ${status.tone}`}>{status.text}</span>
       </div>
       <nav class="tabs" aria-label="Company">
         {SECTIONS.map((entry) => (
           <a
             key={entry.id}
+            class="tab"
             href={companyPath(company, entry.id)}
             aria-current={entry.id === props.section ? 'page' : undefined}
           >
