@@ -60,6 +60,13 @@ export function AccountPage(props: AccountPageProps): VNode {
         <PasskeyNotes statusId="add-passkey-status" otherwise="Add one from a browser that can." />
       </section>
       <EmailSection {...props} />
+      <section class="card" aria-labelledby="companies-title">
+        <h2 id="companies-title">Companies</h2>
+        <p>
+          Act for a company that opens gates through Gatelink: <a href="/company">your companies</a>, or{' '}
+          <a href="/company/new">register one</a>.
+        </p>
+      </section>
       <section class="card" aria-labelledby="signout-title">
         <h2 id="signout-title">Sign out</h2>
         <form method="post" action="/signout" class="actions">

@@ -25,6 +25,13 @@ export async function homeRoutes(app: FastifyInstance, _deps: WebDeps): Promise<
             </a>
           </p>
         </section>
+        <section class="card">
+          <h2>For companies</h2>
+          <p>
+            Open your customers' gates through our API, with their consent and a journal of every opening.{' '}
+            <a href="/company/new">Register your company</a>, or <a href="/company">sign in to its account</a>.
+          </p>
+        </section>
       </Layout>,
     );
   });
