@@ -29,7 +29,8 @@ export async function homeRoutes(app: FastifyInstance, _deps: WebDeps): Promise<
           <h2>For companies</h2>
           <p>
             Open your customers' gates through our API, with their consent and a journal of every opening.{' '}
-            <a href="/company/new">Register your company</a>, or <a href="/company">sign in to its account</a>.
+            <a href="/company/new">Register your company</a>, or <a href="/company">sign in to its account</a>
+            .
           </p>
         </section>
       </Layout>,

@@ -7,6 +7,7 @@ import { pairingCodeFor } from '../devices/pairing-renewal.js';
 import type { Mailer } from '../email-codes/mailer.js';
 import { DEMO_BARRIER, type DemoController, SPARE_BARRIER, startDemoController } from './controller.js';
 import {
+  DEMO_COMPANY_EMAIL,
   DEMO_CUSTOMER_EMAIL,
   DEMO_DOMAIN,
   type DemoState,
@@ -222,6 +223,16 @@ function printCustomerSteps(
   say();
   say(`The demo customer, who owns ${DEMO_BARRIER.label}, signs in with the e-mail ${DEMO_CUSTOMER_EMAIL}`);
   say(`(the code is printed here): ${base}/signin`);
+  say();
+  say('Play the company and the operator, in a browser:');
+  say(
+    `F. Demo Cleaning Ltd's account area (its requests, openings, secret, logo, members): sign in at ${base}/company`,
+  );
+  say(`   with the e-mail ${DEMO_COMPANY_EMAIL} (the code is printed here).`);
+  say(
+    `G. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
+  );
+  say(`   console at ${base}/console with the operator token (in the file named above).`);
 }
 
 main().catch((error: unknown) => {

@@ -26,6 +26,8 @@ import {
 export const DEMO_DOMAIN = 'courier.demo.localhost';
 /** The demo customer's e-mail: signing in with it sends a one-time code, which the demo prints. */
 export const DEMO_CUSTOMER_EMAIL = 'customer@demo.localhost';
+/** The owner of Demo Cleaning Ltd's account area (docs/design.md section 11.1). */
+export const DEMO_COMPANY_EMAIL = 'office@cleaning.demo.localhost';
 
 const stateSchema = z.object({
   customerId: z.number(),
@@ -71,6 +73,7 @@ export async function loadOrSeed(ctx: CloudContext, log: (line: string) => void)
     state = { ...state, spareDeviceId: await seedSpare(ctx) };
   }
   await giveDemoCustomerEmail(ctx, state.customerId);
+  await giveDemoCompanyOwner(ctx, state.secretCompany.orgId);
   writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   return state;
 }
@@ -90,6 +93,41 @@ async function giveDemoCustomerEmail(ctx: CloudContext, customerId: number): Pro
     .set({ email: DEMO_CUSTOMER_EMAIL, email_verified_at: ctx.clock.now() })
     .where('id', '=', customerId)
     .where('email', 'is', null)
+    .execute();
+}
+
+/**
+ * An account that owns Demo Cleaning Ltd, so that the demo's company area has someone to sign in; made on every
+ * start that lacks it, as data folders from before the company area have none.
+ */
+async function giveDemoCompanyOwner(ctx: CloudContext, companyId: number): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db
+    .insertInto('customers')
+    .values({
+      display_name: 'Demo office',
+      email: DEMO_COMPANY_EMAIL,
+      email_verified_at: now,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .execute();
+  const owner = await ctx.db
+    .selectFrom('customers')
+    .select('id')
+    .where('email', '=', DEMO_COMPANY_EMAIL)
+    .executeTakeFirstOrThrow();
+  await ctx.db
+    .insertInto('company_members')
+    .values({
+      company_id: companyId,
+      customer_id: owner.id,
+      email: DEMO_COMPANY_EMAIL,
+      role: 'owner',
+      added_at: now,
+      added_by: owner.id,
+    })
+    .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
