@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from '../web/web-deps.js';
+import { accessRoutes } from './access-routes.js';
 
 /**
  * The company account area (docs/design.md section 11): where a company registers, and its members manage its
@@ -9,4 +10,5 @@ import type { WebDeps } from '../web/web-deps.js';
 export async function companyArea(app: FastifyInstance, deps: WebDeps): Promise<void> {
   void app;
   void deps;
+  await app.register(accessRoutes, deps);
 }

@@ -44,7 +44,7 @@ export function signKeyProof(key: SigningKey, text: string): string {
  */
 export function verifyKeyProof(publicKey: string, text: string, signature: string): boolean {
   const bytes = decodeBase64(signature.trim());
-  if (!bytes || bytes.length !== 64) return false;
+  if (bytes?.length !== 64) return false;
   try {
     return strictPublicKeyFromBase64(publicKey).verify(new TextEncoder().encode(text), bytes);
   } catch (error) {
