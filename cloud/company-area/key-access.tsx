@@ -96,8 +96,8 @@ function KeySteps(props: KeyAccessProps & { admitted: boolean }): VNode {
         Publish what keygen printed at <code>{`https://${domain}/.well-known/service.json`}</code>, then check
         it:
       </p>
-      <CheckForm page={props.page} company={company} problem={problem} />
       <PublishedKey company={company} />
+      <CheckForm page={props.page} company={company} problem={problem} />
       <h3>3. Prove you hold the key</h3>
       <ProofStep {...props} out={out} />
     </section>
@@ -145,7 +145,13 @@ function ProofStep(props: KeyAccessProps & { admitted: boolean; out: string }): 
   const key = company.key_published;
   if (!challenge || !key) return <p class="muted">Check your key file first.</p>;
   if (admitted && key === company.key_pub) {
-    return <p class="muted">Your domain publishes the key already pinned: there is nothing to confirm.</p>;
+    return (
+      <p class="muted">
+        {company.key_seen_other
+          ? 'Check your key file to see the key it holds now.'
+          : 'Your domain publishes the key already pinned: there is nothing to confirm.'}
+      </p>
+    );
   }
   if (!admitted && company.key_proven === key) {
     return (

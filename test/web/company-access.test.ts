@@ -199,6 +199,7 @@ describe('a domain company once approved', () => {
     );
     expect(notice).toContain(`npm run company -- keygen --domain ${owner.domain} --out new-key.json`);
     expect(notice).not.toContain('Confirm the new key');
+    expect(notice).toContain('Check your key file to see the key it holds now.');
 
     await check(owner);
     const checked = text((await owner.client.get(accessPath(owner))).html);
