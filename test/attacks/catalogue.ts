@@ -368,4 +368,26 @@ export const ATTACKS: readonly Attack[] = [
     attack: "registering another company's domain first, to keep its real owner out or to inherit its calls",
     source: 'docs/design.md section 11.1',
   },
+  {
+    id: 'web.access-other-company',
+    attack:
+      "a member of one company opens another company's API access page, or posts its key check, proof, rotation or secret forms",
+    source: 'issue 14; docs/design.md section 11.2',
+  },
+  {
+    id: 'web.secret-shown-twice',
+    attack: 'a reload, a GET or the same form sent twice shows a secret again, or issues another one unasked',
+    source: 'issue 14; docs/design.md section 11.2',
+  },
+  {
+    id: 'web.key-proof-forged',
+    attack:
+      "a proof of holding the domain's key signed by another key, made for another company, over other text, or malformed; or a key rotation confirmed without holding the new key",
+    source: 'issue 14; docs/design.md section 11.2',
+  },
+  {
+    id: 'company.tool-signs-call-as-proof',
+    attack: "the key-pair tool's prove command is handed an API call's base string to sign as a 'proof'",
+    source: 'docs/design.md section 11.2',
+  },
 ];

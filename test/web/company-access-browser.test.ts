@@ -1,0 +1,125 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getCompany } from '../../cloud/companies/companies.js';
+import { reconfirmDueKeys } from '../../cloud/company-keys/confirm.js';
+import { pinDomainKey } from '../../cloud/company-keys/pin.js';
+import { startSession } from '../../cloud/sessions/sessions.js';
+import { proveText } from '../../company/prove.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
+import {
+  chromiumMissing,
+  launchChromium,
+  newProfile,
+  screenshot,
+  seriousAccessibilityViolations,
+  type ViewportName,
+} from '../support/browser.js';
+import { FakeClock } from '../support/clock.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
+import { approveDirectly, companyOwner } from '../support/company-area.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { KeyFileServer } from '../support/keyfile-server.js';
+
+/**
+ * The API access page in real Chromium at a phone's and a desktop's size (docs/design.md section 11.2), for a
+ * domain company (check, proof, the rotation notice) and a secret company (issue, rotate): each step passes
+ * axe, reaches no other host and leaves a screenshot under test/artifacts/.
+ */
+describe.skipIf(chromiumMissing)('API access in Chromium', () => {
+  const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
+  const keyFiles = new KeyFileServer();
+  let database: TestDatabase;
+  let cloud: TestCloud;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await keyFiles.start();
+    database = await createTestDatabase();
+    cloud = await startTestCloud({ database, clock, env: { GATELINK_DEV_KEYFILE_URL: keyFiles.template } });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cloud?.stop();
+    await database?.close();
+    await keyFiles.stop();
+  });
+
+  async function look(page: Page, name: string, viewport: ViewportName): Promise<void> {
+    await expect.poll(() => page.title()).toContain('API access');
+    expect(await seriousAccessibilityViolations(page), name).toEqual([]);
+    await screenshot(page, name, viewport);
+  }
+
+  async function signIn(context: BrowserContext, customerId: number): Promise<void> {
+    const value = await startSession(cloud.ctx, customerId);
+    await context.addCookies([{ name: 'gatelink-session', value, url: cloud.baseUrl }]);
+  }
+
+  for (const viewport of ['phone', 'desktop'] as const) {
+    it(`at ${viewport} size: a domain company checks its key, proves it, and sees a new key to confirm`, async () => {
+      const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
+      const domain = `courier-${viewport}.example`;
+      const owner = await companyOwner(cloud, { name: 'Courier & Sons', domain });
+      await signIn(context, owner.customerId);
+      await page.goto(`/company/${owner.companyId}/access`);
+      await look(page, 'access-domain-new', viewport);
+
+      const key = SigningKey.generate();
+      keyFiles.publish(domain, key.publicKey.base64);
+      await page.getByRole('button', { name: 'Check my key file' }).click();
+      await page.getByText('Key file checked').waitFor();
+      await look(page, 'access-domain-checked', viewport);
+
+      await page.getByRole('button', { name: 'Send the proof' }).click();
+      await page.getByText('There is a problem').waitFor();
+      await look(page, 'access-domain-proof-error', viewport);
+      const challenge = (await page.locator('pre', { hasText: /^gatelink-key-proof:/ }).textContent())!;
+      await page.getByLabel('Signature').fill(proveText(key, challenge));
+      await page.getByRole('button', { name: 'Send the proof' }).click();
+      await page.getByText('Proof accepted').waitFor();
+      await look(page, 'access-domain-proven', viewport);
+
+      const company = await getCompany(cloud.ctx, owner.companyId);
+      await pinDomainKey(
+        cloud.ctx,
+        company,
+        { status: 'approved', approved_at: clock.now() },
+        company.key_proven!,
+      );
+      keyFiles.publish(domain, SigningKey.generate().publicKey.base64);
+      clock.advance(3600 * 1000);
+      await reconfirmDueKeys(cloud.ctx);
+      await page.goto(`/company/${owner.companyId}/access`);
+      await page.getByText('Your domain now publishes another key').waitFor();
+      await page.getByRole('button', { name: 'Check my key file' }).click();
+      await page.getByRole('button', { name: 'Confirm the new key' }).waitFor();
+      await look(page, 'access-domain-rotation', viewport);
+
+      expect(foreignRequests).toEqual([]);
+      await context.close();
+    });
+
+    it(`at ${viewport} size: a secret company issues and rotates its secret`, async () => {
+      const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
+      const owner = await companyOwner(cloud, { name: 'Night Deliveries' });
+      await signIn(context, owner.customerId);
+      await page.goto(`/company/${owner.companyId}/access`);
+      await look(page, 'access-secret-pending', viewport);
+
+      await approveDirectly(cloud, owner.companyId);
+      await page.reload();
+      await page.getByRole('button', { name: 'Issue a secret' }).click();
+      await page.getByText('Your new secret').waitFor();
+      await look(page, 'access-secret-issued', viewport);
+
+      await page.getByRole('button', { name: 'Rotate the secret' }).click();
+      await page.getByText('Retiring').waitFor();
+      await look(page, 'access-secret-rotated', viewport);
+
+      expect(foreignRequests).toEqual([]);
+      await context.close();
+    });
+  }
+});
