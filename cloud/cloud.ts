@@ -10,6 +10,7 @@ import type { Broker } from './broker/broker.js';
 import { startBroker } from './broker/start.js';
 import { type Clock, systemClock } from './clock.js';
 import type { KeyFileFetcher } from './company-keys/confirm.js';
+import { defaultResolve, type Resolver } from './company-keys/keyfile-connection.js';
 import { fetchKeyFile } from './company-keys/keyfile-fetch.js';
 import { type Component, startInOrder } from './components.js';
 import type { CloudConfig } from './config.js';
@@ -28,6 +29,8 @@ export interface CloudOptions {
   /** A database opened by the caller (tests share one per file); closed by the caller too. */
   database?: DatabaseHandle;
   fetchKeyFile?: KeyFileFetcher;
+  /** How host names resolve; default DNS (`dns.lookup`). */
+  resolveHost?: Resolver;
   /** Where sign-in codes go; by default the one SMTP_URL names, or the log. */
   mailer?: Mailer;
   /** Background jobs (expiry sweep, key re-confirmation, purges). Tests that drive them by hand turn them off. */
@@ -80,6 +83,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       options.fetchKeyFile ??
       ((domain) =>
         fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
+    resolveHost: options.resolveHost ?? defaultResolve,
     companies: new CompanyCache(clock),
     mailer,
     baseUrl,

@@ -3,6 +3,7 @@ import type { SigningKey } from '../shared/crypto/ed25519.js';
 import type { CompanyCache } from './auth/company-cache.js';
 import type { Clock } from './clock.js';
 import type { KeyFileFetcher } from './company-keys/confirm.js';
+import type { Resolver } from './company-keys/keyfile-connection.js';
 import type { CloudConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { Mailer } from './email-codes/mailer.js';
@@ -19,6 +20,8 @@ export interface CloudContext {
   /** The cloud's own Ed25519 key: signs commands to controllers and events to companies. */
   readonly signingKey: SigningKey;
   readonly fetchKeyFile: KeyFileFetcher;
+  /** Every address a host name resolves to (DNS); tests stand in for the network here. */
+  readonly resolveHost: Resolver;
   /** Companies authenticated recently; whatever changes a company tells it (`forget`). */
   readonly companies: CompanyCache;
   /** Sends one-time sign-in codes: over SMTP, or into the log when none is configured. */

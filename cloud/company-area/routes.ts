@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from '../web/web-deps.js';
 import { accessRoutes } from './access-routes.js';
+import { callbackRoutes } from './callback-routes.js';
 import { companiesRoutes } from './companies-routes.js';
+import { companyJournalRoutes } from './journal-routes.js';
 import { membersRoutes } from './members-routes.js';
 import { overviewRoutes } from './overview-routes.js';
+import { requestsRoutes } from './requests-routes.js';
 
 /**
  * The company account area (docs/design.md section 11): where a company registers, and its members manage its
@@ -14,5 +17,8 @@ export async function companyArea(app: FastifyInstance, deps: WebDeps): Promise<
   await app.register(companiesRoutes, deps);
   await app.register(overviewRoutes, deps);
   await app.register(membersRoutes, deps);
+  await app.register(requestsRoutes, deps);
+  await app.register(companyJournalRoutes, deps);
+  await app.register(callbackRoutes, deps);
   await app.register(accessRoutes, deps);
 }

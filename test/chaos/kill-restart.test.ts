@@ -211,6 +211,7 @@ class ChaosSystem {
       log: recordingLogger(),
       signingKey: SigningKey.generate(),
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
+      resolveHost: async () => [],
       companies: new CompanyCache(systemClock),
       mailer: logMailer(recordingLogger()),
       baseUrl: () => this.baseUrl,

@@ -83,6 +83,7 @@ export class BrokerEnv {
       log: this.log,
       signingKey: this.signingKey,
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
+      resolveHost: async () => [],
       companies: new CompanyCache(systemClock),
       mailer: logMailer(this.log),
       baseUrl: () => 'http://127.0.0.1:0',

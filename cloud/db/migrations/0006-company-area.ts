@@ -13,7 +13,9 @@ import { type Kysely, sql } from 'kysely';
  *   signs in with that address confirmed;
  * - `operators`: accounts with operator rights, who sign in to the console with their own passkeys;
  *   `operator_sessions`: consoles signed in with the operator token itself; `operator_actions`: who did what
- *   to which company, and when.
+ *   to which company, and when;
+ * - a company's own requests and openings, newest first, for its area (section 11.4). The journal index is on
+ *   columns an entry's completion never changes.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   for (const statement of SCHEMA.split(/;\s*\n/).filter((text) => text.trim())) {
@@ -79,5 +81,9 @@ const SCHEMA = `
       action text not null,
       reason text
     );
-    create index operator_actions_company on operator_actions(company_id, id)
+    create index operator_actions_company on operator_actions(company_id, id);
+
+    create index requests_company_id on requests(company_id, id);
+    create index requests_company_state_id on requests(company_id, state, id);
+    create index journal_company_id on journal(company_id, id)
 `;

@@ -1,0 +1,89 @@
+import type { Database } from '../db/database.js';
+import type { RequestState } from '../db/schema.js';
+
+/**
+ * A company's own requests, as its account area lists them (docs/design.md section 11.4): newest first, paged by
+ * id (keyset: a deep page costs what the first does, and requests made meanwhile neither repeat nor go
+ * missing), filtered by state and by the beginning of `ref`, so that `ORDER-` finds every order.
+ */
+export const REQUESTS_PAGE_SIZE = 50;
+export const REQUEST_STATES = [
+  'new',
+  'claimed',
+  'issued',
+  'revoked',
+  'expired',
+] as const satisfies readonly RequestState[];
+
+export interface CompanyRequestFilter {
+  state?: RequestState | undefined;
+  refPrefix?: string | undefined;
+  before?: number | undefined;
+}
+
+export interface CompanyRequestRow {
+  id: number;
+  code: string;
+  ref: string | null;
+  state: RequestState;
+  createdAt: Date;
+  expiresAt: Date;
+  claimedAt: Date | null;
+  issuedAt: Date | null;
+  revokedAt: Date | null;
+  expiredAt: Date | null;
+  /** The key issued for it, as `status` names it. */
+  keyRef: number | null;
+}
+
+export async function companyRequests(
+  db: Database,
+  companyId: number,
+  filter: CompanyRequestFilter,
+): Promise<{ rows: CompanyRequestRow[]; older: number | null }> {
+  let query = db
+    .selectFrom('requests')
+    .leftJoin('keys', 'keys.request_id', 'requests.id')
+    .select([
+      'requests.id',
+      'requests.code',
+      'requests.ref',
+      'requests.state',
+      'requests.created_at',
+      'requests.expires_at',
+      'requests.claimed_at',
+      'requests.issued_at',
+      'requests.revoked_at',
+      'requests.expired_at',
+      'keys.id as key_id',
+    ])
+    .where('requests.company_id', '=', companyId)
+    .orderBy('requests.id', 'desc')
+    .limit(REQUESTS_PAGE_SIZE + 1);
+  if (filter.state) query = query.where('requests.state', '=', filter.state);
+  if (filter.refPrefix) query = query.where('requests.ref', 'like', `${escapeLike(filter.refPrefix)}%`);
+  if (filter.before) query = query.where('requests.id', '<', filter.before);
+  const rows = await query.execute();
+  const page = rows.slice(0, REQUESTS_PAGE_SIZE);
+  return {
+    rows: page.map((row) => ({
+      id: row.id,
+      code: row.code,
+      ref: row.ref,
+      state: row.state,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      claimedAt: row.claimed_at,
+      issuedAt: row.issued_at,
+      revokedAt: row.revoked_at,
+      expiredAt: row.expired_at,
+      keyRef: row.key_id,
+    })),
+    older: rows.length > REQUESTS_PAGE_SIZE ? page.at(-1)!.id : null,
+  };
+}
+
+/** `LIKE` reads `%`, `_` and `\` as patterns; a ref may hold them as text. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
