@@ -293,16 +293,14 @@ describe('the logo customers see', () => {
     await postLogo(owner.client, owner.path, png(await pngLogo(256)));
     const img = `<img class="logo" src="/logos/${await logoHashOf(owner.companyId)}.webp" alt width="56" height="56"`;
 
-    const request = await cloud.ctx.db
-      .transaction()
-      .execute((trx) =>
-        createRequest(trx, {
-          companyId: owner.companyId,
-          ref: undefined,
-          ttlHours: 24,
-          now: cloud.ctx.clock.now(),
-        }),
-      );
+    const request = await cloud.ctx.db.transaction().execute((trx) =>
+      createRequest(trx, {
+        companyId: owner.companyId,
+        ref: undefined,
+        ttlHours: 24,
+        now: cloud.ctx.clock.now(),
+      }),
+    );
     const customer = await signedInCustomer(cloud, 'Rita');
     const barrier = await journalBarrier(cloud.ctx, customer.id, 'Front gate');
     const shown = await customer.client.get(`/c/${request.code}`);
@@ -326,22 +324,26 @@ describe('the logo customers see', () => {
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line).toContain(small);
     expect((await customer.client.get(`/barriers/${barrier.deviceId}`)).html).toContain(small);
+    const listed = await cloud.ops('GET', `/ops/journal?company=${owner.companyId}`);
+    const entries = listed.body.entries as { company: { logo_url: string | null } }[];
+    expect(entries.map((entry) => entry.company.logo_url)).toEqual([
+      `${cloud.baseUrl}/logos/${await logoHashOf(owner.companyId)}.webp`,
+      `${cloud.baseUrl}/logos/${await logoHashOf(owner.companyId)}.webp`,
+    ]);
   });
 
   it('is not shown for a company without a verified domain: its initial stands there', async () => {
     const owner = await logoOwner();
     await approveDirectly(cloud, owner.companyId);
     await postLogo(owner.client, owner.path, png(await pngLogo(256)));
-    const request = await cloud.ctx.db
-      .transaction()
-      .execute((trx) =>
-        createRequest(trx, {
-          companyId: owner.companyId,
-          ref: undefined,
-          ttlHours: 24,
-          now: cloud.ctx.clock.now(),
-        }),
-      );
+    const request = await cloud.ctx.db.transaction().execute((trx) =>
+      createRequest(trx, {
+        companyId: owner.companyId,
+        ref: undefined,
+        ttlHours: 24,
+        now: cloud.ctx.clock.now(),
+      }),
+    );
     const shown = await (await signedInCustomer(cloud, 'Sam')).client.get(`/c/${request.code}`);
     expect(shown.html).not.toContain('/logos/');
     expect(shown.html).toContain('<span class="logo" aria-hidden="true">L</span>');
