@@ -9,6 +9,7 @@ import { provisioningRoute } from './devices/provisioning-route.js';
 import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
+import { logoRoute } from './logos/logo-route.js';
 import { opsRoutes } from './ops/routes.js';
 import { signingKeyRoute } from './signing-key/signing-key-route.js';
 import { webAssets } from './web/assets-plugin.js';
@@ -62,5 +63,6 @@ export async function registerRoutes(
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
+  await app.register(logoRoute, { ctx: deps.ctx });
   await app.register(webPages, { ctx: deps.ctx });
 }

@@ -108,6 +108,7 @@ function keyRows(db: Database) {
       'companies.name as company_name',
       'companies.domain as company_domain',
       'companies.key_pub as company_key_pub',
+      'companies.logo_hash as company_logo_hash',
     ]);
 }
 
@@ -120,6 +121,7 @@ interface KeyRow {
   company_name: string;
   company_domain: string | null;
   company_key_pub: string | null;
+  company_logo_hash: string | null;
 }
 
 async function withObjects(db: Database, rows: KeyRow[], now: Date): Promise<KeyOnBarrier[]> {
@@ -142,6 +144,7 @@ async function withObjects(db: Database, rows: KeyRow[], now: Date): Promise<Key
       name: row.company_name,
       domain: row.company_domain,
       key_pub: row.company_key_pub,
+      logo_hash: row.company_logo_hash,
     }),
     objects: objects
       .filter((object) => object.key_id === row.id)

@@ -1,11 +1,13 @@
+import { logoPath } from '../logos/logo-store.js';
 import { displayDomain } from './domains.js';
 
 /**
  * How a company is shown to a customer (company-access-api.md section 1; docs/design.md section 10): its name,
  * and its domain only once the domain is verified (its key was fetched from it and pinned), in the spelling of
  * domains.ts. A company without a verified domain is shown by the name it gave, with the note that its domain
- * is not confirmed, and no logo. Logos come with the company account area; until then the page shows the
- * name's initial.
+ * is not confirmed, and no logo (company-access-api.md section 5.2). A company with a verified domain shows its
+ * logo, served by the service under the image's hash (docs/design.md section 11.3), or its name's initial until
+ * it uploads one.
  */
 export interface CompanyDisplay {
   id: number;
@@ -21,13 +23,14 @@ export function companyDisplay(row: {
   name: string;
   domain: string | null;
   key_pub: string | null;
+  logo_hash: string | null;
 }): CompanyDisplay {
   const verified = row.domain !== null && row.key_pub !== null;
   return {
     id: row.id,
     name: row.name,
     verifiedDomain: verified ? displayDomain(row.domain!) : null,
-    logoUrl: null,
+    logoUrl: verified && row.logo_hash !== null ? logoPath(row.logo_hash) : null,
   };
 }
 

@@ -4,6 +4,7 @@ import { accessRoutes } from './access-routes.js';
 import { callbackRoutes } from './callback-routes.js';
 import { companiesRoutes } from './companies-routes.js';
 import { companyJournalRoutes } from './journal-routes.js';
+import { logoRoutes } from './logo-routes.js';
 import { membersRoutes } from './members-routes.js';
 import { overviewRoutes } from './overview-routes.js';
 import { requestsRoutes } from './requests-routes.js';
@@ -21,4 +22,5 @@ export async function companyArea(app: FastifyInstance, deps: WebDeps): Promise<
   await app.register(companyJournalRoutes, deps);
   await app.register(callbackRoutes, deps);
   await app.register(accessRoutes, deps);
+  await app.register(logoRoutes, deps);
 }

@@ -64,7 +64,14 @@ export async function barrierScope(
   const rows = await db
     .selectFrom('keys')
     .innerJoin('companies', 'companies.id', 'keys.company_id')
-    .select(['keys.id as key_id', 'companies.id', 'companies.name', 'companies.domain', 'companies.key_pub'])
+    .select([
+      'keys.id as key_id',
+      'companies.id',
+      'companies.name',
+      'companies.domain',
+      'companies.key_pub',
+      'companies.logo_hash',
+    ])
     .where('keys.customer_id', '=', customerId)
     .where('keys.device_id', '=', deviceId)
     .orderBy('companies.name')

@@ -5,6 +5,7 @@ import { displayDomain } from '../companies/domains.js';
 import type { CloudContext } from '../context.js';
 import { readValue, type ScalarResult, type SqlType } from '../db/function-result.js';
 import type { DB, JournalOutcome } from '../db/schema.js';
+import { logoPath } from '../logos/logo-store.js';
 
 /**
  * The journal the customer sees (docs/design.md section 5): one entry per opening attempt, refused ones
@@ -107,6 +108,10 @@ export async function listJournal(ctx: CloudContext, query: JournalQuery) {
       sql<string | null>`case when companies.key_pub is not null then companies.domain end`.as(
         'company_domain',
       ),
+      // A logo stands only beside a verified domain, as customers see it (docs/design.md section 11.3).
+      sql<string | null>`case when companies.key_pub is not null then companies.logo_hash end`.as(
+        'company_logo_hash',
+      ),
     ])
     .orderBy('journal.id', 'desc')
     .limit(query.limit);
@@ -125,7 +130,7 @@ export async function listJournal(ctx: CloudContext, query: JournalQuery) {
       id: row.company_id,
       name: row.company_name,
       domain: row.company_domain ? displayDomain(row.company_domain) : null,
-      logo_url: null,
+      logo_url: row.company_logo_hash ? new URL(logoPath(row.company_logo_hash), ctx.baseUrl()).href : null,
     },
     actor: row.actor,
     key_ref: row.key_id,

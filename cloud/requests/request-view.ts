@@ -32,7 +32,7 @@ export async function requestView(
   if (!request) return { kind: 'unknown', code };
   const company = await db
     .selectFrom('companies')
-    .select(['id', 'name', 'domain', 'key_pub'])
+    .select(['id', 'name', 'domain', 'key_pub', 'logo_hash'])
     .where('id', '=', request.company_id)
     .executeTakeFirstOrThrow();
   const holder =

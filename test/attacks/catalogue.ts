@@ -390,4 +390,51 @@ export const ATTACKS: readonly Attack[] = [
     attack: "the key-pair tool's prove command is handed an API call's base string to sign as a 'proof'",
     source: 'docs/design.md section 11.2',
   },
+  {
+    id: 'web.logo-other-company',
+    attack:
+      "a member of one company seeing, replacing or removing another company's logo by changing the id in the address",
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-svg',
+    attack:
+      'an SVG logo (script and external references inside an image), or a GIF, AVIF, TIFF or other format passed off as a logo',
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-mismatch',
+    attack:
+      'a file whose content is not what its name or declared type says, such as JPEG bytes named logo.png',
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-bomb',
+    attack:
+      'a decompression bomb: a file of a few bytes whose header declares 30000 x 30000 pixels, to exhaust memory when decoded',
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-metadata',
+    attack:
+      "a logo that would pass the uploader's EXIF, ICC or XMP data (names, places, cameras) on to every customer",
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-oversized',
+    attack:
+      'a logo over 1 MiB, to fill memory or the database, or to get an error page instead of the reason',
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-csrf',
+    attack:
+      "another site posting a logo upload in a member's browser, without the page's token or from its own origin",
+    source: 'issue 14; docs/design.md section 11.3',
+  },
+  {
+    id: 'web.logo-flood',
+    attack: 'uploading logos without end, to keep the service decoding images',
+    source: 'issue 14; docs/design.md section 11.3',
+  },
 ];
