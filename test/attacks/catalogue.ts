@@ -437,4 +437,16 @@ export const ATTACKS: readonly Attack[] = [
     attack: 'uploading logos without end, to keep the service decoding images',
     source: 'issue 14; docs/design.md section 11.3',
   },
+  {
+    id: 'web.callback-private',
+    attack:
+      'a callback address on http, with credentials, on a loopback, private or mapped IP, or on a name resolving to one (even among public answers)',
+    source: 'issue 14; docs/design.md section 11.4',
+  },
+  {
+    id: 'web.company-journal-other-company',
+    attack:
+      "a company reading another company's openings on a barrier both hold keys to, or the customer's own name for the barrier",
+    source: 'docs/design.md section 11.4',
+  },
 ];

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../cloud/clock.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
+import type { Resolver } from '../../cloud/company-keys/keyfile-connection.js';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.js';
 import type { DatabaseHandle } from '../../cloud/db/database.js';
 import type { Mailer } from '../../cloud/email-codes/mailer.js';
@@ -61,6 +62,8 @@ export async function startTestCloud(options: {
   httpTimeouts?: HttpTimeouts;
   /** Where sign-in codes go; by default SMTP_URL of `env`, or the (silent) log. */
   mailer?: Mailer;
+  /** How host names resolve (callback addresses); by default nothing resolves, so no test reaches the network. */
+  resolveHost?: Resolver;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
   const config = localCloudConfig(dataDir, options.env);
@@ -72,6 +75,7 @@ export async function startTestCloud(options: {
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
     ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    resolveHost: options.resolveHost ?? (async () => []),
   });
   const send = async (
     method: 'GET' | 'POST',

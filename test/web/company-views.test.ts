@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCustomer } from '../../cloud/customers/customers.js';
+import { createRequest } from '../../cloud/requests/requests.js';
+import { grantKey, insertEntries, journalBarrier, type KeyHolder } from '../support/barrier-journal.js';
+import { visibleText } from '../support/browser-client.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
+import { approveDirectly, type CompanyOwner, companyOwner } from '../support/company-area.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/**
+ * A company's callback address, its requests and its openings in its area (docs/design.md section 11.4): the
+ * address rules when saved, the lists with their filters and pages, and nothing of another company shown.
+ */
+let database: TestDatabase;
+let cloud: TestCloud;
+/** Host names as this suite's DNS answers them; nothing leaves the machine. */
+const DNS: Record<string, string[]> = {
+  'hooks.parcels.example': ['93.184.216.34'],
+  'sneaky.example': ['93.184.216.34', '127.0.0.1'],
+  'intranet.example': ['10.1.2.3'],
+  'six.example': ['fd00::1'],
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  cloud = await startTestCloud({
+    database,
+    resolveHost: async (host) =>
+      (DNS[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+  });
+});
+
+afterAll(async () => {
+  await cloud?.stop();
+  await database?.close();
+});
+
+async function storedCallback(companyId: number): Promise<string | null> {
+  const row = await cloud.ctx.db
+    .selectFrom('companies')
+    .select('callback_url')
+    .where('id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  return row.callback_url;
+}
+
+describe('the callback address', () => {
+  let owner: CompanyOwner;
+  beforeAll(async () => {
+    owner = await companyOwner(cloud, { name: 'Hook Couriers' });
+  });
+
+  it('saves an https address whose host resolves only to public addresses, and removes it', async () => {
+    const page = await owner.client.get(`/company/${owner.companyId}/callback`);
+    expect(visibleText(page.html)).toContain('Gatelink will send events here');
+    const saved = await owner.client.post(`/company/${owner.companyId}/callback`, {
+      callback_url: 'https://hooks.parcels.example/gatelink?source=1',
+    });
+    expect(saved.status).toBe(200);
+    expect(visibleText(saved.html)).toContain('Callback address saved.');
+    expect(await storedCallback(owner.companyId)).toBe('https://hooks.parcels.example/gatelink?source=1');
+    const removed = await owner.client.post(`/company/${owner.companyId}/callback/remove`);
+    expect(visibleText(removed.html)).toContain('Callback address removed');
+    expect(await storedCallback(owner.companyId)).toBeNull();
+  });
+
+  const refusals: [string, string][] = [
+    ['http://hooks.parcels.example/x', 'must start with https://'],
+    ['hooks.parcels.example/x', 'Enter a whole address'],
+    ['https://user:pass@hooks.parcels.example/', 'Leave the user name and password out'],
+    ['https://localhost/hook', 'Check the host name'],
+    ['https://127.0.0.1/hook', '127.0.0.1 is a loopback address'],
+    ['https://10.0.0.7/hook', 'private'],
+    ['https://[::1]/hook', 'loopback'],
+    ['https://[::ffff:127.0.0.1]/hook', 'use a public one'],
+    ['https://sneaky.example/hook', 'sneaky.example resolves to 127.0.0.1'],
+    ['https://intranet.example/hook', 'intranet.example resolves to 10.1.2.3'],
+    ['https://six.example/hook', 'six.example resolves to fd00::1'],
+    ['https://nowhere.example/hook', 'nowhere.example has no address in DNS'],
+  ];
+  for (const [address, words] of refusals) {
+    it(`[attack:web.callback-private] refuses ${address}, says why, and keeps the saved address`, async () => {
+      await owner.client.get(`/company/${owner.companyId}/callback`);
+      await owner.client.post(`/company/${owner.companyId}/callback`, {
+        callback_url: 'https://hooks.parcels.example/ok',
+      });
+      const refused = await owner.client.post(`/company/${owner.companyId}/callback`, {
+        callback_url: address,
+      });
+      expect(refused.status).toBe(400);
+      expect(visibleText(refused.html)).toContain(words);
+      expect(refused.html).toContain('aria-invalid="true"');
+      expect(await storedCallback(owner.companyId)).toBe('https://hooks.parcels.example/ok');
+    });
+  }
+});
+
+describe("the company's requests", () => {
+  let owner: CompanyOwner;
+  beforeAll(async () => {
+    owner = await companyOwner(cloud, { name: 'Many Requests Ltd' });
+    await approveDirectly(cloud, owner.companyId);
+    await cloud.ctx.db.transaction().execute(async (trx) => {
+      for (let i = 1; i <= 65; i++) {
+        await createRequest(trx, {
+          companyId: owner.companyId,
+          ref: i % 2 === 0 ? `ORDER-${i}` : `RETURN-${i}`,
+          ttlHours: 24,
+          now: cloud.ctx.clock.now(),
+        });
+      }
+    });
+    const customer = await createCustomer(cloud.ctx, { displayName: 'Claimer' });
+    const barrier = await journalBarrier(cloud.ctx, customer.id, 'Yard');
+    await grantKey(cloud.ctx, { customerId: customer.id, barrier, companyId: owner.companyId });
+  });
+
+  it('lists them newest first with their states, paged by links that keep the filters', async () => {
+    const first = await owner.client.get(`/company/${owner.companyId}/requests`);
+    const text = visibleText(first.html);
+    expect(text).toContain('Latest requests');
+    expect(text.indexOf('RETURN-65')).toBeLessThan(text.indexOf('ORDER-64'));
+    expect(text).toContain('Issued');
+    const older = /href="([^"]*before=\d+[^"]*)"/.exec(first.html)?.[1]?.replace(/&amp;/g, '&');
+    expect(older).toBeDefined();
+    const second = visibleText((await owner.client.get(older!)).html);
+    expect(second).toContain('Older requests');
+    expect(second).toContain('RETURN-1');
+    expect(second).not.toContain('RETURN-65');
+  });
+
+  it('filters by state and by the beginning of ref', async () => {
+    const orders = visibleText(
+      (await owner.client.get(`/company/${owner.companyId}/requests?ref=ORDER-&state=new`)).html,
+    );
+    expect(orders).toContain('ORDER-64');
+    expect(orders).not.toContain('RETURN-');
+    const issued = visibleText(
+      (await owner.client.get(`/company/${owner.companyId}/requests?state=issued`)).html,
+    );
+    expect(issued).toContain('Issued');
+    expect(issued).not.toContain('ORDER-64');
+  });
+
+  it('shows a page, never an error, for filters that make no sense', async () => {
+    for (const query of ['state=flying', 'before=-3', 'before=abc', 'ref=%00', 'state=new&state=issued']) {
+      const page = await owner.client.get(`/company/${owner.companyId}/requests?${query}`);
+      expect(page.status, query).toBe(200);
+    }
+    const wildcard = visibleText(
+      (await owner.client.get(`/company/${owner.companyId}/requests?ref=%25`)).html,
+    );
+    expect(wildcard).toContain('No request matches these filters');
+  });
+});
+
+describe("the company's openings", () => {
+  let ours: CompanyOwner;
+  let theirs: CompanyOwner;
+  let ourKey: KeyHolder;
+  beforeAll(async () => {
+    ours = await companyOwner(cloud, { name: 'Our Couriers' });
+    theirs = await companyOwner(cloud, { name: 'Their Couriers' });
+    const customer = await createCustomer(cloud.ctx, { displayName: 'Shared customer' });
+    const barrier = await journalBarrier(cloud.ctx, customer.id, 'Private name of the customer', [
+      'Front gate',
+    ]);
+    await cloud.ctx.db
+      .updateTable('devices')
+      .set({ label: 'Lipowa 5 gate' })
+      .where('id', '=', barrier.deviceId)
+      .execute();
+    ourKey = {
+      companyId: ours.companyId,
+      name: 'Our Couriers',
+      keyRef: await grantKey(cloud.ctx, { customerId: customer.id, barrier, companyId: ours.companyId }),
+    };
+    const theirKey = {
+      companyId: theirs.companyId,
+      name: 'Their Couriers',
+      keyRef: await grantKey(cloud.ctx, { customerId: customer.id, barrier, companyId: theirs.companyId }),
+    };
+    await insertEntries(cloud.ctx, barrier, [
+      { holder: ourKey, actor: 'Anna Nowak, van 7' },
+      { holder: theirKey, actor: 'Their driver' },
+      { holder: ourKey, actor: 'Piotr, van 2', outcome: 'revoked' },
+      { holder: ourKey, actor: 'Anna Nowak, van 7', outcome: 'device_error', detail: 'relay_fault' },
+    ]);
+  });
+
+  it('answers "did my employee open that gate?": actor, outcome, object and barrier label, ref and time', async () => {
+    const page = visibleText((await ours.client.get(`/company/${ours.companyId}/journal?actor=anna`)).html);
+    expect(page).toContain('Anna Nowak, van 7');
+    expect(page).toContain('Opened');
+    expect(page).toContain('Controller reported a fault: relay_fault');
+    expect(page).toContain('Front gate, Lipowa 5 gate');
+    expect(page).toContain(`key_ref ${ourKey.keyRef}`);
+    expect(page).not.toContain('Piotr');
+    const refused = visibleText(
+      (await ours.client.get(`/company/${ours.companyId}/journal?outcome=revoked`)).html,
+    );
+    expect(refused).toContain('Piotr, van 2');
+    expect(refused).toContain('Refused: access withdrawn');
+    expect(refused).not.toContain('Anna');
+  });
+
+  it("[attack:web.company-journal-other-company] shows only the company's own entries, and never the customer's name for the barrier", async () => {
+    const page = visibleText((await ours.client.get(`/company/${ours.companyId}/journal`)).html);
+    expect(page).not.toContain('Their driver');
+    expect(page).not.toContain('Private name of the customer');
+    const other = visibleText((await theirs.client.get(`/company/${theirs.companyId}/journal`)).html);
+    expect(other).toContain('Their driver');
+    expect(other).not.toContain('Anna');
+  });
+
+  it('[attack:web.company-other-company] a member of another company gets 404 for these pages and their forms', async () => {
+    for (const path of ['/journal', '/requests', '/callback']) {
+      expect((await theirs.client.get(`/company/${ours.companyId}${path}`)).status).toBe(404);
+    }
+    await theirs.client.get(`/company/${theirs.companyId}/callback`);
+    const hijack = await theirs.client.post(`/company/${ours.companyId}/callback`, {
+      callback_url: 'https://hooks.parcels.example/steal',
+    });
+    expect(hijack.status).toBe(404);
+    expect((await theirs.client.post(`/company/${ours.companyId}/callback/remove`)).status).toBe(404);
+    expect(await storedCallback(ours.companyId)).toBeNull();
+  });
+});
