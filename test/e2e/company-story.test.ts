@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,13 +17,26 @@ import {
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
+import { pngLogo } from '../support/logo-files.js';
 
 /**
  * A company's first hour in real Chromium (issue 14, docs/design.md section 11): a new person signs up with a
  * passkey and registers their company with its domain; the pending company's page says what happens next; the
- * owner adds a colleague. Every page is saved at a phone's and a desktop's size under test/artifacts/ and
- * checked with axe.
+ * owner adds a colleague; the company makes its key pair with the project's tool (`gatelink-company`), publishes
+ * it on a local key-file server, checks it and proves it holds the key; an operator signs in to the console with
+ * the operator token and approves it; the company uploads its logo and sets its callback address; a call signed
+ * by the tool then works, and the customer's page of that request shows the logo; the company's requests and
+ * openings list it. Every page is saved at a phone's and a desktop's size under test/artifacts/ and checked with
+ * axe.
  */
+const TOOL = join(import.meta.dirname, '..', '..', 'company', 'main.ts');
+const TSX = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+/** Runs `gatelink-company` as a company runs it; its standard output. */
+async function companyTool(args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [TSX, TOOL, ...args]);
+  return stdout;
+}
 const DOMAIN = 'bäckerei-müller.example';
 
 describe.skipIf(chromiumMissing)('a company registers and sets itself up', () => {
@@ -28,8 +46,10 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
   let browser: Browser;
   let phone: { context: BrowserContext; page: Page; foreignRequests: string[] };
   let desktop: BrowserContext;
+  let dir: string;
 
   beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gatelink-company-'));
     keyFiles = new KeyFileServer();
     await keyFiles.start();
     database = await createTestDatabase();
@@ -46,6 +66,7 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     await cloud?.stop();
     await database?.close();
     await keyFiles?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   /** Saves the phone's page, and the same address in a desktop window with the same cookies, and runs axe on both. */
@@ -94,6 +115,81 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     await page.goto('/company');
     expect(await page.locator('main').innerText()).toContain('Bäckerei Müller');
     await shot('company-04-companies');
-    expect(companyPath).toMatch(/^\/company\/\d+$/);
+
+    // The key pair, made by the project's tool, published on the domain, checked and proved.
+    const keyPath = join(dir, 'company-key.json');
+    const made = await companyTool(['keygen', '--domain', DOMAIN, '--out', keyPath]);
+    const published = /\{"key":"[^"]+"\}/.exec(made)![0];
+    const ascii = /https:\/\/([^/]+)\/\.well-known\/service\.json/.exec(made)![1]!;
+    keyFiles.publishRaw(ascii, published);
+    await page.goto(companyPath);
+    await page.getByRole('link', { name: 'API access' }).first().click();
+    await page.getByRole('button', { name: 'Check my key file' }).click();
+    await page.getByText('Key file checked').waitFor();
+    const challenge = (await page.locator('pre', { hasText: /^gatelink-key-proof:/ }).textContent())!;
+    const proof = (await companyTool(['prove', '--key', keyPath, '--text', challenge])).trim();
+    await page.getByLabel('Signature').fill(proof);
+    await page.getByRole('button', { name: 'Send the proof' }).click();
+    await page.getByText('Proof accepted').waitFor();
+    await shot('company-05-access-proved');
+
+    // An operator approves it in the console, signed in with the operator token.
+    const operator = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: cloud.baseUrl });
+    const consolePage = await operator.newPage();
+    await consolePage.goto('/console/signin');
+    await consolePage.getByLabel('Operator token').fill(cloud.operatorToken);
+    await consolePage.getByRole('button', { name: 'Sign in to the console' }).click();
+    await consolePage.getByRole('link', { name: 'Bäckerei Müller' }).click();
+    await consolePage.getByRole('button', { name: 'Approve Bäckerei Müller' }).click();
+    await expect.poll(() => consolePage.locator('main').innerText()).toContain('Approved');
+    await operator.close();
+    await page.goto(companyPath);
+    expect(await page.locator('main').innerText()).toContain('Your company can call the API');
+    await shot('company-06-approved');
+
+    // Its logo, and where its events go.
+    await page.getByRole('link', { name: 'Logo' }).click();
+    await page.getByLabel('Logo image').setInputFiles({
+      name: 'logo.png',
+      mimeType: 'image/png',
+      buffer: await pngLogo(),
+    });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByText('Logo saved.').waitFor();
+    await shot('company-07-logo');
+    await page.getByRole('link', { name: 'Callback' }).click();
+    await page.getByLabel('Callback address').fill('https://93.184.216.34/gatelink');
+    await page.getByRole('button', { name: 'Save address' }).click();
+    await page.getByText('Callback address saved.').waitFor();
+    await shot('company-08-callback');
+
+    // The first call, signed by the tool: a request whose page shows the customer the logo.
+    const printed = await companyTool([
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'request',
+      '--body',
+      '{"ref":"ORDER-1"}',
+    ]);
+    expect(printed).toMatch(/^HTTP 200\n/);
+    const answer = JSON.parse(printed.slice(printed.indexOf('\n') + 1)) as { code: string; url: string };
+    const customer = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: cloud.baseUrl });
+    const customerPage = await customer.newPage();
+    await customerPage.goto(answer.url);
+    const logo = customerPage.locator('main img[src^="/logos/"]').first();
+    await logo.waitFor();
+    expect(await logo.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(256);
+    await screenshot(customerPage, 'company-09-customer-sees-logo', 'phone');
+    await customer.close();
+
+    await page.getByRole('link', { name: 'Requests' }).click();
+    await expect.poll(() => page.locator('main').innerText()).toContain('ORDER-1');
+    await shot('company-10-requests');
+    await page.getByRole('link', { name: 'Openings' }).click();
+    await shot('company-11-openings');
   });
 });
