@@ -62,5 +62,5 @@ export async function registerRoutes(
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
-  await app.register(webPages, { ctx: deps.ctx });
+  await app.register(webPages, { ctx: deps.ctx, operatorToken: deps.operatorToken });
 }
