@@ -23,7 +23,8 @@ export function ConsoleFrame(props: {
   return (
     <Layout title={`${props.title} · Operator console`} page={props.page}>
       <div class="company-head">
-        <p class="crumbs muted small">
+        {/* A div, not a p: a form may not sit inside a paragraph, and the parser would close it there. */}
+        <div class="crumbs muted small">
           Signed in as {props.operator.name}
           {props.operator.viaToken ? (
             <>
@@ -36,7 +37,7 @@ export function ConsoleFrame(props: {
               </form>
             </>
           ) : null}
-        </p>
+        </div>
         <h1 class="company-name">Operator console</h1>
       </div>
       <nav class="tabs" aria-label="Console">

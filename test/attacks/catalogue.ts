@@ -368,4 +368,24 @@ export const ATTACKS: readonly Attack[] = [
     attack: "registering another company's domain first, to keep its real owner out or to inherit its calls",
     source: 'docs/design.md section 11.1',
   },
+  {
+    id: 'web.console-customer',
+    attack: 'a visitor or a signed-in customer opening console pages or posting approvals, refusals and grants',
+    source: 'issue 14; docs/design.md section 11.5',
+  },
+  {
+    id: 'web.console-member',
+    attack: "a company's own owner or member approving their company through the console",
+    source: 'issue 14; docs/design.md section 11.5',
+  },
+  {
+    id: 'web.console-token-guess',
+    attack: 'guessing the operator token at the console sign-in, without end from one address',
+    source: 'issue 14; docs/design.md section 11.5',
+  },
+  {
+    id: 'web.console-csrf',
+    attack: "a form on another site posting a console action with an operator's cookies",
+    source: 'issue 14; docs/design.md section 11.5',
+  },
 ];
