@@ -370,7 +370,8 @@ export const ATTACKS: readonly Attack[] = [
   },
   {
     id: 'web.console-customer',
-    attack: 'a visitor or a signed-in customer opening console pages or posting approvals, refusals and grants',
+    attack:
+      'a visitor or a signed-in customer opening console pages or posting approvals, refusals and grants',
     source: 'issue 14; docs/design.md section 11.5',
   },
   {
