@@ -132,5 +132,5 @@ describe.skipIf(chromiumMissing)('an operator reviews companies in the console',
     await page.waitForURL((url) => url.pathname === '/console/signin');
     await shot('console-10-signin');
     expect(phone.foreignRequests).toEqual([]);
-  });
+  }, 120_000);
 });
