@@ -64,5 +64,5 @@ export async function registerRoutes(
   await app.register(signingKeyRoute, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
   await app.register(logoRoute, { ctx: deps.ctx });
-  await app.register(webPages, { ctx: deps.ctx });
+  await app.register(webPages, { ctx: deps.ctx, operatorToken: deps.operatorToken });
 }

@@ -12,6 +12,7 @@ export interface Flags {
   device?: string | undefined;
   company?: string | undefined;
   limit?: string | undefined;
+  reason?: string | undefined;
 }
 
 export interface CommandInput {
@@ -100,12 +101,34 @@ export const COMMANDS: readonly AdminCommand[] = [
     run: (input) => approve(input, 'company approve', 'approve'),
   },
   {
+    name: 'company reject',
+    args: 'ID --reason REASON',
+    help: 'refuse a pending company; it reads the reason',
+    async run({ connection, arg, flags }) {
+      const id = positiveId(arg, 'company reject');
+      const reason = required(flags.reason, '--reason', 'company reject');
+      const answer = await call(connection, 'POST', `/ops/companies/${id}/reject`, { reason });
+      return { answer, text: () => `Company ${id} not approved; it reads: ${reason}` };
+    },
+  },
+  {
     name: 'company suspend',
-    args: 'ID',
-    async run({ connection, arg }) {
+    args: 'ID [--reason REASON]',
+    async run({ connection, arg, flags }) {
       const id = positiveId(arg, 'company suspend');
-      const answer = await call(connection, 'POST', `/ops/companies/${id}/suspend`);
+      const body = flags.reason ? { reason: flags.reason } : undefined;
+      const answer = await call(connection, 'POST', `/ops/companies/${id}/suspend`, body);
       return { answer, text: () => `Company ${id} suspended: its calls now answer 403 org_not_approved.` };
+    },
+  },
+  {
+    name: 'company resume',
+    args: 'ID',
+    help: 'a suspended company calls again',
+    async run({ connection, arg }) {
+      const id = positiveId(arg, 'company resume');
+      const answer = await call(connection, 'POST', `/ops/companies/${id}/resume`);
+      return { answer, text: () => `Company ${id} approved again: its calls work with the key it had.` };
     },
   },
   {

@@ -32,6 +32,7 @@ async function run(argv: string[]): Promise<string> {
       device: { type: 'string' },
       company: { type: 'string' },
       limit: { type: 'string' },
+      reason: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

@@ -67,9 +67,15 @@ export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
 }
 
 /**
- * Approves a company. A domain company's key file is fetched now and its key pinned (`pinDomainKey`).
+ * Approves a company. A domain company's key file is fetched now and its key pinned (`pinDomainKey`); given
+ * `expectedKey` (the key the company proved it holds, docs/design.md section 11.5), only that key is pinned
+ * and any other now on the domain refuses the approval.
  */
-export async function approveCompany(ctx: CloudContext, id: number): Promise<Company> {
+export async function approveCompany(
+  ctx: CloudContext,
+  id: number,
+  options: { expectedKey?: string | undefined } = {},
+): Promise<Company> {
   const company = await getCompany(ctx, id);
   const approval = {
     status: 'approved' as const,
@@ -79,7 +85,7 @@ export async function approveCompany(ctx: CloudContext, id: number): Promise<Com
   };
   if (company.domain) {
     try {
-      return await pinDomainKey(ctx, company, approval);
+      return await pinDomainKey(ctx, company, approval, options.expectedKey);
     } catch (error) {
       // companies_domain_admitted: one admitted company per domain (docs/design.md section 11.1).
       if (isUniqueViolation(error)) throw new ApiError('domain_taken');

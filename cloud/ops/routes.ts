@@ -1,24 +1,28 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import { ApiError } from '../../shared/errors.js';
 import { issueSecret } from '../auth/secret.js';
-import {
-  approveCompany,
-  confirmKeyRotation,
-  createCompany,
-  describeCompany,
-  getCompany,
-  listCompanies,
-  suspendCompany,
-} from '../companies/companies.js';
+import { describeCompany, getCompany, listCompanies } from '../companies/companies.js';
 import { normalizeDomain } from '../companies/domains.js';
+import {
+  addCompany,
+  approve,
+  confirmKey,
+  keyFingerprint,
+  MAX_REASON_LENGTH,
+  recordSecret,
+  reject,
+  resume,
+  suspend,
+} from '../companies/review.js';
 import type { CloudContext } from '../context.js';
 import { createCustomer } from '../customers/customers.js';
 import { createDevice, listDevices } from '../devices/devices.js';
+import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
+import { companyActions, OPERATOR_API } from '../operators/actions.js';
 
 /**
  * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
@@ -30,6 +34,15 @@ const companyBody = z.object({
   domain: z.string().trim().min(1).max(253).optional(),
   contact_email: z.email().optional(),
 });
+/** A reason the company reads (docs/design.md section 11.5): printable text, one paragraph. */
+const reasonText = z
+  .string()
+  .trim()
+  .min(1)
+  .max(MAX_REASON_LENGTH)
+  .refine(isPrintableText, { message: notPrintableMessage('reason') });
+const rejectBody = z.object({ reason: reasonText });
+const suspendBody = z.object({ reason: reasonText.optional() });
 const deviceBody = z.object({ label: z.string().trim().min(1).max(64) });
 const customerBody = z.object({
   display_name: z.string().trim().min(1).max(100),
@@ -70,29 +83,51 @@ export async function opsRoutes(
         });
       domain = normalized;
     }
-    const company = await createCompany(ctx, { name: body.name, domain, contactEmail: body.contact_email });
+    const company = await addCompany(
+      ctx,
+      { name: body.name, domain, contactEmail: body.contact_email },
+      OPERATOR_API,
+    );
     return { company: describeCompany(company) };
   });
 
   app.get('/ops/companies/:id', async (request) => {
     const { id } = validate(idParams, request.params);
-    return { company: describeCompany(await getCompany(ctx, id)) };
+    const company = describeCompany(await getCompany(ctx, id));
+    const actions = (await companyActions(ctx, id)).map((action) => ({
+      ...action,
+      at: action.at.toISOString(),
+    }));
+    return { company, actions };
   });
 
   app.post('/ops/companies/:id/approve', async (request) => {
     const { id } = validate(idParams, request.params);
-    const company = await approveCompany(ctx, id);
-    return { company: describeCompany(company), fingerprint: fingerprintOf(company.key_pub) };
+    const company = await approve(ctx, id, OPERATOR_API, { proofRequired: false });
+    return { company: describeCompany(company), fingerprint: keyFingerprint(company.key_pub) };
   });
 
   app.post('/ops/companies/:id/suspend', async (request) => {
     const { id } = validate(idParams, request.params);
-    return { company: describeCompany(await suspendCompany(ctx, id)) };
+    const body = validate(suspendBody, request.body ?? {});
+    return { company: describeCompany(await suspend(ctx, id, OPERATOR_API, body.reason ?? null)) };
+  });
+
+  app.post('/ops/companies/:id/reject', async (request) => {
+    const { id } = validate(idParams, request.params);
+    const body = validate(rejectBody, request.body ?? {});
+    return { company: describeCompany(await reject(ctx, id, OPERATOR_API, body.reason)) };
+  });
+
+  app.post('/ops/companies/:id/resume', async (request) => {
+    const { id } = validate(idParams, request.params);
+    return { company: describeCompany(await resume(ctx, id, OPERATOR_API)) };
   });
 
   app.post('/ops/companies/:id/secret', async (request) => {
     const { id } = validate(idParams, request.params);
     const issued = await issueSecret(ctx, id);
+    await recordSecret(ctx, id, OPERATOR_API);
     return {
       org_id: id,
       secret: issued.secret,
@@ -102,8 +137,8 @@ export async function opsRoutes(
 
   app.post('/ops/companies/:id/confirm-key', async (request) => {
     const { id } = validate(idParams, request.params);
-    const company = await confirmKeyRotation(ctx, id);
-    return { company: describeCompany(company), fingerprint: fingerprintOf(company.key_pub) };
+    const company = await confirmKey(ctx, id, OPERATOR_API);
+    return { company: describeCompany(company), fingerprint: keyFingerprint(company.key_pub) };
   });
 
   app.get('/ops/devices', async () => ({ devices: await listDevices(ctx) }));
@@ -129,8 +164,4 @@ export async function opsRoutes(
       }),
     };
   });
-}
-
-function fingerprintOf(key: string | null): string | null {
-  return key ? strictPublicKeyFromBase64(key).fingerprint : null;
 }

@@ -11,10 +11,13 @@ import { webFoundation } from './web-plugin.js';
  * (section 10), the company account area and the operator console (section 11). They share cookies, CSRF,
  * security headers and the signed-in account, so one sign-in serves a person wherever they act.
  */
-export async function webPages(app: FastifyInstance, options: { ctx: CloudContext }): Promise<void> {
+export async function webPages(
+  app: FastifyInstance,
+  options: { ctx: CloudContext; operatorToken: string },
+): Promise<void> {
   const cookies = await webFoundation(app, options.ctx);
   const deps: WebDeps = { ctx: options.ctx, cookies };
   await app.register(customerApp, deps);
   await app.register(companyArea, deps);
-  await app.register(operatorConsole, deps);
+  await app.register(operatorConsole, { ...deps, operatorToken: options.operatorToken });
 }

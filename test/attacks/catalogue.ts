@@ -449,4 +449,25 @@ export const ATTACKS: readonly Attack[] = [
       "a company reading another company's openings on a barrier both hold keys to, or the customer's own name for the barrier",
     source: 'docs/design.md section 11.4',
   },
+  {
+    id: 'web.console-customer',
+    attack:
+      'a visitor or a signed-in customer opening console pages or posting approvals, refusals and grants',
+    source: 'issue 14; docs/design.md section 11.5',
+  },
+  {
+    id: 'web.console-member',
+    attack: "a company's own owner or member approving their company through the console",
+    source: 'issue 14; docs/design.md section 11.5',
+  },
+  {
+    id: 'web.console-token-guess',
+    attack: 'guessing the operator token at the console sign-in, without end from one address',
+    source: 'issue 14; docs/design.md section 11.5',
+  },
+  {
+    id: 'web.console-csrf',
+    attack: "a form on another site posting a console action with an operator's cookies",
+    source: 'issue 14; docs/design.md section 11.5',
+  },
 ];

@@ -1,0 +1,199 @@
+import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
+import { ApiError } from '../../shared/errors.js';
+import type { CloudContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import type { CompanyStatus } from '../db/schema.js';
+import { type OperatorActor, recordAction } from '../operators/actions.js';
+import {
+  approveCompany,
+  type Company,
+  confirmKeyRotation,
+  createCompany,
+  domainHolder,
+  getCompany,
+} from './companies.js';
+
+/**
+ * What operators change of a company (docs/design.md section 11.5), from the console or the operator API: each
+ * change is made in one transaction with its row in the history (cloud/operators/actions.ts), from the one
+ * state it applies to, so two operators acting at once cannot, say, resume a company the other just rejected.
+ * Every change makes this instance's company cache forget the company (section 2), after the commit.
+ */
+export const MAX_REASON_LENGTH = 500;
+
+/** The key's fingerprint as operators compare it, or null; a value that is no valid key says so. */
+export function keyFingerprint(key: string | null): string | null {
+  if (key === null) return null;
+  try {
+    return strictPublicKeyFromBase64(key).fingerprint;
+  } catch {
+    return 'not a valid key';
+  }
+}
+
+/** The context of a transaction: what the company functions are handed to act inside it. */
+function within(ctx: CloudContext, trx: Database): CloudContext {
+  return { ...ctx, db: trx };
+}
+
+async function lockCompany(trx: Database, id: number): Promise<Company> {
+  const company = await trx
+    .selectFrom('companies')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!company) throw new ApiError('not_found', { message: `No company with id ${id}.` });
+  return company;
+}
+
+const STATE_WORDS: Record<CompanyStatus, string> = {
+  pending: 'waiting for approval',
+  approved: 'approved',
+  rejected: 'not approved',
+  suspended: 'suspended',
+};
+
+function expectStatus(company: Company, wanted: CompanyStatus, what: string): void {
+  if (company.status !== wanted) {
+    throw new ApiError('conflict', {
+      message: `Only a company ${STATE_WORDS[wanted]} can be ${what}; this one is ${STATE_WORDS[company.status]}.`,
+    });
+  }
+}
+
+/** Runs `change` on the locked company in a transaction that records the action, then forgets the company. */
+async function review(
+  ctx: CloudContext,
+  id: number,
+  change: (
+    trx: Database,
+    company: Company,
+  ) => Promise<{ company: Company; record: Parameters<typeof recordAction>[2] }>,
+): Promise<Company> {
+  const changed = await ctx.db.transaction().execute(async (trx) => {
+    const { company, record } = await change(trx, await lockCompany(trx, id));
+    await recordAction(trx, ctx.clock.now(), record);
+    return company;
+  });
+  ctx.companies.forget(id);
+  return changed;
+}
+
+/**
+ * Approves a company waiting for approval. A domain company's key is fetched and pinned in the same transaction;
+ * if the company proved it holds a key (`key_proven`), only that key may be pinned. `proofRequired` (the
+ * console) refuses a domain company that has proved nothing; the operator API keeps approving what the domain
+ * publishes, as its operator sees the key printed. A domain another admitted company holds is `domain_taken`.
+ */
+export function approve(
+  ctx: CloudContext,
+  id: number,
+  actor: OperatorActor,
+  options: { proofRequired: boolean },
+): Promise<Company> {
+  return review(ctx, id, async (trx, company) => {
+    expectStatus(company, 'pending', 'approved');
+    if (company.domain) {
+      if (options.proofRequired && !company.key_proven) {
+        throw new ApiError('conflict', {
+          message:
+            "The company has not yet proved that it holds its domain's key: it does so in its account area, then approve.",
+        });
+      }
+      const holder = await domainHolder(within(ctx, trx), company.domain);
+      if (holder && holder.id !== id) throw new ApiError('domain_taken');
+    }
+    const approved = await approveCompany(within(ctx, trx), id, {
+      expectedKey: company.key_proven ?? undefined,
+    });
+    const fingerprint = keyFingerprint(approved.key_pub);
+    return {
+      company: approved,
+      record: { actor, name: 'approve', companyId: id, reason: fingerprint },
+    };
+  });
+}
+
+/** Refuses a company waiting for approval; the company reads the reason in its area and may ask again. */
+export function reject(
+  ctx: CloudContext,
+  id: number,
+  actor: OperatorActor,
+  reason: string,
+): Promise<Company> {
+  return review(ctx, id, async (trx, company) => {
+    expectStatus(company, 'pending', 'rejected');
+    const rejected = await trx
+      .updateTable('companies')
+      .set({ status: 'rejected', status_reason: reason })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { company: rejected, record: { actor, name: 'reject', companyId: id, reason } };
+  });
+}
+
+/** Stops an approved company's calls (403 `org_not_approved`) until it is resumed. */
+export function suspend(
+  ctx: CloudContext,
+  id: number,
+  actor: OperatorActor,
+  reason: string | null,
+): Promise<Company> {
+  return review(ctx, id, async (trx, company) => {
+    expectStatus(company, 'approved', 'suspended');
+    const suspended = await trx
+      .updateTable('companies')
+      .set({ status: 'suspended', suspended_at: ctx.clock.now(), status_reason: reason })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { company: suspended, record: { actor, name: 'suspend', companyId: id, reason } };
+  });
+}
+
+/** Lets a suspended company call again, with the key it had pinned. */
+export function resume(ctx: CloudContext, id: number, actor: OperatorActor): Promise<Company> {
+  return review(ctx, id, async (trx, company) => {
+    expectStatus(company, 'suspended', 'resumed');
+    const resumed = await trx
+      .updateTable('companies')
+      .set({ status: 'approved', suspended_at: null, status_reason: null })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { company: resumed, record: { actor, name: 'resume', companyId: id } };
+  });
+}
+
+/** Pins the key now on the company's domain (a rotation the operator vouches for). */
+export function confirmKey(ctx: CloudContext, id: number, actor: OperatorActor): Promise<Company> {
+  return review(ctx, id, async (trx) => {
+    const pinned = await confirmKeyRotation(within(ctx, trx), id);
+    const fingerprint = keyFingerprint(pinned.key_pub);
+    return { company: pinned, record: { actor, name: 'confirm-key', companyId: id, reason: fingerprint } };
+  });
+}
+
+/** A company an operator adds themselves (the operator API's `company add`), pending like any other. */
+export async function addCompany(
+  ctx: CloudContext,
+  input: { name: string; domain?: string | undefined; contactEmail?: string | undefined },
+  actor: OperatorActor,
+): Promise<Company> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const company = await createCompany(within(ctx, trx), input);
+    await recordAction(trx, ctx.clock.now(), { actor, name: 'add', companyId: company.id });
+    return company;
+  });
+}
+
+/**
+ * Records a secret issued to the company. The secret is issued in its own transaction (cloud/auth/secret.ts),
+ * so this row follows it: a failure between the two leaves a secret unrecorded, never a record of none.
+ */
+export async function recordSecret(ctx: CloudContext, id: number, actor: OperatorActor): Promise<void> {
+  await getCompany(ctx, id);
+  await recordAction(ctx.db, ctx.clock.now(), { actor, name: 'secret', companyId: id });
+}
