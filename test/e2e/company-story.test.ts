@@ -59,7 +59,7 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     phone.page.on('dialog', (dialog) => void dialog.accept());
     await addVirtualAuthenticator(phone.page);
     desktop = await browser.newContext({ viewport: VIEWPORTS.desktop, baseURL: cloud.baseUrl });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -191,5 +191,5 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     await shot('company-10-requests');
     await page.getByRole('link', { name: 'Openings' }).click();
     await shot('company-11-openings');
-  });
+  }, 180_000);
 });
