@@ -106,15 +106,3 @@ export async function approveCompany(
 export async function confirmKeyRotation(ctx: CloudContext, id: number): Promise<Company> {
   return pinDomainKey(ctx, await getCompany(ctx, id));
 }
-
-export async function suspendCompany(ctx: CloudContext, id: number): Promise<Company> {
-  await getCompany(ctx, id);
-  const suspended = await ctx.db
-    .updateTable('companies')
-    .set({ status: 'suspended', suspended_at: ctx.clock.now() })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  ctx.companies.forget(id);
-  return suspended;
-}
