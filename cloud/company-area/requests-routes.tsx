@@ -20,11 +20,16 @@ export async function requestsRoutes(app: FastifyInstance, deps: WebDeps): Promi
     if (!visit) return reply;
     const { company } = visit.membership;
     const query = requestsQuery.parse(request.query ?? {});
-    const listed = await companyRequests(deps.ctx.db, company.id, {
-      state: query.state,
-      refPrefix: query.ref,
-      before: query.before,
-    });
+    const listed = await companyRequests(
+      deps.ctx.db,
+      company.id,
+      {
+        state: query.state,
+        refPrefix: query.ref,
+        before: query.before,
+      },
+      deps.ctx.clock.now(),
+    );
     return sendPage(
       reply,
       <RequestsPage

@@ -1,0 +1,123 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../../cloud/access-keys/access-keys.js';
+import { issueSecret } from '../../cloud/auth/secret.js';
+import type { ResolvedAddress } from '../../cloud/company-keys/keyfile-connection.js';
+import { claimRequest } from '../../cloud/requests/claim.js';
+import { startSession } from '../../cloud/sessions/sessions.js';
+import { insertEntries, journalBarrier } from '../support/barrier-journal.js';
+import {
+  chromiumMissing,
+  launchChromium,
+  newProfile,
+  screenshot,
+  seriousAccessibilityViolations,
+  type ViewportName,
+} from '../support/browser.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
+import { approveDirectly, companyOwner } from '../support/company-area.js';
+import { signedInCustomer } from '../support/customer-app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+/**
+ * The callback, requests and openings pages in real Chromium at a phone's and a desktop's size (docs/design.md
+ * section 11.4): each view passes axe, reaches no other host and leaves a screenshot under test/artifacts/.
+ */
+const resolveHost = async (): Promise<ResolvedAddress[]> => [{ address: '93.184.215.14', family: 4 }];
+
+describe.skipIf(chromiumMissing)('callback, requests and openings in Chromium', () => {
+  let database: TestDatabase;
+  let cloud: TestCloud;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    cloud = await startTestCloud({ database, resolveHost });
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cloud?.stop();
+    await database?.close();
+  });
+
+  async function look(page: Page, title: string, name: string, viewport: ViewportName): Promise<void> {
+    await expect.poll(() => page.title()).toContain(title);
+    expect(await seriousAccessibilityViolations(page), name).toEqual([]);
+    await screenshot(page, name, viewport);
+  }
+
+  async function signIn(context: BrowserContext, customerId: number): Promise<void> {
+    const value = await startSession(cloud.ctx, customerId);
+    await context.addCookies([{ name: 'gatelink-session', value, url: cloud.baseUrl }]);
+  }
+
+  /** A company with requests in every state and openings on a customer's barrier. */
+  async function busyCompany(viewport: ViewportName) {
+    const owner = await companyOwner(cloud, { name: `Night & Day Couriers (${viewport})` });
+    await approveDirectly(cloud, owner.companyId);
+    const auth = { org_id: owner.companyId, secret: (await issueSecret(cloud.ctx, owner.companyId)).secret };
+    const customer = await signedInCustomer(cloud, 'Dana');
+    const barrier = await journalBarrier(cloud.ctx, customer.id, "Mum's house");
+    const codes: string[] = [];
+    for (const ref of ['ORD-1001', 'ORD-1002', 'ORD-1003']) {
+      codes.push((await cloud.call('request', { ...auth, ref })).body.code as string);
+    }
+    await claimRequest(cloud.ctx, { code: codes[1]!, customerId: customer.id });
+    await claimRequest(cloud.ctx, { code: codes[2]!, customerId: customer.id });
+    const { keyRef } = await issueKey(cloud.ctx, {
+      code: codes[2]!,
+      customerId: customer.id,
+      deviceId: barrier.deviceId,
+      objectIds: barrier.objects.map((object) => object.id),
+      keyExpiresAt: null,
+    });
+    const holder = { companyId: owner.companyId, name: 'Night & Day', keyRef };
+    await insertEntries(cloud.ctx, barrier, [
+      { holder, actor: 'Anna, shift 2' },
+      { holder, actor: 'Bob (van 4)', outcome: 'rate_limit' },
+      { holder, actor: 'Anna, shift 2', outcome: 'device_error', detail: 'relay_fault', object: 1 },
+    ]);
+    return owner;
+  }
+
+  for (const viewport of ['phone', 'desktop'] as const) {
+    it(`at ${viewport} size: sets a callback address, lists requests and openings with filters`, async () => {
+      const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
+      const owner = await busyCompany(viewport);
+      await signIn(context, owner.customerId);
+      const base = `/company/${owner.companyId}`;
+
+      await page.goto(`${base}/callback`);
+      await look(page, 'Callback address', 'callback-empty', viewport);
+      await page.getByLabel('Callback address').fill('http://hooks.example.com/gatelink');
+      await page.getByRole('button', { name: 'Save address' }).click();
+      await page.getByText('There is a problem').waitFor();
+      await look(page, 'Callback address', 'callback-refused', viewport);
+      await page.getByLabel('Callback address').fill('https://hooks.example.com/gatelink');
+      await page.getByRole('button', { name: 'Save address' }).click();
+      await page.getByText('Callback address saved.').waitFor();
+      await look(page, 'Callback address', 'callback-saved', viewport);
+
+      await page.getByRole('link', { name: 'Requests' }).click();
+      await look(page, 'Requests', 'requests-all', viewport);
+      await page.getByLabel('State').selectOption('claimed');
+      await page.getByRole('button', { name: 'Show' }).click();
+      await page.getByText('Latest requests').waitFor();
+      expect(page.url()).toContain('state=claimed');
+      await look(page, 'Requests', 'requests-claimed', viewport);
+
+      await page.getByRole('link', { name: 'Openings' }).click();
+      await look(page, 'Openings', 'openings-all', viewport);
+      await page.getByLabel('Employee (actor) contains').fill('Anna');
+      await page.getByRole('button', { name: 'Show' }).click();
+      await page.waitForURL(/actor=Anna/);
+      await look(page, 'Openings', 'openings-anna', viewport);
+      expect(await page.locator('.entry').count()).toBe(2);
+
+      expect(foreignRequests).toEqual([]);
+      await context.close();
+    });
+  }
+});
