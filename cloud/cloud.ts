@@ -17,6 +17,7 @@ import type { CloudContext } from './context.js';
 import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { configuredMailer, type Mailer } from './email-codes/mailer.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions, EventDelivery } from './events/delivery-worker.js';
 import type { HttpTimeouts } from './http/timeouts.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
@@ -38,6 +39,11 @@ export interface CloudOptions {
   program?: string;
   /** The HTTP server's timeouts (cloud/http/timeouts.ts); tests use small ones. */
   httpTimeouts?: HttpTimeouts;
+  /**
+   * The delivery of events to callback addresses (cloud/events/delivery-worker.ts), on by default; tests that
+   * deliver by hand (`deliverDue`) turn it off, others give a short timeout or their own resolver.
+   */
+  eventDelivery?: Partial<DeliveryOptions> | false;
 }
 
 export interface RunningCloud {
@@ -67,6 +73,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   let database: DatabaseHandle | undefined = options.database;
   let broker: Broker | undefined;
   let jobs: PeriodicJob[] = [];
+  let delivery: EventDelivery | undefined;
   const folder = dataFolderComponent(options);
   const baseUrl = () => config.baseUrl ?? `http://localhost:${listeningPort}`;
   const mailer = options.mailer ?? configuredMailer(config, app.log, baseUrl);
@@ -120,6 +127,26 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
         if (address && typeof address === 'object') listeningPort = address.port;
       },
       stop: () => app.close(),
+    },
+    {
+      name: 'event delivery',
+      async start() {
+        if (options.eventDelivery === false) return;
+        delivery = new EventDelivery({
+          ctx: ctx!,
+          database: database!,
+          delivery: {
+            ...DEFAULT_DELIVERY,
+            // Callbacks to private addresses and over plain http: GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS, tests
+            // only, which the configuration refuses in production (docs/design.md section 6). This line is
+            // where that setting is given to the delivery.
+            allowPrivateAddresses: false,
+            ...options.eventDelivery,
+          },
+        });
+        await delivery.start();
+      },
+      stop: async () => delivery?.stop(),
     },
     {
       name: 'background jobs',
