@@ -25,8 +25,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
- * One notification per inserting statement (not per row), and PostgreSQL folds the same notification sent twice
- * in one transaction into one: a transaction costs at most one however many events it writes.
+ * The trigger's function as it was first made; cloud/events/events-notify.sql defines it from then on (applied
+ * after the migrations on every start, cloud/db/functions.ts).
  */
 const NOTIFY_FUNCTION = `
     create function events_notify() returns trigger language plpgsql as $body$
