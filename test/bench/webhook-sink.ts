@@ -8,10 +8,10 @@ import { performance } from 'node:perf_hooks';
  * milliseconds, high resolution), in batches so that telling costs little.
  */
 let arrivals: [string, number][] = [];
-let timer: NodeJS.Timeout | null = null;
+let flushing = false;
 
 const flush = () => {
-  timer = null;
+  flushing = false;
   if (arrivals.length === 0) return;
   process.send?.({ type: 'arrivals', arrivals });
   arrivals = [];
@@ -25,7 +25,10 @@ const server = createServer((request, response) => {
     response.writeHead(204).end();
     if (typeof id === 'string') {
       arrivals.push([id, at]);
-      timer ??= setTimeout(flush, 5);
+      if (!flushing) {
+        flushing = true;
+        setTimeout(flush, 5);
+      }
     }
   });
 });
