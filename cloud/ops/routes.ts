@@ -19,6 +19,7 @@ import { createCustomer } from '../customers/customers.js';
 import { createDevice, listDevices } from '../devices/devices.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
+import { eventsRoutes } from './events-routes.js';
 
 /**
  * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
@@ -129,6 +130,8 @@ export async function opsRoutes(
       }),
     };
   });
+
+  await eventsRoutes(app, ctx);
 }
 
 function fingerprintOf(key: string | null): string | null {
