@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebDeps } from '../web/web-deps.js';
 import { companiesRoutes } from './companies-routes.js';
+import { eventsRoutes } from './events-routes.js';
 import { membersRoutes } from './members-routes.js';
 import { overviewRoutes } from './overview-routes.js';
 
@@ -13,4 +14,5 @@ export async function companyArea(app: FastifyInstance, deps: WebDeps): Promise<
   await app.register(companiesRoutes, deps);
   await app.register(overviewRoutes, deps);
   await app.register(membersRoutes, deps);
+  await app.register(eventsRoutes, deps);
 }
