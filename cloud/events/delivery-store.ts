@@ -32,8 +32,10 @@ export async function claimCompanies(
 ): Promise<ClaimedCompany[]> {
   const now = ctx.clock.now();
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
-  const claimed = await ctx.db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ id: number; callback_url: string; resumed: boolean }>`
+  // One statement, committed on its own: a claim is what every commit that wrote an event wakes, so it costs one
+  // round trip (on PGlite's one connection too). Restarting a resumed company's schedule can follow it, since the
+  // lease already keeps the company to this worker.
+  const { rows } = await sql<{ id: number; callback_url: string; resumed: boolean }>`
       with due as (
         select c.id, c.callback_failing_since is not null as resumed
           from companies c
@@ -61,12 +63,10 @@ export async function claimCompanies(
              callback_paused_until = null
         from due
        where c.id = due.id
-      returning c.id, c.callback_url, due.resumed`.execute(trx);
-    const resumed = rows.filter((row) => row.resumed).map((row) => row.id);
-    if (resumed.length > 0) await restartSchedules(trx, resumed, now);
-    return rows;
-  });
-  return claimed.map((row) => ({ companyId: row.id, url: row.callback_url, resumed: row.resumed }));
+      returning c.id, c.callback_url, due.resumed`.execute(ctx.db);
+  const resumed = rows.filter((row) => row.resumed).map((row) => row.id);
+  if (resumed.length > 0) await restartSchedules(ctx.db, resumed, now);
+  return rows.map((row) => ({ companyId: row.id, url: row.callback_url, resumed: row.resumed }));
 }
 
 /** An event as the worker sends it, with the attempts it had so far. */

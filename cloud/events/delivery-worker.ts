@@ -53,6 +53,13 @@ export const DEFAULT_DELIVERY: DeliveryOptions = {
 /** Covers writing a turn's results after its last attempt ended. */
 const LEASE_MARGIN_MS = 5_000;
 
+/**
+ * Claims woken by commits are at least this far apart: a busy cloud writes events with most of its openings, and
+ * one claim per 20 ms serves them all, where one per commit would compete with the openings for the database (on
+ * PGlite for its one connection). An idle worker's first wake is not delayed.
+ */
+const WAKE_GAP_MS = 20;
+
 export function leaseMs(options: DeliveryOptions): number {
   return options.turnMs + options.timeoutMs + LEASE_MARGIN_MS;
 }
@@ -155,6 +162,8 @@ export class EventDelivery implements Component {
   #poll: NodeJS.Timeout | null = null;
   #claiming: Promise<void> | null = null;
   #again = false;
+  #lastClaim = Number.NEGATIVE_INFINITY;
+  #nudge: NodeJS.Timeout | null = null;
 
   constructor(options: { ctx: CloudContext; database: DatabaseHandle; delivery: DeliveryOptions }) {
     this.#ctx = options.ctx;
@@ -164,7 +173,7 @@ export class EventDelivery implements Component {
 
   async start(): Promise<void> {
     if (this.#database.listen) {
-      this.#unlisten = await this.#database.listen('gatelink_events', () => this.wake());
+      this.#unlisten = await this.#database.listen('gatelink_events', () => this.#notified());
     }
     this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
     this.#poll.unref();
@@ -174,9 +183,23 @@ export class EventDelivery implements Component {
   async stop(): Promise<void> {
     this.#stop.abort();
     if (this.#poll) clearInterval(this.#poll);
+    if (this.#nudge) clearTimeout(this.#nudge);
     await this.#unlisten?.().catch(() => {});
     await this.#claiming;
     await Promise.allSettled([...this.#turns]);
+  }
+
+  /** A commit wrote events: looks now, or `WAKE_GAP_MS` after the last look. */
+  #notified(): void {
+    const wait = this.#lastClaim + WAKE_GAP_MS - performance.now();
+    if (wait <= 0) {
+      this.wake();
+      return;
+    }
+    this.#nudge ??= setTimeout(() => {
+      this.#nudge = null;
+      this.wake();
+    }, wait);
   }
 
   /** Looks for due companies now, or right after the look in progress. */
@@ -197,6 +220,7 @@ export class EventDelivery implements Component {
       const free = this.#options.concurrency - this.#turns.size;
       if (free <= 0 || this.#stop.signal.aborted) return;
       let companies: ClaimedCompany[];
+      this.#lastClaim = performance.now();
       try {
         companies = await claimCompanies(this.#ctx, { limit: free, leaseMs: leaseMs(this.#options) });
       } catch (error) {
