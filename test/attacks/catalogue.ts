@@ -376,7 +376,8 @@ export const ATTACKS: readonly Attack[] = [
   },
   {
     id: 'events.callback-redirect',
-    attack: 'a callback endpoint that answers with a redirect to an address the cloud would not post to itself',
+    attack:
+      'a callback endpoint that answers with a redirect to an address the cloud would not post to itself',
     source: 'issue 15, item 3; docs/design.md section 6',
   },
 ];
