@@ -18,6 +18,7 @@ import type { CloudContext } from './context.js';
 import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { configuredMailer, type Mailer } from './email-codes/mailer.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions, EventDelivery } from './events/delivery-worker.js';
 import type { HttpTimeouts } from './http/timeouts.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
@@ -41,6 +42,11 @@ export interface CloudOptions {
   program?: string;
   /** The HTTP server's timeouts (cloud/http/timeouts.ts); tests use small ones. */
   httpTimeouts?: HttpTimeouts;
+  /**
+   * The delivery of events to callback addresses (cloud/events/delivery-worker.ts), on by default; tests that
+   * deliver by hand (`deliverDue`) turn it off, others give a short timeout or their own resolver.
+   */
+  eventDelivery?: Partial<DeliveryOptions> | false;
 }
 
 export interface RunningCloud {
@@ -70,6 +76,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   let database: DatabaseHandle | undefined = options.database;
   let broker: Broker | undefined;
   let jobs: PeriodicJob[] = [];
+  let delivery: EventDelivery | undefined;
   const folder = dataFolderComponent(options);
   const baseUrl = () => config.baseUrl ?? `http://localhost:${listeningPort}`;
   const mailer = options.mailer ?? configuredMailer(config, app.log, baseUrl);
@@ -124,6 +131,27 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
         if (address && typeof address === 'object') listeningPort = address.port;
       },
       stop: () => app.close(),
+    },
+    {
+      name: 'event delivery',
+      async start() {
+        if (options.eventDelivery === false) return;
+        delivery = new EventDelivery({
+          ctx: ctx!,
+          database: database!,
+          delivery: {
+            ...DEFAULT_DELIVERY,
+            // Callbacks to private addresses and over plain http: GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS, tests
+            // only, which the configuration refuses in production (docs/design.md sections 6 and 11.4).
+            allowPrivateAddresses: config.allowPrivateCallbacks,
+            // The same resolution the address was checked with when saved (docs/design.md section 11.4).
+            resolve: ctx!.resolveHost,
+            ...options.eventDelivery,
+          },
+        });
+        await delivery.start();
+      },
+      stop: async () => delivery?.stop(),
     },
     {
       name: 'background jobs',

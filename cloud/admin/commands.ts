@@ -210,6 +210,31 @@ export const COMMANDS: readonly AdminCommand[] = [
       return { answer, text: () => table(rows, columns) };
     },
   },
+  {
+    name: 'events',
+    args: '--company ID [--limit N]',
+    help: "a company's callback endpoint and its delivery log, newest first",
+    async run({ connection, flags }) {
+      const id = positiveId(required(flags.company, '--company', 'events'), 'events --company');
+      const query = new URLSearchParams(flags.limit ? { limit: flags.limit } : {});
+      const answer = await call(connection, 'GET', `/ops/companies/${id}/events?${query}`);
+      const endpoint = answer.endpoint as Row;
+      const state = endpoint.failing_since
+        ? `FAILING since ${endpoint.failing_since}: nothing is sent until the company changes the address or asks for a retry`
+        : endpoint.paused_until
+          ? `retrying: paused after a failure until ${endpoint.paused_until}`
+          : 'working';
+      const head = [
+        `Callback address  ${endpoint.url ?? '(none: events are kept for about three days, then dropped)'}`,
+        `State             ${state}`,
+        ...(endpoint.last_error ? [`Last error        ${endpoint.last_error}`] : []),
+        `Waiting           ${endpoint.waiting} event(s), ${endpoint.retrying} of them retried`,
+        '',
+      ];
+      const columns = ['at', 'event_id', 'type', 'attempt', 'outcome', 'status', 'error', 'next_attempt_at'];
+      return { answer, text: () => [...head, table(answer.deliveries as Row[], columns)].join('\n') };
+    },
+  },
 ];
 
 /** The command the words name: its two words, or its one (`journal`). */

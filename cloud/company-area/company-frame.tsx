@@ -6,7 +6,15 @@ import { Layout, type PageContext } from '../web/page.js';
  * The frame of a company's pages (docs/design.md section 11): the company's name and state, and the area's
  * sections. Each section is a page of its own, so every one works without scripts and has its own address.
  */
-export type CompanySection = 'overview' | 'access' | 'logo' | 'callback' | 'members' | 'requests' | 'journal';
+export type CompanySection =
+  | 'overview'
+  | 'access'
+  | 'logo'
+  | 'callback'
+  | 'events'
+  | 'members'
+  | 'requests'
+  | 'journal';
 
 const SECTIONS: { id: CompanySection; label: string; path: string }[] = [
   { id: 'overview', label: 'Overview', path: '' },
@@ -15,6 +23,7 @@ const SECTIONS: { id: CompanySection; label: string; path: string }[] = [
   { id: 'journal', label: 'Openings', path: '/journal' },
   { id: 'logo', label: 'Logo', path: '/logo' },
   { id: 'callback', label: 'Callback', path: '/callback' },
+  { id: 'events', label: 'Events', path: '/events' },
   { id: 'members', label: 'Members', path: '/members' },
 ];
 

@@ -3,6 +3,7 @@ import type { WebDeps } from '../web/web-deps.js';
 import { accessRoutes } from './access-routes.js';
 import { callbackRoutes } from './callback-routes.js';
 import { companiesRoutes } from './companies-routes.js';
+import { eventsRoutes } from './events-routes.js';
 import { companyJournalRoutes } from './journal-routes.js';
 import { logoRoutes } from './logo-routes.js';
 import { membersRoutes } from './members-routes.js';
@@ -23,4 +24,5 @@ export async function companyArea(app: FastifyInstance, deps: WebDeps): Promise<
   await app.register(callbackRoutes, deps);
   await app.register(accessRoutes, deps);
   await app.register(logoRoutes, deps);
+  await app.register(eventsRoutes, deps);
 }

@@ -7,8 +7,8 @@ import * as tls from 'node:tls';
 import { isPublicAddress } from './public-address.js';
 
 /**
- * The connection a key file is fetched over (keyfile-fetch.ts): only to public addresses, checked on the
- * address actually connected to.
+ * The connection a key file is fetched over (keyfile-fetch.ts), and an event is delivered over
+ * (cloud/events/callback-post.ts): only to public addresses, checked on the address actually connected to.
  *
  * The address check happens twice. The `lookup` handed to the socket resolves the name once per fetch and gives
  * out only the public answers, so a name whose answer changes between check and connect (DNS rebinding) still
@@ -34,6 +34,8 @@ export type Connector = (options: net.TcpNetConnectOpts) => net.Socket;
 export interface ConnectionContext {
   /** Set in development mode: every address is allowed. */
   devUrlTemplate: string | undefined;
+  /** Every address is allowed (tests of event delivery, docs/design.md section 6). */
+  allowPrivateAddresses?: boolean;
   resolve: Resolver;
   connect: Connector;
   signal: AbortSignal;
@@ -62,26 +64,46 @@ export async function defaultResolve(hostname: string): Promise<ResolvedAddress[
 
 /** A GET of `url` over a connection made and checked here; resolves with the response once its head arrives. */
 export function requestKeyFile(url: URL, ctx: ConnectionContext): Promise<http.IncomingMessage> {
+  return checkedRequest(url, ctx, {
+    method: 'GET',
+    headers: { Accept: 'application/json', 'User-Agent': USER_AGENT, Connection: 'close' },
+  });
+}
+
+/**
+ * A request of `url` over a connection made and checked here, one connection per request; resolves with the
+ * response once its head arrives. Redirects are not followed: the caller reads the status.
+ */
+export function checkedRequest(
+  url: URL,
+  ctx: ConnectionContext,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Promise<http.IncomingMessage> {
   checkLiteralHost(url, ctx);
   const send: typeof http.request = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const req = send(url, {
-      method: 'GET',
+      method: init.method,
       defaultPort: url.protocol === 'https:' ? 443 : 80,
       // No agent: no pooled sockets and no proxy; every connection is made and checked by `openConnection`.
       createConnection: (_options, oncreate) => openConnection(url, ctx, oncreate),
-      headers: { Accept: 'application/json', 'User-Agent': USER_AGENT, Connection: 'close' },
+      headers: init.headers,
       signal: ctx.signal,
     });
     req.once('response', resolve);
     req.on('error', reject);
-    req.end();
+    req.end(init.body);
   });
+}
+
+/** Whether the address checks apply: not in development mode. */
+function checksAddresses(ctx: ConnectionContext): boolean {
+  return ctx.devUrlTemplate === undefined && ctx.allowPrivateAddresses !== true;
 }
 
 /** IP literal hosts skip `lookup`, so they are checked here. */
 function checkLiteralHost(url: URL, ctx: ConnectionContext): void {
-  if (ctx.devUrlTemplate !== undefined) return;
+  if (!checksAddresses(ctx)) return;
   const host = bareHost(url);
   if (net.isIP(host) && !isPublicAddress(host)) throw new AddressRefused(host, [host], 'literal');
 }
@@ -114,7 +136,7 @@ function openConnection(
     ctx.signal.removeEventListener('abort', onAbort);
     socket.off('error', onError);
     const remote = socket.remoteAddress ?? '';
-    if (ctx.devUrlTemplate === undefined && !isPublicAddress(remote)) {
+    if (checksAddresses(ctx) && !isPublicAddress(remote)) {
       socket.destroy();
       oncreate(new AddressRefused(host, [remote], 'connect'), socket);
       return;
@@ -161,7 +183,7 @@ function checkedAddresses(hostname: string, ctx: ConnectionContext): Promise<Res
     answer = ctx.resolve(hostname).then((all) => {
       const addresses = all.map(({ address, family }) => ({ address, family }));
       if (addresses.length === 0) throw noAddress(hostname);
-      if (ctx.devUrlTemplate !== undefined) return addresses;
+      if (!checksAddresses(ctx)) return addresses;
       const usable = addresses.filter(({ address }) => isPublicAddress(address));
       if (usable.length === 0) {
         const refused = addresses.map(({ address }) => address);

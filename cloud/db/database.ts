@@ -9,6 +9,7 @@ import * as boundedRateCount from './migrations/0003-bounded-rate-count.js';
 import * as settleUnanswered from './migrations/0004-settle-unanswered.js';
 import * as customerApp from './migrations/0005-customer-app.js';
 import * as companyArea from './migrations/0006-company-area.js';
+import * as eventDelivery from './migrations/0007-event-delivery.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -18,6 +19,12 @@ export interface DatabaseHandle {
   db: Database;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
+  /**
+   * Calls `onNotify` after every commit that sent a notification on `channel` (and once more whenever the
+   * listening connection was made again, since notifications sent meanwhile are lost); resolves with how to
+   * stop listening. What wakes the event delivery at once (docs/design.md section 6).
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
 /** Where the data lives: a PostgreSQL URL, a PGlite data folder, or PGlite in memory (tests). */
@@ -30,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-settle-unanswered': settleUnanswered,
   '0005-customer-app': customerApp,
   '0006-company-area': companyArea,
+  '0007-event-delivery': eventDelivery,
 };
 
 /**
@@ -53,7 +61,63 @@ function openPostgres(url: string): DatabaseHandle {
   // An idle client that loses its server must not take the process down; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    kind: 'postgres',
+    close: () => db.destroy(),
+    listen: (channel, onNotify) => listenOnPostgres(url, channel, onNotify),
+  };
+}
+
+/** A connection of its own that LISTENs, made again a second after it is lost, until stopped. */
+async function listenOnPostgres(
+  url: string,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
+  const statement = `listen ${channelName(channel)}`;
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    next.on('error', () => lost(next));
+    next.on('end', () => lost(next));
+    await next.connect();
+    await next.query(statement);
+    if (stopped) {
+      await next.end();
+      return;
+    }
+    client = next;
+    onNotify();
+  };
+  const lost = (which: pg.Client) => {
+    if (client !== which || stopped) return;
+    client = null;
+    which.end().catch(() => {});
+    retry = setTimeout(function again() {
+      connect().catch(() => {
+        if (!stopped) retry = setTimeout(again, 1000).unref();
+      });
+    }, 1000).unref();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    const last = client;
+    client = null;
+    await last?.end().catch(() => {});
+  };
+}
+
+function channelName(channel: string): string {
+  if (!/^[a-z_]+$/.test(channel)) throw new TypeError(`not a channel name: ${channel}`);
+  return channel;
 }
 
 async function openPGlite(location: { dataDir: string } | { memory: true }): Promise<DatabaseHandle> {
@@ -68,6 +132,17 @@ async function openPGlite(location: { dataDir: string } | { memory: true }): Pro
   return {
     db,
     kind: 'pglite',
+    // The one connection listens; the LISTEN goes through the driver, so it waits for an open transaction.
+    listen: async (channel, onNotify) => {
+      const off = pglite.onNotification((name) => {
+        if (name === channel) onNotify();
+      });
+      await sql.raw(`listen ${channelName(channel)}`).execute(db);
+      return async () => {
+        off();
+        await sql.raw(`unlisten ${channelName(channel)}`).execute(db);
+      };
+    },
     close: async () => {
       await db.destroy();
       await pglite.close();

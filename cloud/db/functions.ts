@@ -9,9 +9,14 @@ import { type Kysely, sql } from 'kysely';
  * made today, runs the definitions in this tree.
  *
  * Each file holds one statement: PGlite's extended protocol takes a single statement per query. Listed in the
- * order they are applied: open_event_data first, as the other two call it.
+ * order they are applied: open_event_data first, as the two after it call it.
  */
-const FUNCTION_FILES = ['events/open-event.sql', 'opening/open-attempt.sql', 'journal/complete-entry.sql'];
+const FUNCTION_FILES = [
+  'events/open-event.sql',
+  'opening/open-attempt.sql',
+  'journal/complete-entry.sql',
+  'events/events-notify.sql',
+];
 
 /** Any fixed number, the same in every instance: it names the lock that applying the functions holds. */
 const APPLY_LOCK = 7_420_163_518;

@@ -41,6 +41,14 @@ export interface CompaniesTable {
   key_proven: ColumnType<string | null, string | null | undefined, string | null>;
   callback_url: ColumnType<string | null, string | null | undefined, string | null>;
   logo_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The callback endpoint's state (docs/design.md section 6): failing since when, for which address, why. */
+  callback_failing_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  callback_failing_url: ColumnType<string | null, string | null | undefined, string | null>;
+  callback_last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** No delivery to the company before this, after a failed attempt. */
+  callback_paused_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** A delivery worker has the company's events until this. */
+  callback_lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface CompanyLogosTable {
@@ -263,6 +271,26 @@ export interface EventsTable {
   delivered_at: Timestamp | null;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: DefaultTimestamp;
+  /** The order events were written in (docs/design.md section 6). */
+  seq: Generated<string>;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failing';
+
+/** One attempt to deliver an event (docs/design.md section 6), the company's delivery log. */
+export interface EventDeliveriesTable {
+  id: Generated<string>;
+  company_id: number;
+  event_id: string;
+  type: string;
+  attempt: number;
+  at: Timestamp;
+  url: string;
+  outcome: DeliveryOutcome;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  next_attempt_at: Timestamp | null;
 }
 
 export interface DB {
@@ -278,6 +306,7 @@ export interface DB {
   journal: JournalTable;
   idempotency: IdempotencyTable;
   events: EventsTable;
+  event_deliveries: EventDeliveriesTable;
   sessions: SessionsTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;

@@ -50,6 +50,8 @@ export interface EventData {
   'key.expired': RequestFields & { key_ref: number; key_expires_at: string };
   'open.succeeded': OpenEventData;
   'open.failed': OpenEventData;
+  /** A test event, sent when a member asks for one in the company area (cloud/company-area/events-routes.tsx). */
+  ping: { message: string };
 }
 
 export type EventType = keyof EventData;
@@ -67,6 +69,11 @@ export const OPEN_EVENT_FIELDS = Object.keys({
 
 function requestFields(request: RequestFields): RequestFields {
   return { code: request.code, ref: request.ref, state: request.state };
+}
+
+/** A test event: it goes through the outbox, the order and the signature like every other. */
+export function ping(): EventData['ping'] {
+  return { message: 'A test event from Gatelink: your callback address receives events.' };
 }
 
 /** The customer claimed the request (its state now `claimed`). */

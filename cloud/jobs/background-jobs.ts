@@ -3,6 +3,8 @@ import { purgeIdempotencyKeys } from '../company-api/idempotency.js';
 import { reconfirmDueKeys } from '../company-keys/confirm.js';
 import type { CloudContext } from '../context.js';
 import { purgeEmailCodes } from '../email-codes/codes.js';
+import { purgeEvents } from '../events/delivery-store.js';
+import { RETRY_WINDOW_MS } from '../events/retry-schedule.js';
 import { UnansweredOpenings } from '../opening/unanswered.js';
 import { purgeCeremonies } from '../passkeys/challenges.js';
 import { sweepExpired } from '../requests/expiry.js';
@@ -25,5 +27,6 @@ export function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): Periodi
     job('rate counter purge', 600_000, () => purgeRateCounters(ctx)),
     job('passkey ceremony purge', 60_000, () => purgeCeremonies(ctx)),
     job('e-mail code purge', 600_000, () => purgeEmailCodes(ctx)),
+    job('event purge', 3_600_000, () => purgeEvents(ctx, RETRY_WINDOW_MS)),
   ];
 }

@@ -23,6 +23,7 @@ import { isPrintableText, notPrintableMessage } from '../http/printable-text.js'
 import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
 import { companyActions, OPERATOR_API } from '../operators/actions.js';
+import { eventsRoutes } from './events-routes.js';
 
 /**
  * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
@@ -164,4 +165,6 @@ export async function opsRoutes(
       }),
     };
   });
+
+  await eventsRoutes(app, ctx);
 }

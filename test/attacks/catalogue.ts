@@ -470,4 +470,16 @@ export const ATTACKS: readonly Attack[] = [
     attack: "a form on another site posting a console action with an operator's cookies",
     source: 'issue 14; docs/design.md section 11.5',
   },
+  {
+    id: 'events.callback-private-address',
+    attack:
+      'a callback address that is, resolves to, or connects to a loopback or private address (DNS rebinding after it was saved), or plain http, to make the cloud post into its own network',
+    source: 'issue 15, item 3; docs/design.md section 6',
+  },
+  {
+    id: 'events.callback-redirect',
+    attack:
+      'a callback endpoint that answers with a redirect to an address the cloud would not post to itself',
+    source: 'issue 15, item 3; docs/design.md section 6',
+  },
 ];

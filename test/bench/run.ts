@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { benchSignedStatus } from './company-status.js';
+import { benchEvents } from './events.js';
 import { benchIdleDevices } from './idle-devices.js';
 import { benchJournal } from './journal.js';
 import { benchMqttFlood } from './mqtt-flood.js';
@@ -40,6 +41,11 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
     await benchJournal(process.env.DATABASE_URL);
   },
   idle: () => benchIdleDevices(),
+  // Its target is for PostgreSQL; PGlite's figures are shown beside for the embedded database.
+  events: async (postgres) => {
+    if (postgres) await benchEvents('PostgreSQL', postgres);
+    await benchEvents('PGlite', undefined);
+  },
   flood: () => benchMqttFlood(),
 };
 

@@ -44,17 +44,20 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, PORT: '0', MQTT_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env };
 }
 
-function spawnCloud(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'cloud/main.ts'], {
+function spawnCloud(env: Record<string, string>, script = 'cloud/main.ts'): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 
-/** Starts a cloud and resolves once it listens; rejects with its output if it exits first. */
-export async function startCloudProcess(env: Record<string, string>): Promise<CloudProcess> {
-  const child = spawnCloud(env);
+/**
+ * Starts a cloud and resolves once it listens; rejects with its output if it exits first. `script` is another
+ * program that starts the cloud and prints the same lines, for a test that composes it with its own options.
+ */
+export async function startCloudProcess(env: Record<string, string>, script?: string): Promise<CloudProcess> {
+  const child = spawnCloud(env, script);
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString();

@@ -7,6 +7,7 @@ import type { Resolver } from '../../cloud/company-keys/keyfile-connection.js';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/config.js';
 import type { DatabaseHandle } from '../../cloud/db/database.js';
 import type { Mailer } from '../../cloud/email-codes/mailer.js';
+import type { DeliveryOptions } from '../../cloud/events/delivery-worker.js';
 import type { HttpTimeouts } from '../../cloud/http/timeouts.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
@@ -64,6 +65,8 @@ export async function startTestCloud(options: {
   mailer?: Mailer;
   /** How host names resolve (callback addresses); by default nothing resolves, so no test reaches the network. */
   resolveHost?: Resolver;
+  /** The running event delivery, off unless given: suites deliver with `deliverDue` when they choose. */
+  eventDelivery?: Partial<DeliveryOptions>;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
   const config = localCloudConfig(dataDir, options.env);
@@ -71,6 +74,7 @@ export async function startTestCloud(options: {
     config,
     database: options.database,
     jobs: false,
+    eventDelivery: options.eventDelivery ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
     ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),

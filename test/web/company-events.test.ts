@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverDue } from '../../cloud/events/delivery-worker.js';
+import { RETRY_DELAYS_MS } from '../../cloud/events/retry-schedule.js';
+import { visibleText } from '../support/browser-client.js';
+import { FakeClock } from '../support/clock.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
+import { type CompanyOwner, companyOwner } from '../support/company-area.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { enqueuePings, setCallback } from '../support/event-company.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+/**
+ * `/company/<id>/events` (docs/design.md section 6): a member sees whether the callback address receives the
+ * company's events and the delivery log, sends a test event that arrives signed like any other, watches a
+ * failing endpoint and resumes it with "Retry now"; a member of another company sees none of it.
+ */
+const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
+const LOCAL = { allowPrivateAddresses: true, timeoutMs: 500, random: () => 0.5 };
+let database: TestDatabase;
+let cloud: TestCloud;
+let receiver: WebhookReceiver;
+let owner: CompanyOwner;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  cloud = await startTestCloud({ database, clock });
+  receiver = new WebhookReceiver();
+  const published = await cloud.app.inject({ method: 'GET', url: '/.well-known/service.json' });
+  await receiver.start((JSON.parse(published.body) as { key: string }).key);
+  owner = await companyOwner(cloud, { name: 'Parcel Events' });
+});
+
+afterAll(async () => {
+  await receiver?.stop();
+  await cloud?.stop();
+  await database?.close();
+});
+
+const path = () => `/company/${owner.companyId}/events`;
+
+describe("a company's events page", () => {
+  it('says where to set an address while there is none, and refuses a test event', async () => {
+    const page = await owner.client.get(path());
+    expect(page.status).toBe(200);
+    expect(visibleText(page.html)).toContain('No callback address');
+    expect(page.html).toContain(`href="/company/${owner.companyId}/callback"`);
+    expect(page.html).toContain('aria-current="page"');
+    const refused = await owner.client.post(`${path()}/test`);
+    expect(refused.status).toBe(409);
+    expect(visibleText(refused.html)).toContain('Set a callback address first');
+  });
+
+  it('sends a test event through the outbox, signed, and logs its attempt', async () => {
+    await setCallback(cloud.ctx, owner.companyId, receiver.url);
+    await owner.client.get(path());
+    const sent = await owner.client.post(`${path()}/test`);
+    expect(sent.status).toBe(303);
+    expect(sent.location).toBe(`${path()}?done=test`);
+    await deliverDue(cloud.ctx, LOCAL);
+    expect(receiver.received).toHaveLength(1);
+    expect(receiver.received[0]!.verified).toBe(true);
+    expect(receiver.received[0]!.event.type).toBe('ping');
+
+    const page = await owner.client.get(sent.location!);
+    const text = visibleText(page.html);
+    expect(text).toContain('A test event joined');
+    expect(text).toContain('Working');
+    expect(text).toContain(receiver.url);
+    expect(text).toContain('ping · attempt 1 · Delivered');
+    expect(page.html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/);
+  });
+
+  it('shows a failing endpoint with its last error, and "Retry now" resumes it', async () => {
+    receiver.answer = () => ({ status: 500 });
+    await enqueuePings(cloud.ctx, owner.companyId);
+    await deliverDue(cloud.ctx, LOCAL);
+    let text = visibleText((await owner.client.get(path())).html);
+    expect(text).toContain('Retrying');
+    expect(text).toContain('Last error: answered 500; only a 2xx status is a delivery');
+    expect(text).toContain('Failed, will retry');
+
+    for (const delay of RETRY_DELAYS_MS) {
+      clock.advance(delay);
+      await deliverDue(cloud.ctx, LOCAL);
+    }
+    text = visibleText((await owner.client.get(path())).html);
+    expect(text).toContain('Failing');
+    expect(text).toContain('Failed, last attempt');
+    expect(text).toContain('1 event is waiting');
+
+    receiver.answer = () => ({ status: 204 });
+    const retried = await owner.client.post(`${path()}/retry`);
+    expect(retried.location).toBe(`${path()}?done=retry`);
+    await deliverDue(cloud.ctx, LOCAL);
+    text = visibleText((await owner.client.get(retried.location!)).html);
+    expect(text).toContain('Delivery resumed');
+    expect(text).toContain('Every event has been delivered.');
+  });
+
+  it('pages the log, newest first', async () => {
+    await enqueuePings(cloud.ctx, owner.companyId, 45);
+    await deliverDue(cloud.ctx, LOCAL);
+    const first = await owner.client.get(path());
+    const older = /href="([^"]+before=\d+)"/.exec(first.html)?.[1];
+    expect(older).toBeDefined();
+    const second = await owner.client.get(older!.replaceAll('&amp;', '&'));
+    expect(visibleText(second.html)).toContain('Delivery log, older attempts');
+    expect(visibleText(second.html)).toContain('Newest attempts');
+  });
+
+  it('[attack:web.company-other-company] shows nothing of a company to a member of another', async () => {
+    const stranger = await companyOwner(cloud, { name: 'Other Couriers' });
+    expect((await stranger.client.get(path())).status).toBe(404);
+    await stranger.client.get(`/company/${stranger.companyId}/events`);
+    expect((await stranger.client.post(`${path()}/test`)).status).toBe(404);
+    expect((await stranger.client.post(`${path()}/retry`)).status).toBe(404);
+  });
+});
