@@ -162,6 +162,10 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     await page.getByRole('button', { name: 'Save address' }).click();
     await page.getByText('Callback address saved.').waitFor();
     await shot('company-08-callback');
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('A test event joined the company').waitFor();
+    await shot('company-08-events');
 
     // The first call, signed by the tool: a request whose page shows the customer the logo.
     const printed = await companyTool([
