@@ -12,7 +12,7 @@ import {
 import type { PageContext } from '../web/page.js';
 import { Moment } from '../web/readable-time.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
-import { listHref } from './list-query.js';
+import { ListPager } from './list-pager.js';
 
 /**
  * `/company/<id>/journal` (docs/design.md section 11.4): every opening the company's employees made or tried,
@@ -95,12 +95,7 @@ export function CompanyJournalPage(props: {
             ))}
           </ul>
         )}
-        <nav class="pager" aria-label="Opening pages">
-          {props.before !== undefined ? <a href={listHref(path, filters)}>Newest openings</a> : <span />}
-          {props.older !== null ? (
-            <a href={listHref(path, { ...filters, before: props.older })}>Older openings</a>
-          ) : null}
-        </nav>
+        <ListPager path={path} filters={filters} items="openings" before={props.before} older={props.older} />
       </section>
     </CompanyFrame>
   );

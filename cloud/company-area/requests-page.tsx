@@ -5,7 +5,7 @@ import { type CompanyRequestRow, REQUEST_STATES } from '../requests/company-requ
 import type { PageContext } from '../web/page.js';
 import { Moment } from '../web/readable-time.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
-import { listHref } from './list-query.js';
+import { ListPager } from './list-pager.js';
 
 /**
  * `/company/<id>/requests` (docs/design.md section 11.4): the company's requests, newest first, with each state
@@ -87,12 +87,7 @@ export function RequestsPage(props: {
             ))}
           </ul>
         )}
-        <nav class="pager" aria-label="Request pages">
-          {props.before !== undefined ? <a href={listHref(path, filters)}>Newest requests</a> : <span />}
-          {props.older !== null ? (
-            <a href={listHref(path, { ...filters, before: props.older })}>Older requests</a>
-          ) : null}
-        </nav>
+        <ListPager path={path} filters={filters} items="requests" before={props.before} older={props.older} />
       </section>
     </CompanyFrame>
   );

@@ -11,7 +11,7 @@ import {
   launchChromium,
   newProfile,
   screenshot,
-  seriousAccessibilityViolations,
+  shootBothSizes,
   VIEWPORTS,
 } from '../support/browser.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -69,19 +69,7 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  /** Saves the phone's page, and the same address in a desktop window with the same cookies, and runs axe on both. */
-  async function shot(name: string) {
-    const page = phone.page;
-    expect(await seriousAccessibilityViolations(page), `${name} at phone size`).toEqual([]);
-    await screenshot(page, name, 'phone');
-    await desktop.clearCookies();
-    await desktop.addCookies(await phone.context.cookies());
-    const wide = await desktop.newPage();
-    await wide.goto(page.url());
-    expect(await seriousAccessibilityViolations(wide), `${name} at desktop size`).toEqual([]);
-    await screenshot(wide, name, 'desktop');
-    await wide.close();
-  }
+  const shot = (name: string) => shootBothSizes(phone, desktop, name);
 
   it('registers, and sets the company up', async () => {
     const { page } = phone;

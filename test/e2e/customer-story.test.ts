@@ -12,8 +12,7 @@ import {
   chromiumMissing,
   launchChromium,
   newProfile,
-  screenshot,
-  seriousAccessibilityViolations,
+  shootBothSizes,
   VIEWPORTS,
 } from '../support/browser.js';
 import { type Signer, signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -106,20 +105,8 @@ describe.skipIf(chromiumMissing)('a customer grants, watches and withdraws acces
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  /** Saves the phone's page, and the same address in a desktop window with the same cookies, and runs axe on both. */
   function pageShooter() {
-    return async (name: string) => {
-      const page = phone.page;
-      expect(await seriousAccessibilityViolations(page), `${name} at phone size`).toEqual([]);
-      await screenshot(page, name, 'phone');
-      await desktop.clearCookies();
-      await desktop.addCookies(await phone.context.cookies());
-      const wide = await desktop.newPage();
-      await wide.goto(page.url());
-      expect(await seriousAccessibilityViolations(wide), `${name} at desktop size`).toEqual([]);
-      await screenshot(wide, name, 'desktop');
-      await wide.close();
-    };
+    return (name: string) => shootBothSizes(phone, desktop, name);
   }
 
   const companyCall = (action: string, body: unknown) => cloud.signedCall(action, body, company.signer);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /**
  * Real headless Chromium for the customer application's browser suites: Debian's chromium (never a
@@ -131,4 +132,25 @@ export async function screenshot(page: Page, name: string, viewport: ViewportNam
   const path = join(ARTIFACTS, `${name}-${viewport}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * Checks the phone's page with axe and saves it, then opens the same address in a desktop window with the same
+ * cookies and does the same: every page of a story is looked at at both sizes.
+ */
+export async function shootBothSizes(
+  phone: { context: BrowserContext; page: Page },
+  desktop: BrowserContext,
+  name: string,
+): Promise<void> {
+  const page = phone.page;
+  expect(await seriousAccessibilityViolations(page), `${name} at phone size`).toEqual([]);
+  await screenshot(page, name, 'phone');
+  await desktop.clearCookies();
+  await desktop.addCookies(await phone.context.cookies());
+  const wide = await desktop.newPage();
+  await wide.goto(page.url());
+  expect(await seriousAccessibilityViolations(wide), `${name} at desktop size`).toEqual([]);
+  await screenshot(wide, name, 'desktop');
+  await wide.close();
 }

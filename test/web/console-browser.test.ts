@@ -6,8 +6,7 @@ import {
   chromiumMissing,
   launchChromium,
   newProfile,
-  screenshot,
-  seriousAccessibilityViolations,
+  shootBothSizes,
   VIEWPORTS,
 } from '../support/browser.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -50,19 +49,7 @@ describe.skipIf(chromiumMissing)('an operator reviews companies in the console',
     await keyFiles?.stop();
   });
 
-  /** Checks the phone's page and the same address in a desktop window with the same cookies, and saves both. */
-  async function shot(name: string) {
-    const page = phone.page;
-    expect(await seriousAccessibilityViolations(page), `${name} at phone size`).toEqual([]);
-    await screenshot(page, name, 'phone');
-    await desktop.clearCookies();
-    await desktop.addCookies(await phone.context.cookies());
-    const wide = await desktop.newPage();
-    await wide.goto(page.url());
-    expect(await seriousAccessibilityViolations(wide), `${name} at desktop size`).toEqual([]);
-    await screenshot(wide, name, 'desktop');
-    await wide.close();
-  }
+  const shot = (name: string) => shootBothSizes(phone, desktop, name);
 
   it('signs in with the token, approves a company with its proven key, and refuses another with a reason', async () => {
     keyFiles.publish(DOMAIN, key.publicKey.base64);
