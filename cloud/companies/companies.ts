@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { ApiError } from '../../shared/errors.js';
-import { pinDomainKey } from '../company-keys/pin.js';
+import { pinDomainKey, pinKey } from '../company-keys/pin.js';
 import type { CloudContext } from '../context.js';
 import type { CompaniesTable } from '../db/schema.js';
 import { isUniqueViolation } from '../db/unique-violation.js';
@@ -74,7 +74,11 @@ export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
 export async function approveCompany(
   ctx: CloudContext,
   id: number,
-  options: { expectedKey?: string | undefined } = {},
+  options: {
+    expectedKey?: string | undefined;
+    /** The domain's key, fetched already (fetchKeyToPin) so that no transaction waits on the network. */
+    fetchedKey?: string | undefined;
+  } = {},
 ): Promise<Company> {
   const company = await getCompany(ctx, id);
   const approval = {
@@ -85,7 +89,9 @@ export async function approveCompany(
   };
   if (company.domain) {
     try {
-      return await pinDomainKey(ctx, company, approval, options.expectedKey);
+      return options.fetchedKey !== undefined
+        ? await pinKey(ctx, id, options.fetchedKey, approval)
+        : await pinDomainKey(ctx, company, approval, options.expectedKey);
     } catch (error) {
       // companies_domain_admitted: one admitted company per domain (docs/design.md section 11.1).
       if (isUniqueViolation(error)) throw new ApiError('domain_taken');
@@ -100,9 +106,4 @@ export async function approveCompany(
     .executeTakeFirstOrThrow();
   ctx.companies.forget(id);
   return approved;
-}
-
-/** The company confirms that the key now on its domain is its new one (until then: `key_changed`). */
-export async function confirmKeyRotation(ctx: CloudContext, id: number): Promise<Company> {
-  return pinDomainKey(ctx, await getCompany(ctx, id));
 }

@@ -1,17 +1,11 @@
 import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import { ApiError } from '../../shared/errors.js';
+import { fetchKeyToPin, pinKey } from '../company-keys/pin.js';
 import type { CloudContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { CompanyStatus } from '../db/schema.js';
 import { type OperatorActor, recordAction } from '../operators/actions.js';
-import {
-  approveCompany,
-  type Company,
-  confirmKeyRotation,
-  createCompany,
-  domainHolder,
-  getCompany,
-} from './companies.js';
+import { approveCompany, type Company, createCompany, domainHolder, getCompany } from './companies.js';
 
 /**
  * What operators change of a company (docs/design.md section 11.5), from the console or the operator API: each
@@ -81,38 +75,53 @@ async function review(
 }
 
 /**
- * Approves a company waiting for approval. A domain company's key is fetched and pinned in the same transaction;
- * if the company proved it holds a key (`key_proven`), only that key may be pinned. `proofRequired` (the
- * console) refuses a domain company that has proved nothing; the operator API keeps approving what the domain
- * publishes, as its operator sees the key printed. A domain another admitted company holds is `domain_taken`.
+ * Approves a company waiting for approval. A domain company's key is fetched first, outside any transaction (a
+ * slow domain may take 5 s, and on the embedded database a transaction holds the one connection every request
+ * needs), then pinned in the transaction, provided the company has not changed meanwhile; if the company proved
+ * it holds a key (`key_proven`), only that key may be pinned. `proofRequired` (the console) refuses a domain
+ * company that has proved nothing; the operator API keeps approving what the domain publishes, as its operator
+ * sees the key printed. A domain another admitted company holds is `domain_taken`.
  */
-export function approve(
+export async function approve(
   ctx: CloudContext,
   id: number,
   actor: OperatorActor,
   options: { proofRequired: boolean },
 ): Promise<Company> {
+  const before = await getCompany(ctx, id);
+  expectStatus(before, 'pending', 'approved');
+  if (before.domain) requireProof(before, options.proofRequired);
+  const fetchedKey = before.domain
+    ? await fetchKeyToPin(ctx, before.domain, before.key_proven ?? undefined)
+    : undefined;
   return review(ctx, id, async (trx, company) => {
     expectStatus(company, 'pending', 'approved');
+    if (company.domain !== before.domain || company.key_proven !== before.key_proven) {
+      throw new ApiError('conflict', {
+        message:
+          'The company changed its domain or key while it was being approved; look again, then approve.',
+      });
+    }
     if (company.domain) {
-      if (options.proofRequired && !company.key_proven) {
-        throw new ApiError('conflict', {
-          message:
-            "The company has not yet proved that it holds its domain's key: it does so in its account area, then approve.",
-        });
-      }
       const holder = await domainHolder(within(ctx, trx), company.domain);
       if (holder && holder.id !== id) throw new ApiError('domain_taken');
     }
-    const approved = await approveCompany(within(ctx, trx), id, {
-      expectedKey: company.key_proven ?? undefined,
-    });
+    const approved = await approveCompany(within(ctx, trx), id, { fetchedKey });
     const fingerprint = keyFingerprint(approved.key_pub);
     return {
       company: approved,
       record: { actor, name: 'approve', companyId: id, reason: fingerprint },
     };
   });
+}
+
+function requireProof(company: Company, proofRequired: boolean): void {
+  if (proofRequired && !company.key_proven) {
+    throw new ApiError('conflict', {
+      message:
+        "The company has not yet proved that it holds its domain's key: it does so in its account area, then approve.",
+    });
+  }
 }
 
 /** Refuses a company waiting for approval; the company reads the reason in its area and may ask again. */
@@ -168,9 +177,17 @@ export function resume(ctx: CloudContext, id: number, actor: OperatorActor): Pro
 }
 
 /** Pins the key now on the company's domain (a rotation the operator vouches for). */
-export function confirmKey(ctx: CloudContext, id: number, actor: OperatorActor): Promise<Company> {
-  return review(ctx, id, async (trx) => {
-    const pinned = await confirmKeyRotation(within(ctx, trx), id);
+export async function confirmKey(ctx: CloudContext, id: number, actor: OperatorActor): Promise<Company> {
+  const before = await getCompany(ctx, id);
+  if (!before.domain)
+    throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
+  // Fetched before the transaction, as for an approval.
+  const key = await fetchKeyToPin(ctx, before.domain);
+  return review(ctx, id, async (trx, company) => {
+    if (company.domain !== before.domain) {
+      throw new ApiError('conflict', { message: 'The company changed its domain meanwhile; look again.' });
+    }
+    const pinned = await pinKey(within(ctx, trx), id, key);
     const fingerprint = keyFingerprint(pinned.key_pub);
     return { company: pinned, record: { actor, name: 'confirm-key', companyId: id, reason: fingerprint } };
   });
