@@ -1,7 +1,6 @@
 import type { VNode } from 'preact';
 import { MAX_CALLBACK_URL_LENGTH } from '../companies/callback-address.js';
 import type { Company } from '../companies/companies.js';
-import { ErrorSummary } from '../web/field-errors.js';
 import { TextField } from '../web/form-fields.js';
 import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
@@ -34,13 +33,14 @@ export function CallbackPage(props: CallbackPageProps): VNode {
   const { company } = props;
   const action = companyPath(company, 'callback');
   return (
-    <CompanyFrame page={props.page} company={company} section="callback" title="Callback address">
-      {props.notice ? (
-        <div class="notice ok" role="status">
-          {props.notice}
-        </div>
-      ) : null}
-      <ErrorSummary errors={props.errors} />
+    <CompanyFrame
+      page={props.page}
+      company={company}
+      section="callback"
+      title="Callback address"
+      notice={props.notice}
+      errors={props.errors}
+    >
       <section class="card">
         <p>
           Gatelink will send events here as they happen, so you need not ask with <code>status</code>. Each is

@@ -1,5 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { Company } from '../companies/companies.js';
+import { ErrorSummary } from '../web/field-errors.js';
+import type { FieldErrors } from '../web/form-input.js';
 import { Layout, type PageContext } from '../web/page.js';
 
 /**
@@ -44,6 +46,10 @@ export function CompanyFrame(props: {
   section: CompanySection;
   title: string;
   scripts?: string[];
+  /** What the last form did, said at the top. */
+  notice?: string | undefined;
+  /** The last form's problems: a summary at the top, each linking to its field. */
+  errors?: FieldErrors | undefined;
   children: ComponentChildren;
 }): VNode {
   const { company } = props;
@@ -70,6 +76,12 @@ export function CompanyFrame(props: {
         ))}
       </nav>
       <h2 class="section-title">{props.title}</h2>
+      {props.notice ? (
+        <div class="notice ok" role="status">
+          {props.notice}
+        </div>
+      ) : null}
+      <ErrorSummary errors={props.errors} />
       {props.children}
     </Layout>
   );

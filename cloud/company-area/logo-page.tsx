@@ -4,7 +4,7 @@ import { companyDisplay } from '../companies/display.js';
 import { CompanyMark } from '../customer-app/company-mark.js';
 import { MAX_LOGO_SIDE } from '../logos/logo-image.js';
 import { logoPath } from '../logos/logo-store.js';
-import { describedBy, ErrorSummary, FieldError } from '../web/field-errors.js';
+import { describedBy, FieldError } from '../web/field-errors.js';
 import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
@@ -24,13 +24,14 @@ export function LogoPage(props: LogoPageProps): VNode {
   const { company } = props;
   const action = companyPath(company, 'logo');
   return (
-    <CompanyFrame page={props.page} company={company} section="logo" title="Logo">
-      {props.notice ? (
-        <div class="notice ok" role="status">
-          {props.notice}
-        </div>
-      ) : null}
-      <ErrorSummary errors={props.errors} />
+    <CompanyFrame
+      page={props.page}
+      company={company}
+      section="logo"
+      title="Logo"
+      notice={props.notice}
+      errors={props.errors}
+    >
       <section class="card" aria-labelledby="current-title">
         <h3 id="current-title">Your logo now</h3>
         {company.logo_hash ? (

@@ -3,7 +3,6 @@ import type { Company } from '../companies/companies.js';
 import { MAX_MEMBERS, type Member } from '../companies/members.js';
 import type { MemberRole } from '../db/schema.js';
 import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
-import { ErrorSummary } from '../web/field-errors.js';
 import { TextField } from '../web/form-fields.js';
 import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
@@ -29,13 +28,14 @@ export interface MembersPageProps {
 export function MembersPage(props: MembersPageProps): VNode {
   const owner = props.role === 'owner';
   return (
-    <CompanyFrame page={props.page} company={props.company} section="members" title="Members">
-      {props.notice ? (
-        <div class="notice ok" role="status">
-          {props.notice}
-        </div>
-      ) : null}
-      <ErrorSummary errors={props.errors} />
+    <CompanyFrame
+      page={props.page}
+      company={props.company}
+      section="members"
+      title="Members"
+      notice={props.notice}
+      errors={props.errors}
+    >
       <section class="card" aria-label="Members">
         <ul class="list">
           {props.members.map((member) => (

@@ -3,7 +3,6 @@ import type { Company } from '../companies/companies.js';
 import { displayDomain } from '../companies/domains.js';
 import type { MemberRole } from '../db/schema.js';
 import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
-import { ErrorSummary } from '../web/field-errors.js';
 import { TextField } from '../web/form-fields.js';
 import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
@@ -28,13 +27,14 @@ export interface OverviewProps {
 export function OverviewPage(props: OverviewProps): VNode {
   const { company } = props;
   return (
-    <CompanyFrame page={props.page} company={company} section="overview" title="Overview">
-      {props.notice ? (
-        <div class="notice ok" role="status">
-          {props.notice}
-        </div>
-      ) : null}
-      <ErrorSummary errors={props.errors} />
+    <CompanyFrame
+      page={props.page}
+      company={company}
+      section="overview"
+      title="Overview"
+      notice={props.notice}
+      errors={props.errors}
+    >
       <section class="card" aria-labelledby="standing-title">
         <h3 id="standing-title">{STANDING_TITLE[company.status]}</h3>
         <Standing {...props} />
