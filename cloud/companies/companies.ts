@@ -67,15 +67,13 @@ export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
 }
 
 /**
- * Approves a company. A domain company's key file is fetched now and its key pinned (`pinDomainKey`); given
- * `expectedKey` (the key the company proved it holds, docs/design.md section 11.5), only that key is pinned
- * and any other now on the domain refuses the approval.
+ * Approves a company. A domain company's key is pinned: `fetchedKey` when the caller fetched it already (the
+ * review in ./review.ts, before its transaction, docs/design.md section 11.5), else fetched now (`pinDomainKey`).
  */
 export async function approveCompany(
   ctx: CloudContext,
   id: number,
   options: {
-    expectedKey?: string | undefined;
     /** The domain's key, fetched already (fetchKeyToPin) so that no transaction waits on the network. */
     fetchedKey?: string | undefined;
   } = {},
@@ -91,7 +89,7 @@ export async function approveCompany(
     try {
       return options.fetchedKey !== undefined
         ? await pinKey(ctx, id, options.fetchedKey, approval)
-        : await pinDomainKey(ctx, company, approval, options.expectedKey);
+        : await pinDomainKey(ctx, company, approval);
     } catch (error) {
       // companies_domain_admitted: one admitted company per domain (docs/design.md section 11.1).
       if (isUniqueViolation(error)) throw new ApiError('domain_taken');

@@ -1,12 +1,10 @@
 import type { VNode } from 'preact';
 import type { Membership } from '../companies/members.js';
-import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
 import { ErrorSummary } from '../web/field-errors.js';
-import { TextField } from '../web/form-fields.js';
 import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../web/page.js';
 import { companyPath, STATUS_WORDS } from './company-frame.js';
-import { MAX_COMPANY_NAME_LENGTH } from './registration-input.js';
+import { RegistrationFields } from './registration-fields.js';
 
 /**
  * `/company` and `/company/new` (docs/design.md section 11.1): the companies an account acts for, and the
@@ -71,38 +69,15 @@ export function RegisterPage(props: {
         </p>
         <form method="post" action="/company/new" novalidate>
           <CsrfField page={props.page} />
-          <TextField
-            id="name"
-            name="name"
-            label="Company name"
-            hint="As your customers know it: they see it when you ask for access."
-            value={values.name}
+          <RegistrationFields
+            values={values}
             errors={props.errors}
-            autocomplete="organization"
-            maxLength={MAX_COMPANY_NAME_LENGTH}
-          />
-          <TextField
-            id="contact_email"
-            name="contact_email"
-            label="Contact e-mail"
-            hint="Where Gatelink's operators write about your company."
-            type="email"
-            value={values.contact_email}
-            errors={props.errors}
-            autocomplete="email"
-            inputMode="email"
-            maxLength={MAX_EMAIL_LENGTH}
-          />
-          <TextField
-            id="domain"
-            name="domain"
-            label="Domain (optional)"
-            hint="With a domain, your calls are signed with a key you publish on it, and customers see the domain confirmed. Without one, you call with an id and a secret. National characters are fine."
-            value={values.domain}
-            errors={props.errors}
-            autocomplete="url"
-            spellcheck={false}
-            maxLength={300}
+            hints={{
+              name: 'As your customers know it: they see it when you ask for access.',
+              contact_email: "Where Gatelink's operators write about your company.",
+              domain:
+                'With a domain, your calls are signed with a key you publish on it, and customers see the domain confirmed. Without one, you call with an id and a secret. National characters are fine.',
+            }}
           />
           <p class="actions">
             <button type="submit">Register</button>

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { companiesOf, registerCompany } from '../companies/members.js';
-import { parseForm, textField } from '../web/form-input.js';
+import { parseForm } from '../web/form-input.js';
 import { onForm } from '../web/form-problem.js';
 import { sendPage } from '../web/page.js';
 import { pageContext, signedIn, type WebDeps } from '../web/web-deps.js';
 import { CompaniesPage, RegisterPage } from './companies-page.js';
 import { companyPath } from './company-frame.js';
-import { registrationForm } from './registration-input.js';
+import { registrationForm, typedRegistration } from './registration-input.js';
 
 /**
  * Registering a company and finding one's companies (docs/design.md section 11.1). Any signed-in account may
@@ -29,11 +29,7 @@ export async function companiesRoutes(app: FastifyInstance, deps: WebDeps): Prom
 
   app.post('/company/new', async (request, reply) => {
     const account = signedIn(request, reply)!;
-    const values = {
-      name: textField(request.body, 'name'),
-      contact_email: textField(request.body, 'contact_email'),
-      domain: textField(request.body, 'domain'),
-    };
+    const values = typedRegistration(request.body);
     const again = (errors: Record<string, string>, status: number) =>
       sendPage(
         reply,

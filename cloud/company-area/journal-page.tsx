@@ -12,7 +12,7 @@ import {
 import type { PageContext } from '../web/page.js';
 import { Moment } from '../web/readable-time.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
-import { ListPager } from './list-pager.js';
+import { ListEmpty, ListPager } from './listing.js';
 
 /**
  * `/company/<id>/journal` (docs/design.md section 11.4): every opening the company's employees made or tried,
@@ -77,17 +77,14 @@ export function CompanyJournalPage(props: {
       <section class="card" aria-labelledby="openings-heading">
         <h3 id="openings-heading">{props.before === undefined ? 'Latest openings' : 'Older openings'}</h3>
         {props.entries.length === 0 ? (
-          <p>
-            {filtered ? (
-              <>
-                No opening matches these filters. <a href={path}>Show every opening</a>
-              </>
-            ) : props.before !== undefined ? (
-              'There are no older openings.'
-            ) : (
-              'No openings yet: each call to open, and each refusal, will appear here.'
-            )}
-          </p>
+          <ListEmpty
+            path={path}
+            item="opening"
+            items="openings"
+            filtered={filtered}
+            before={props.before}
+            none={'No openings yet: each call to open, and each refusal, will appear here.'}
+          />
         ) : (
           <ul class="list journal">
             {props.entries.map((entry) => (

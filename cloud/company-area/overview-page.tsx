@@ -2,13 +2,11 @@ import type { VNode } from 'preact';
 import type { Company } from '../companies/companies.js';
 import { displayDomain } from '../companies/domains.js';
 import type { MemberRole } from '../db/schema.js';
-import { MAX_EMAIL_LENGTH } from '../email-codes/email-address.js';
-import { TextField } from '../web/form-fields.js';
 import type { FieldErrors } from '../web/form-input.js';
 import { CsrfField, type PageContext } from '../web/page.js';
 import type { RegistrationValues } from './companies-page.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
-import { MAX_COMPANY_NAME_LENGTH } from './registration-input.js';
+import { RegistrationFields } from './registration-fields.js';
 
 /**
  * `/company/<id>` (docs/design.md section 11.1): where the company stands, said plainly, and what happens next;
@@ -199,33 +197,10 @@ function Details(props: OverviewProps): VNode {
       <p class="muted small">You can correct these until an operator approves the company.</p>
       <form method="post" action={`${companyPath(company)}/details`} novalidate>
         <CsrfField page={props.page} />
-        <TextField
-          id="name"
-          name="name"
-          label="Company name"
-          value={values.name}
+        <RegistrationFields
+          values={values}
           errors={props.errors}
-          maxLength={MAX_COMPANY_NAME_LENGTH}
-        />
-        <TextField
-          id="contact_email"
-          name="contact_email"
-          label="Contact e-mail"
-          type="email"
-          value={values.contact_email}
-          errors={props.errors}
-          inputMode="email"
-          maxLength={MAX_EMAIL_LENGTH}
-        />
-        <TextField
-          id="domain"
-          name="domain"
-          label="Domain (optional)"
-          hint="Changing it forgets the key checked for the old one."
-          value={values.domain}
-          errors={props.errors}
-          spellcheck={false}
-          maxLength={300}
+          hints={{ domain: 'Changing it forgets the key checked for the old one.' }}
         />
         <p class="actions">
           <button type="submit" class="secondary">

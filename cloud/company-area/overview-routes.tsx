@@ -3,14 +3,14 @@ import type { Company } from '../companies/companies.js';
 import type { Membership } from '../companies/members.js';
 import { askAgain, mayEditRegistration, updateRegistration } from '../companies/registration.js';
 import type { FieldErrors } from '../web/form-input.js';
-import { parseForm, textField } from '../web/form-input.js';
+import { parseForm } from '../web/form-input.js';
 import { onForm } from '../web/form-problem.js';
 import { sendPage } from '../web/page.js';
 import { pageContext, type WebDeps } from '../web/web-deps.js';
 import type { RegistrationValues } from './companies-page.js';
 import { companyVisit, ownerVisit } from './company-access.js';
 import { OverviewPage } from './overview-page.js';
-import { registrationForm } from './registration-input.js';
+import { registrationForm, typedRegistration } from './registration-input.js';
 
 /**
  * A company's overview (docs/design.md section 11.1): its standing and next steps, its details (which any
@@ -50,11 +50,7 @@ export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promi
 
   app.post('/company/:companyId/details', async (request, reply) => {
     const visit = (await companyVisit(deps, request, reply))!;
-    const values = {
-      name: textField(request.body, 'name'),
-      contact_email: textField(request.body, 'contact_email'),
-      domain: textField(request.body, 'domain'),
-    };
+    const values = typedRegistration(request.body);
     const form = parseForm(registrationForm, request.body);
     if (!form.ok) return show(request, reply, visit.membership, { values, errors: form.errors }, 400);
     const saved = await onForm(reply, ['conflict'], () =>

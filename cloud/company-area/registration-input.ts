@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { asciiDomainProblem, normalizeDomain } from '../companies/domains.js';
 import { emailAddress } from '../email-codes/email-address.js';
 import { isPrintableText } from '../http/printable-text.js';
-import { formText } from '../web/form-input.js';
+import { formText, textField } from '../web/form-input.js';
 
 /**
  * What registering a company accepts (docs/design.md section 11.1), with the sentence shown beside a field
@@ -45,3 +45,12 @@ export const registrationForm = z.object({
 });
 
 export type Registration = z.infer<typeof registrationForm>;
+
+/** The fields as typed, to show the form again with what the person wrote. */
+export function typedRegistration(body: unknown): { name: string; contact_email: string; domain: string } {
+  return {
+    name: textField(body, 'name'),
+    contact_email: textField(body, 'contact_email'),
+    domain: textField(body, 'domain'),
+  };
+}

@@ -5,7 +5,7 @@ import { type CompanyRequestRow, REQUEST_STATES } from '../requests/company-requ
 import type { PageContext } from '../web/page.js';
 import { Moment } from '../web/readable-time.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
-import { ListPager } from './list-pager.js';
+import { ListEmpty, ListPager } from './listing.js';
 
 /**
  * `/company/<id>/requests` (docs/design.md section 11.4): the company's requests, newest first, with each state
@@ -69,17 +69,16 @@ export function RequestsPage(props: {
       <section class="card" aria-labelledby="requests-heading">
         <h3 id="requests-heading">{props.before === undefined ? 'Latest requests' : 'Older requests'}</h3>
         {props.rows.length === 0 ? (
-          <p>
-            {filtered ? (
-              <>
-                No request matches these filters. <a href={path}>Show every request</a>
-              </>
-            ) : props.before !== undefined ? (
-              'There are no older requests.'
-            ) : (
+          <ListEmpty
+            path={path}
+            item="request"
+            items="requests"
+            filtered={filtered}
+            before={props.before}
+            none={
               'No requests yet: ask a customer for access with the API’s request call, and it appears here.'
-            )}
-          </p>
+            }
+          />
         ) : (
           <ul class="list">
             {props.rows.map((row) => (

@@ -2,6 +2,29 @@ import type { VNode } from 'preact';
 import { listHref } from './list-query.js';
 
 /**
+ * What a company's listing shows without rows (docs/design.md section 11.4): that the filters match nothing (with
+ * the way back), that there is nothing older, or, on an empty first page, `none`.
+ */
+export function ListEmpty(props: {
+  path: string;
+  /** What is listed, singular and plural: "request", "requests". */
+  item: string;
+  items: string;
+  filtered: boolean;
+  before: number | undefined;
+  none: string;
+}): VNode {
+  if (props.filtered) {
+    return (
+      <p>
+        No {props.item} matches these filters. <a href={props.path}>Show every {props.item}</a>
+      </p>
+    );
+  }
+  return <p>{props.before !== undefined ? `There are no older ${props.items}.` : props.none}</p>;
+}
+
+/**
  * The links between pages of a company's listing (docs/design.md section 11.4): back to the newest, and on to
  * older ones, each keeping the filters. Nothing when everything fits on one page.
  */
