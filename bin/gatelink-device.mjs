@@ -1,5 +1,15 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
+// The controller runs compiled JavaScript (dist/, made by `npm run build`): no TypeScript compiler at run time on
+// a small board (hardware/README.md, "Installing the software").
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('../device/main.ts');
+const main = new URL('../dist/device/main.js', import.meta.url);
+if (!existsSync(main)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  process.stderr.write(
+    `gatelink-device: not built yet: run "npm run build" in ${root} (the install guide does), then try again.\n`,
+  );
+  process.exit(1);
+}
+await import(main.href);
