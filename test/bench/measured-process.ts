@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { ConnectionTimes, MqttRelay } from './mqtt-relay.js';
+import type { ConnectionTimes } from './mqtt-relay.js';
 
 const MEMORY_REPORT = fileURLToPath(new URL('./memory-report.cjs', import.meta.url));
 
