@@ -79,15 +79,24 @@ export class EarlyConnection {
     const client = this.#client;
     this.#client = null;
     if (client && !this.#closed && url === this.#url && sameAccount(options, this.#options)) return client;
-    client?.end(true);
+    if (client) end(client);
     return this.#connect(url, options);
   };
 
   /** Ends the connection if the session never took it over (a start that failed). */
   close(): void {
-    this.#client?.end(true);
+    if (this.#client) end(this.#client);
     this.#client = null;
   }
+}
+
+/**
+ * Connected: with a DISCONNECT, so that the broker does not publish the will. Still connecting: the socket is
+ * closed, since mqtt.js would hold the DISCONNECT until a CONNACK; the will, if the broker had taken the CONNECT,
+ * says offline, which the device then is.
+ */
+function end(client: MqttClient): void {
+  client.end(!client.connected);
 }
 
 function sameAccount(a: IClientOptions, b: IClientOptions): boolean {
