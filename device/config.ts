@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { decodeBase64, KeyError, strictPublicKeyFromBase64 } from '../shared/crypto/ed25519.js';
 import { DEVICE_ID_PATTERN, TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
+import { ConfigError } from './config-error.js';
 import { modemSchema, objectConfigSchema } from './config-objects.js';
 import { filePath, int, text, url } from './config-values.js';
 
@@ -145,16 +146,7 @@ export type DeviceConfig = DeepReadonly<ParsedConfig & { outbox_dir: string; con
 /** The input form (defaults not yet applied), used by `provision` to write a file. */
 export type DeviceConfigInput = z.input<typeof configSchema>;
 
-/** A config file that cannot be used; `problems` holds one readable line per bad value. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  readonly problems: readonly string[];
-
-  constructor(file: string, problems: readonly string[]) {
-    super(`${file}: the configuration is not valid:\n${problems.map((line) => `  ${line}`).join('\n')}`);
-    this.problems = problems;
-  }
-}
+export { ConfigError };
 
 const SECRET_KEYS = new Set(['password', 'pin', 'command_key']);
 

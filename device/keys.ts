@@ -1,10 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { KeyError, SigningKey } from '../shared/crypto/ed25519.js';
+import { KeyFileError } from './key-file-error.js';
 
-/** The device's private key file cannot be used; the message says what to do. */
-export class KeyFileError extends Error {
-  override name = 'KeyFileError';
-}
+export { KeyFileError };
 
 /**
  * Reads the device's Ed25519 private key (PEM, PKCS#8). The file must be readable by its owner only: a key that

@@ -1,5 +1,5 @@
-import { ConfigError } from '../config.js';
-import { KeyFileError } from '../keys.js';
+import { ConfigError } from '../config-error.js';
+import { KeyFileError } from '../key-file-error.js';
 
 /**
  * Every failure the CLI reports: its code, its exit status and the one readable line that says what to do next,

@@ -1,10 +1,6 @@
 import { parseArgs } from 'node:util';
 import { VERSION } from '../version.js';
 import { asCliError, cliError, DEFAULT_CONFIG } from './cli-error.js';
-import { provisionCommand } from './provision.js';
-import { runCommand } from './run.js';
-import { statusCommand } from './status.js';
-import { testCommand } from './test.js';
 
 const USAGE = `gatelink-device ${VERSION}: the Gatelink barrier controller
 
@@ -28,7 +24,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     switch (command) {
       case 'run':
-        return await runCommand(options(rest, {}).config);
+        // Each command's modules are loaded when it runs: the daemon starts with none of the others'
+        // (docs/design.md section 12.1).
+        return await (await import('./run.js')).runCommand(options(rest, {}).config);
       case 'provision': {
         const o = options(rest, {
           cloud: { type: 'string' },
@@ -37,6 +35,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           'state-dir': { type: 'string' },
         });
         if (!o.values.cloud || !o.values.code) throw cliError('provision_arguments_missing');
+        const { provisionCommand } = await import('./provision.js');
         return await provisionCommand({
           cloud: o.values.cloud,
           code: o.values.code,
@@ -47,10 +46,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
       case 'test': {
         const o = options(rest, { object: { type: 'string' } });
+        const { testCommand } = await import('./test.js');
         return await testCommand({ configPath: o.config, objectId: o.values.object });
       }
       case 'status': {
         const o = options(rest, { json: { type: 'boolean' } });
+        const { statusCommand } = await import('./status.js');
         return await statusCommand({ configPath: o.config, json: o.values.json ?? false });
       }
       case '--version':

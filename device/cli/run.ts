@@ -1,5 +1,4 @@
-import { loadConfig } from '../config.js';
-import { Controller } from '../runtime/controller.js';
+import { prepareController } from '../runtime/prepare.js';
 
 /**
  * `gatelink-device run`: the daemon. Reads the config once, starts the controller and runs until SIGTERM or
@@ -9,8 +8,8 @@ import { Controller } from '../runtime/controller.js';
  * systemd").
  */
 export async function runCommand(configPath: string): Promise<number> {
-  const config = loadConfig(configPath);
-  const controller = new Controller(config, { log: (line) => console.log(line) });
+  // Connects to the broker first, and loads the rest meanwhile (docs/design.md section 12.1).
+  const { config, controller } = await prepareController(configPath, { log: (line) => console.log(line) });
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= controller.stop();

@@ -3,6 +3,7 @@ import { type IClientOptions, type MqttClient, connect as mqttConnect } from 'mq
 import { type DeviceObject, type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import type { Publisher } from './outbox.js';
+import { sessionClientOptions } from './session-client.js';
 
 export interface SessionOptions {
   url: string;
@@ -61,23 +62,7 @@ export class Session implements Publisher {
   async start(): Promise<void> {
     const o = this.#options;
     this.#stopping = false;
-    const offline: DeviceState = { v: PROTOCOL_VERSION, device_id: o.deviceId, online: false, at: o.now() };
-    const client = (o.connect ?? mqttConnect)(o.url, {
-      clientId: o.deviceId,
-      username: o.username,
-      password: o.password,
-      clean: true,
-      keepalive: o.keepaliveS,
-      reconnectPeriod: 0,
-      resubscribe: false,
-      connectTimeout: 10_000,
-      will: {
-        topic: this.#topic('state'),
-        payload: Buffer.from(JSON.stringify(offline)),
-        qos: 1,
-        retain: true,
-      },
-    });
+    const client = (o.connect ?? mqttConnect)(o.url, sessionClientOptions(o));
     this.#client = client;
     // A command's PUBACK goes out on the next turn, once the work its message started has run as far as it can
     // at once: for an output that needs no waiting, that is up to its acknowledgement, which then leaves first.
@@ -87,17 +72,21 @@ export class Session implements Publisher {
         if (client.connected) done();
       });
     };
-    client.on('connect', () => {
+    const connected = () => {
       // An ack follows the command's PUBACK within milliseconds: with Nagle's algorithm on, it would wait for
       // the broker's delayed ACK of the PUBACK (40 ms on Linux) before it leaves.
       (client.stream as Partial<Pick<Socket, 'setNoDelay'>> | undefined)?.setNoDelay?.(true);
       void this.#onConnect(client);
-    });
+    };
+    client.on('connect', connected);
     client.on('message', (topic, payload) => {
       if (topic === this.#topic('cmd')) o.onCommand(payload);
     });
     client.on('error', (error) => o.log?.(`mqtt: ${error.message}`));
     client.on('close', () => this.#onClose(client));
+    // A connection the daemon opened before the session started (./early-connection.ts) may be up already; it
+    // has not subscribed to anything, so no command came before this.
+    if (client.connected) connected();
   }
 
   /** Marks the device offline (retained), disconnects and stops reconnecting. */

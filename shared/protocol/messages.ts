@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from './topics.js';
+import { PROTOCOL_VERSION } from './version.js';
 
 /**
  * Payloads exchanged over MQTT (docs/design.md section 7). Times are Unix milliseconds (integers), so that
  * comparing `expires_at` against a clock needs no parsing. Signed messages carry `sig`: base64 of an Ed25519
  * signature over the canonical bytes of the message without `sig` (see ./signing.ts).
  */
-export const PROTOCOL_VERSION = 1;
+export { PROTOCOL_VERSION };
 
 const deviceId = z.string().regex(DEVICE_ID_PATTERN);
 /**

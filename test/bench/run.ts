@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { benchSignedStatus } from './company-status.js';
+import { benchDevice } from './device.js';
 import { benchEvents } from './events.js';
 import { benchIdleDevices } from './idle-devices.js';
 import { benchJournal } from './journal.js';
@@ -47,6 +48,8 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
     await benchEvents('PGlite', undefined);
   },
   flood: () => benchMqttFlood(),
+  // The controller daemon beside a bare mqtt.js client; no database of its own (the cloud runs on PGlite).
+  device: () => benchDevice(),
 };
 
 async function main(): Promise<void> {
