@@ -1,4 +1,6 @@
 import { ConfigError } from '../config-error.js';
+import { DriverError } from '../drivers/driver.js';
+import { GpioMappingError, NoGpioChipError } from '../drivers/gpio-sysfs.js';
 import { KeyFileError } from '../key-file-error.js';
 
 /**
@@ -55,6 +57,13 @@ export const CLI_ERRORS = {
     exit: 1,
     message: (p: { file: string }) => `${p.file} has no objects list; see hardware/device.example.yaml`,
   },
+  key_outside_folder: {
+    exit: 1,
+    message: (p: { file: string; folder: string; objects: string }) =>
+      `private_key_file ${p.file} (from ${p.objects}) is outside ${p.folder}, and provision writes only in the ` +
+      "config's folder: remove private_key_file from the objects file (the key then goes beside the config) " +
+      'or name a file inside that folder',
+  },
   cloud_unreachable: {
     exit: 1,
     message: (p: { cloud: string; cause: string }) =>
@@ -100,6 +109,23 @@ export const CLI_ERRORS = {
     message: (p: { problem: string }) =>
       `the cloud's answer does not make a valid config (${p.problem}); report this to the operator`,
   },
+  no_gpio_chip: {
+    exit: 1,
+    message: (p: { root: string }) =>
+      `this machine has no GPIO chip (${p.root} is missing or empty): run on the controller with GPIO on ` +
+      '(a Raspberry Pi), or to try without hardware use objects of kind: simulated ' +
+      '(hardware/README.md, "Try it on a laptop")',
+  },
+  gpio_line_unusable: {
+    exit: 1,
+    message: (p: { problem: string }) =>
+      `${p.problem}; check line, chip and sysfs_base of the relay objects (hardware/device.example.yaml)`,
+  },
+  output_unusable: {
+    exit: 1,
+    message: (p: { problem: string }) =>
+      `${p.problem}; fix the wiring or the config, then run gatelink-device test again`,
+  },
   unexpected: { exit: 1, message: (p: { detail: string }) => `unexpected failure: ${p.detail}` },
 } as const satisfies Record<string, { exit: number; message: (params: never) => string }>;
 
@@ -130,6 +156,10 @@ export function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof ConfigError) return cliError('config_invalid', { problem: error.message });
   if (error instanceof KeyFileError) return cliError('key_file_unusable', { problem: error.message });
+  // A driver that cannot start says why in one line (hardware/README.md, "Try it on a laptop").
+  if (error instanceof NoGpioChipError) return cliError('no_gpio_chip', { root: error.root });
+  if (error instanceof GpioMappingError) return cliError('gpio_line_unusable', { problem: error.message });
+  if (error instanceof DriverError) return cliError('output_unusable', { problem: error.message });
   return cliError('unexpected', { detail: (error as Error)?.stack ?? String(error) });
 }
 

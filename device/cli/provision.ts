@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, extname, join, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SigningKey, strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import {
@@ -18,6 +18,7 @@ import {
 import { writeFileAtomic } from '../files.js';
 import { VERSION } from '../version.js';
 import { type CliError, cliError } from './cli-error.js';
+import { nextSteps } from './next-steps.js';
 
 export interface ProvisionOptions {
   /** The cloud's base URL, e.g. https://gatelink.example.com. */
@@ -139,7 +140,7 @@ export async function provisionCommand(options: ProvisionOptions): Promise<numbe
     `Valid until ${response.pairing_expires_at}, once. The customer enters it in the Gatelink app.`,
   );
   console.log('');
-  console.log('Next: sudo systemctl enable --now gatelink-device, then gatelink-device status');
+  for (const line of nextSteps(config.config_file)) console.log(line);
   return 0;
 }
 
@@ -184,9 +185,33 @@ function installerSettings(configPath: string, options: ProvisionOptions): Recor
     const value = (raw as Record<string, unknown>)[key];
     if (value !== undefined) picked[key] = value;
   }
+  return placePaths(picked, source, configPath, options.stateDir);
+}
+
+/**
+ * Where the key and the state go (docs/design.md section 9): a relative path in the objects file is relative to
+ * that file, as in any config; the key, which provisioning writes, must be inside the config's folder, since
+ * provisioning writes nothing outside the folder it was given; the state folder is the daemon's, by default
+ * /var/lib/gatelink beside /etc/gatelink and `state` beside any other config.
+ */
+function placePaths(
+  picked: Record<string, unknown>,
+  source: string,
+  configPath: string,
+  stateDir: string | undefined,
+): Record<string, unknown> {
+  const from = dirname(source);
   const base = dirname(configPath);
+  for (const key of ['private_key_file', 'state_dir', 'outbox_dir'] as const) {
+    const value = picked[key];
+    if (typeof value === 'string' && !isAbsolute(value)) picked[key] = resolve(from, value);
+  }
   picked.private_key_file ??= join(base, 'device-key.pem');
-  if (options.stateDir) picked.state_dir = resolve(options.stateDir);
+  const keyFile = picked.private_key_file;
+  if (typeof keyFile === 'string' && relative(base, keyFile).startsWith('..')) {
+    throw cliError('key_outside_folder', { file: keyFile, folder: base, objects: source });
+  }
+  if (stateDir) picked.state_dir = resolve(stateDir);
   picked.state_dir ??= configPath.startsWith('/etc/') ? '/var/lib/gatelink' : join(base, 'state');
   return picked;
 }

@@ -1,4 +1,5 @@
-import { loadConfig } from '../config.js';
+import { type DeviceConfig, loadConfig } from '../config.js';
+import { clockAdvice } from '../runtime/clock.js';
 import { countWaiting } from '../runtime/outbox.js';
 import { type DaemonStatus, readStatus } from '../runtime/status.js';
 import { daemonAlive } from './daemon-running.js';
@@ -32,19 +33,19 @@ export async function statusCommand(options: StatusOptions): Promise<number> {
     );
     return connected ? 0 : 1;
   }
-  for (const [name, value] of lines(config.device_id, status, alive, outbox))
+  for (const [name, value] of lines(config, status, alive, outbox))
     print(`${name.padEnd(13)}${value}`);
   return connected ? 0 : 1;
 }
 
 function lines(
-  deviceId: string,
+  config: Pick<DeviceConfig, 'device_id' | 'clock'>,
   status: DaemonStatus | null,
   alive: boolean,
   outbox: number,
 ): [string, string][] {
   const at = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
-  const rows: [string, string][] = [['device', deviceId]];
+  const rows: [string, string][] = [['device', config.device_id]];
   if (!status) {
     rows.push(['daemon', 'has not run yet with this config (sudo systemctl start gatelink-device)']);
   } else if (!alive) {
@@ -62,7 +63,9 @@ function lines(
     ]);
     rows.push([
       'clock',
-      status.clock_synced ? 'synchronised' : 'NOT synchronised: commands are refused (check timedatectl)',
+      status.clock_synced
+        ? 'synchronised'
+        : `NOT synchronised: commands are refused; ${clockAdvice(config.clock.check)}`,
     ]);
     if (status.modem !== null) {
       rows.push(['modem', `${status.modem}${status.signal !== null ? `, signal ${status.signal}/31` : ''}`]);

@@ -29,11 +29,25 @@ export class GpioMappingError extends Error {
   override name = 'GpioMappingError';
 }
 
+/**
+ * This machine has no GPIO chip to drive: no sysfs GPIO interface at all, or one without any chip. Told apart
+ * from a wrong line or chip label, since what to do differs: run on the controller, turn GPIO on, or try
+ * without hardware with simulated objects (hardware/README.md, "Try it on a laptop").
+ */
+export class NoGpioChipError extends GpioMappingError {
+  override name = 'NoGpioChipError';
+
+  constructor(readonly root: string) {
+    super(`no GPIO chip at ${root}`);
+  }
+}
+
 export async function listGpioChips(root: string = DEFAULT_SYSFS_ROOT): Promise<GpioChip[]> {
   let entries: string[];
   try {
     entries = await readdir(root);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NoGpioChipError(root);
     throw new GpioMappingError(
       `cannot read ${root} (${(error as NodeJS.ErrnoException).code ?? 'error'}): this kernel has no sysfs GPIO interface`,
     );
@@ -65,7 +79,7 @@ export async function sysfsNumber(
 ): Promise<{ gpio: number; chip: GpioChip | null }> {
   if (spec.sysfs_base !== 'auto') return { gpio: spec.sysfs_base + spec.line, chip: null };
   const chips = await listGpioChips(root);
-  if (chips.length === 0) throw new GpioMappingError(`no gpiochip found in ${root}`);
+  if (chips.length === 0) throw new NoGpioChipError(root);
   const chip = pickChip(chips, spec.chip);
   if (spec.line >= chip.ngpio) {
     throw new GpioMappingError(

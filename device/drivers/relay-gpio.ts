@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { ObjectConfig, RelayObjectConfig } from '../config.js';
 import { type Driver, DriverError, type OpenOutcome, realSleep, type Sleep } from './driver.js';
-import { DEFAULT_SYSFS_ROOT, sysfsNumber } from './gpio-sysfs.js';
+import { DEFAULT_SYSFS_ROOT, NoGpioChipError, sysfsNumber } from './gpio-sysfs.js';
 
 /** The part of onoff's `Gpio` this driver uses; tests pass a fake class with the same shape. */
 export interface GpioLike {
@@ -55,6 +56,9 @@ export class RelayGpioDriver implements Driver {
   }
 
   async start(): Promise<void> {
+    // Before onoff: a machine without GPIO is told so by name, not by onoff's "not accessible".
+    const root = this.#options.sysfsRoot ?? DEFAULT_SYSFS_ROOT;
+    if (!existsSync(root)) throw new NoGpioChipError(root);
     const Gpio = this.#options.Gpio ?? (await loadOnoff());
     try {
       for (const config of this.#options.objects) {

@@ -36,8 +36,32 @@ export function clockProbe(check: ClockCheck): ClockProbe {
   }
 }
 
+/**
+ * How to check and fix a clock that is not synchronised, for the check the config names (hardware/README.md,
+ * step 3 of "From a fresh Raspberry Pi OS to a provisioned controller"): printed with every "not synchronised".
+ */
+export function clockAdvice(check: ClockCheck): string {
+  switch (check) {
+    case 'timedatectl':
+      return (
+        'check with: timedatectl show -p NTPSynchronized --value (yes once synchronised); fix with: ' +
+        'sudo timedatectl set-ntp true and network access to an NTP server; where timedatectl is missing ' +
+        '(no systemd) or on a development machine, set clock: check: none in the config (development only)'
+      );
+    case 'timesyncd':
+      return (
+        'check with: ls /run/systemd/timesync/synchronized (it exists once synchronised); fix with: ' +
+        'sudo systemctl enable --now systemd-timesyncd and network access to an NTP server'
+      );
+    case 'none':
+      return 'clock: check: none trusts the clock as it is';
+  }
+}
+
 export interface ClockMonitorOptions {
   probe: ClockProbe;
+  /** Said after "not synchronised" (`clockAdvice`). */
+  advice?: string;
   intervalMs: number;
   now: () => number;
   onChange?: (synced: boolean) => void;
@@ -96,7 +120,10 @@ export class ClockMonitor {
     this.#checked = true;
     if (synced !== this.#synced || first) {
       this.#synced = synced;
-      this.#options.log?.(synced ? 'clock: synchronised' : 'clock: not synchronised; commands are refused');
+      const advice = this.#options.advice ? `; ${this.#options.advice}` : '';
+      this.#options.log?.(
+        synced ? 'clock: synchronised' : `clock: not synchronised; commands are refused${advice}`,
+      );
       this.#options.onChange?.(synced);
     }
     return synced;

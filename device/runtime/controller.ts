@@ -7,7 +7,7 @@ import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { ModemGsmDriver } from '../drivers/modem-gsm.js';
 import { readDeviceKey } from '../keys.js';
 import { VERSION } from '../version.js';
-import { ClockMonitor, type ClockProbe, clockProbe } from './clock.js';
+import { ClockMonitor, type ClockProbe, clockAdvice, clockProbe } from './clock.js';
 import { CommandHandler } from './commands.js';
 import { ExecutedIds, removeEarlierRecords } from './executed.js';
 import { Outbox } from './outbox.js';
@@ -99,6 +99,7 @@ export class Controller {
     modem?.onState((state) => this.status.update({ modem: state }));
     this.clock = new ClockMonitor({
       probe: deps.clockProbe ?? clockProbe(config.clock.check),
+      advice: clockAdvice(config.clock.check),
       intervalMs: config.clock.interval_s * 1000,
       now,
       onChange: (synced) => this.status.update({ clock_synced: synced }),

@@ -27,6 +27,9 @@ const EXAMPLES: { [C in CliErrorCode]: CliErrorParams<C> } = {
   objects_file_missing: [],
   objects_file_unreadable: [{ file: '/tmp/objects.yaml', problem: 'ENOENT' }],
   objects_list_missing: [{ file: '/tmp/objects.yaml' }],
+  key_outside_folder: [
+    { file: '/etc/gatelink/device-key.pem', folder: '/home/ann/try', objects: '/home/ann/objects.yaml' },
+  ],
   cloud_unreachable: [{ cloud: 'https://gatelink.example.com', cause: 'ECONNREFUSED' }],
   cloud_answer_not_json: [
     { url: 'https://gatelink.example.com/api/device/provision', status: 502, cloud: 'https://x' },
@@ -38,6 +41,9 @@ const EXAMPLES: { [C in CliErrorCode]: CliErrorParams<C> } = {
   provisioning_answer_invalid: [{ path: 'pairing_code', problem: 'Required' }],
   command_key_invalid: [{ problem: 'not 32 bytes' }],
   cloud_config_invalid: [{ problem: 'device_id: expected D and 10 digits' }],
+  no_gpio_chip: [{ root: '/sys/class/gpio' }],
+  gpio_line_unusable: [{ problem: 'line 58 does not exist on gpiochip512 (pinctrl-bcm2711)' }],
+  output_unusable: [{ problem: 'cannot open GPIO 529 for gate: EACCES' }],
   unexpected: [{ detail: 'Error: boom' }],
 };
 
