@@ -12,7 +12,9 @@ const TRANSPORT_WAIT_MS = 100;
  * config file, open the connection to the broker (./early-connection.ts), and only then load the config schema
  * and the controller's modules, validate the config and build the controller, while the broker answers. The
  * config is validated before anything uses it beyond that connection, which takes no command. A config file
- * that cannot be read is reported by loadConfig, with the same words as ever.
+ * that cannot be read is reported by loadConfig, with the same words as ever. Should the controller's start fail
+ * before its session takes the connection over, the daemon exits and the connection ends with it; the broker
+ * then publishes the will, offline, which the device is.
  */
 export async function prepareController(
   configPath: string,
