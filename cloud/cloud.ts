@@ -15,7 +15,14 @@ import { fetchKeyFile } from './company-keys/keyfile-fetch.js';
 import { type Component, startInOrder } from './components.js';
 import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
-import { type DataFolderLock, lockDataFolder, makePrivate, tighten } from './data-folder.js';
+import {
+  type DataFolderLock,
+  localAddress,
+  lockDataFolder,
+  makePrivate,
+  recordAddress,
+  tighten,
+} from './data-folder.js';
 import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { configuredMailer, type Mailer } from './email-codes/mailer.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, EventDelivery } from './events/delivery-worker.js';
@@ -73,6 +80,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     trustProxy: config.trustProxy,
   });
   let listeningPort = config.port;
+  let addressRecord: { remove(): void } | undefined;
   let database: DatabaseHandle | undefined = options.database;
   let broker: Broker | undefined;
   let jobs: PeriodicJob[] = [];
@@ -129,8 +137,13 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
         await app.listen({ port: config.port, host: config.host });
         const address = app.server.address();
         if (address && typeof address === 'object') listeningPort = address.port;
+        // For gatelink-admin on this machine (docs/design.md section 8).
+        addressRecord = recordAddress(config.dataDir, localAddress(config.host, listeningPort));
       },
-      stop: () => app.close(),
+      async stop() {
+        addressRecord?.remove();
+        await app.close();
+      },
     },
     {
       name: 'event delivery',

@@ -152,3 +152,56 @@ function commandLine(): string {
   const script = process.argv[1]?.split('/').slice(-2).join('/') ?? 'node';
   return `node ${script}`;
 }
+
+/**
+ * Where the cloud running on this folder answers, for `gatelink-admin` on the same machine (docs/design.md
+ * section 8): written once the HTTP server listens, removed when it stops, and believed only while the process
+ * that wrote it lives, so that a stale record never sends the folder's operator token to whatever took the port.
+ */
+const ADDRESS_FILE = 'cloud-address.json';
+
+export function recordAddress(folder: string, url: string): { remove(): void } {
+  const file = join(folder, ADDRESS_FILE);
+  const record = { url, pid: process.pid, started: startTimeOf(process.pid) };
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    writeSync(fd, `${JSON.stringify(record)}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return {
+    remove() {
+      try {
+        const current = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown };
+        if (current.pid === process.pid) rmSync(file, { force: true });
+      } catch {
+        // Gone already, or another instance's record replaced it: nothing of ours to remove.
+      }
+    },
+  };
+}
+
+/** The recorded address of the cloud on `folder`: `running` only while its writer lives. */
+export function recordedAddress(folder: string): { url: string; running: boolean } | null {
+  let record: { url?: unknown; pid?: unknown; started?: unknown };
+  try {
+    record = JSON.parse(readFileSync(join(folder, ADDRESS_FILE), 'utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof record.url !== 'string' || !Number.isSafeInteger(record.pid)) return null;
+  const holder: Holder = {
+    pid: record.pid as number,
+    started: typeof record.started === 'string' ? record.started : null,
+    since: '',
+    command: '',
+  };
+  return { url: record.url, running: holder.pid === process.pid || isAlive(holder) };
+}
+
+/** The address a client on this machine reaches the HTTP server at, from the host it listens on. */
+export function localAddress(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '' || host === '127.0.0.1') return `http://127.0.0.1:${port}`;
+  if (host === '::' || host === '::1') return `http://[::1]:${port}`;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

@@ -20,6 +20,8 @@ export interface CommandInput {
   flags: Flags;
   /** The word after the command's own, such as the id of `company approve 3`. */
   arg: string | undefined;
+  /** How the user ran the program (`npm run admin --` or `gatelink-admin`), for the hints printed. */
+  program: string;
 }
 
 /** What a command got: the API's answer (printed as is with --json) and its text for a person. */
@@ -62,7 +64,7 @@ async function approve(input: CommandInput, command: string, path: 'approve' | '
           `  fingerprint  ${answer.fingerprint}`,
           'The key is pinned: a different key on the domain is refused until its rotation is confirmed.',
         ].join('\n')
-      : `Company ${id} "${company.name}" approved. Issue its secret with: gatelink-admin company secret ${id}`;
+      : `Company ${id} "${company.name}" approved. Issue its secret with: ${input.program} company secret ${id}`;
   return { answer, text };
 }
 
@@ -70,7 +72,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   {
     name: 'company add',
     args: '--name NAME [--domain DOMAIN] [--email EMAIL]',
-    async run({ connection, flags }) {
+    async run({ connection, flags, program }) {
       const answer = await call(connection, 'POST', '/ops/companies', {
         name: required(flags.name, '--name', 'company add'),
         ...(flags.domain ? { domain: flags.domain } : {}),
@@ -78,8 +80,8 @@ export const COMMANDS: readonly AdminCommand[] = [
       });
       const company = answer.company as Row;
       const next = company.domain
-        ? `Next: gatelink-admin company approve ${company.id}  (fetches and pins the key at https://${company.domain}/.well-known/service.json)`
-        : `Next: gatelink-admin company approve ${company.id}, then gatelink-admin company secret ${company.id}`;
+        ? `Next: ${program} company approve ${company.id}  (fetches and pins the key at https://${company.domain}/.well-known/service.json)`
+        : `Next: ${program} company approve ${company.id}, then ${program} company secret ${company.id}`;
       return {
         answer,
         text: () => [`Company ${company.id} "${company.name}" added (pending).`, next].join('\n'),
@@ -245,10 +247,16 @@ export function findCommand(words: readonly string[]): AdminCommand | undefined 
   );
 }
 
-/** The usage lines of every command, aligned as `gatelink-admin --help` shows them. */
-export function commandUsage(): string {
-  return COMMANDS.map((command) => {
-    const words = [command.name, command.args].filter(Boolean).join(' ');
-    return `  ${command.help ? `${words.padEnd(27)}${command.help}` : words}`;
-  }).join('\n');
+/** The commands of a group such as `company`, when `word` names one; none otherwise. */
+export function groupCommands(word: string | undefined): readonly AdminCommand[] {
+  return COMMANDS.filter((command) => command.name.startsWith(`${word} `));
+}
+
+/** The usage lines of every command (or of `commands`), aligned as `gatelink-admin --help` shows them. */
+export function commandUsage(commands: readonly AdminCommand[] = COMMANDS): string {
+  const words = commands.map((command) => [command.name, command.args].filter(Boolean).join(' '));
+  const width = Math.max(...words.map((text) => text.length)) + 2;
+  return commands
+    .map((command, i) => `  ${command.help ? `${words[i]!.padEnd(width)}${command.help}` : words[i]}`)
+    .join('\n');
 }

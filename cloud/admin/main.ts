@@ -1,21 +1,24 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { commandUsage, findCommand } from './commands.js';
+import { findCloud, programName } from './cloud-lookup.js';
+import { commandUsage, findCommand, groupCommands } from './commands.js';
 import { type Connection, UsageError } from './operator-client.js';
 
 /**
  * `gatelink-admin`: the operators' command line. It speaks only to the operator API under /ops/ (the
- * database may be an embedded one that a single process owns), with `--url` and `--token` or the same
- * from the environment. The commands are a table, commands.ts.
+ * database may be an embedded one that a single process owns). It finds its cloud itself (cloud-lookup.ts).
+ * The commands are a table, commands.ts.
  */
-const USAGE = `Usage: gatelink-admin [--url URL] [--token TOKEN] [--json] <command>
+const PROGRAM = programName(process.env);
+
+const USAGE = `Usage: ${PROGRAM} [--url URL] [--token TOKEN] [--json] <command>
 
 Commands:
 ${commandUsage()}
 
-Connection: --url, else GATELINK_URL, else http://localhost:8080.
-Token: --token, else OPERATOR_TOKEN, else the file <GATELINK_DATA_DIR or ./.data>/operator-token.`;
+Connection: --url, else GATELINK_URL, else the cloud running on the data folder (GATELINK_DATA_DIR or ./.data),
+else BASE_URL or http://127.0.0.1:PORT.
+Token: --token, else OPERATOR_TOKEN, else the data folder's operator-token file (sent only to the cloud on that
+folder or to an address you named).`;
 
 async function run(argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
@@ -37,24 +40,19 @@ async function run(argv: string[]): Promise<string> {
     },
   });
   if (values.help || positionals.length === 0) return USAGE;
-  const connection: Connection = {
-    url: values.url ?? process.env.GATELINK_URL ?? 'http://localhost:8080',
-    token: values.token ?? process.env.OPERATOR_TOKEN ?? readTokenFile(),
-    json: values.json,
-  };
   const command = findCommand(positionals);
-  if (!command) throw new UsageError(`unknown command "${positionals.join(' ')}"`);
-  const arg = positionals[command.name.split(' ').length];
-  const output = await command.run({ connection, flags: values, arg });
-  return connection.json ? JSON.stringify(output.answer, null, 2) : output.text();
-}
-
-function readTokenFile(): string {
-  const file = resolve(process.env.GATELINK_DATA_DIR ?? './.data', 'operator-token');
-  if (!existsSync(file)) {
-    throw new UsageError(`no operator token: pass --token, set OPERATOR_TOKEN, or run where ${file} exists`);
+  if (!command) {
+    const group = groupCommands(positionals[0]);
+    if (group.length > 0 && positionals.length === 1) {
+      return `${PROGRAM} ${positionals[0]} <command>:\n${commandUsage(group)}`;
+    }
+    throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }
-  return readFileSync(file, 'utf8').trim();
+  const target = findCloud({ url: values.url, token: values.token, env: process.env, program: PROGRAM });
+  const connection: Connection = { ...target, json: values.json };
+  const arg = positionals[command.name.split(' ').length];
+  const output = await command.run({ connection, flags: values, arg, program: PROGRAM });
+  return connection.json ? JSON.stringify(output.answer, null, 2) : output.text();
 }
 
 run(process.argv.slice(2)).then(
@@ -62,7 +60,7 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`gatelink-admin: ${message}\n`);
-    if (error instanceof UsageError) process.stderr.write('Run gatelink-admin --help for the commands.\n');
+    if (error instanceof UsageError) process.stderr.write(`Run ${PROGRAM} --help for the commands.\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },
 );

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'yaml';
 import type { CloudContext } from '../context.js';
 
 /**
@@ -79,16 +80,26 @@ export async function provisionDemoController(
   return configPath;
 }
 
-/** Starts `gatelink-device run` and waits until the cloud sees the controller online. */
+/**
+ * Starts `gatelink-device run` and waits until the cloud sees the controller online. The demo's controllers are
+ * its own: started again with another PORT or MQTT_PORT, the demo points their configs at the cloud's and the
+ * broker's addresses of this start, where an installer would provision again (docs/design.md section 8).
+ */
 export async function startDemoController(
   ctx: CloudContext,
   dataDir: string,
   deviceId: string,
-  spec: DemoControllerSpec = DEMO_BARRIER,
+  spec: DemoControllerSpec,
+  brokerUrl: string,
 ): Promise<DemoController> {
   const folder = demoDeviceFolder(dataDir, spec);
   const configPath = join(folder, 'device.yaml');
-  if (!existsSync(configPath)) throw new Error(`the demo controller's config ${configPath} is missing`);
+  if (!existsSync(configPath)) {
+    throw new Error(
+      `the demo controller's config ${configPath} is missing; restore it, or start the demo with another GATELINK_DATA_DIR`,
+    );
+  }
+  pointAt(configPath, ctx.baseUrl(), brokerUrl);
   const log = createWriteStream(join(folder, 'device.log'), { flags: 'a' });
   const child = spawn(process.execPath, [DEVICE_BIN, 'run', '--config', configPath], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,6 +120,17 @@ export async function startDemoController(
       log.end();
     },
   };
+}
+
+/** Sets the config's cloud and broker addresses, keeping everything else (and its comments) as written. */
+function pointAt(configPath: string, cloudUrl: string, brokerUrl: string): void {
+  const document = parseDocument(readFileSync(configPath, 'utf8'));
+  if (document.get('cloud_url') === cloudUrl && document.getIn(['mqtt', 'url']) === brokerUrl) return;
+  document.set('cloud_url', cloudUrl);
+  document.setIn(['mqtt', 'url'], brokerUrl);
+  const next = `${configPath}.new`;
+  writeFileSync(next, document.toString(), { mode: 0o600 });
+  renameSync(next, configPath);
 }
 
 async function waitUntilOnline(

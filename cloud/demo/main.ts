@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import qrcode from 'qrcode-terminal';
 import { type RunningCloud, startCloud } from '../cloud.js';
 import type { KeyFileFetcher } from '../company-keys/confirm.js';
@@ -21,6 +22,15 @@ import {
  * and broker, one simulated controller paired to a demo customer, and calls to copy that work as printed.
  */
 const say = (line = '') => process.stdout.write(`${line}\n`);
+
+/**
+ * An operator command as it works when typed in another terminal of this folder: gatelink-admin finds this cloud
+ * through the data folder it runs on, so a folder other than the default is named (cloud/README.md, "Operator
+ * API").
+ */
+function adminCommand(args: string): string {
+  return `${startedWith(['GATELINK_DATA_DIR'])}npm run admin -- ${args}`;
+}
 
 async function main(): Promise<void> {
   // What the demo and its controller write is their owner's alone (cloud/README.md, "The data folder").
@@ -56,16 +66,20 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
   try {
     const state = await loadOrSeed(cloud.ctx, say);
-    controllers.push(await startDemoController(cloud.ctx, config.dataDir, state.deviceId, DEMO_BARRIER));
+    const brokerUrl = cloud.broker.deviceUrl;
+    controllers.push(
+      await startDemoController(cloud.ctx, config.dataDir, state.deviceId, DEMO_BARRIER, brokerUrl),
+    );
     const spareId = state.spareDeviceId!;
-    controllers.push(await startDemoController(cloud.ctx, config.dataDir, spareId, SPARE_BARRIER));
+    controllers.push(await startDemoController(cloud.ctx, config.dataDir, spareId, SPARE_BARRIER, brokerUrl));
     const qrUrl = await freshRequestUrl(cloud, state);
     const pairing = await pairingCodeFor(cloud.ctx, spareId);
     printWelcome(cloud, state, config.dataDir);
     printCustomerSteps(cloud, state, qrUrl, pairing);
   } catch (error) {
     say(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
-    say(`To start afresh, stop it and remove ${config.dataDir}.`);
+    // Never advice to delete the data: each message says what to fix (docs/design.md section 8).
+    say(`The data in ${config.dataDir} is kept as it was: fix what the message says, then start again.`);
     await stopControllers();
     await cloud.stop();
     process.exit(1);
@@ -88,10 +102,40 @@ const terminalMailer: Mailer = {
   },
 };
 
+/**
+ * How a phone on the same network gets in (README.md, "Try it"): the demo listens on 127.0.0.1 and its links name
+ * localhost, which a phone cannot open; HOST opens the listener, BASE_URL puts this machine's address in the links
+ * and the QR code.
+ */
+function phoneHint(base: string): string[] {
+  const host = new URL(base).hostname;
+  if (!['localhost', '127.0.0.1', '[::1]'].includes(host)) return [`Phones on your network open ${base}.`];
+  const lan = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
+  const port = new URL(base).port || '80';
+  return lan
+    ? [
+        'A phone cannot open localhost. To let a phone on the same network in, stop and start again with:',
+        `${startedWith(['GATELINK_DATA_DIR', 'MQTT_PORT', 'PORT'])}HOST=0.0.0.0 BASE_URL=http://${lan}:${port} npm start`,
+        'Passkeys need https or localhost, so on the phone sign in with an e-mail code.',
+      ]
+    : ['A phone cannot open localhost, and this machine has no network address for one to use.'];
+}
+
+/** The settings of this start among `names`, as a shell prefix, so that a printed command starts the same. */
+function startedWith(names: readonly string[]): string {
+  return names
+    .filter((name) => process.env[name])
+    .map((name) => `${name}=${process.env[name]} `)
+    .join('');
+}
+
 function loadConfigOrExit() {
   try {
     // The demo talks to a person: service logs only when something is wrong, unless LOG_LEVEL says otherwise.
-    return loadCloudConfig({ LOG_LEVEL: 'warn', ...process.env });
+    // It listens on this machine only, unless HOST says otherwise (README.md, "Try it").
+    return loadCloudConfig({ LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...process.env });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`gatelink: ${error.message}\n`);
@@ -154,7 +198,7 @@ function printWelcome(cloud: RunningCloud, state: DemoState, dataDir: string): v
     `   curl -s -X POST '${base}/api/company.php?a=open' -H 'Content-Type: application/json' \\\n     -d '{"org_id":${orgId},"secret":"${secret}","key_ref":${state.key.keyRef},"number_id":${gate},"actor":"Anna, shift 2"}'`,
   );
   say('   answers {"ok":1,"id":...} once the controller confirms; then see the journal:');
-  say('   npm run admin -- journal');
+  say(`   ${adminCommand('journal')}`);
   say();
   say('2. Ask for access (secret mode):');
   say(
@@ -175,7 +219,7 @@ function printWelcome(cloud: RunningCloud, state: DemoState, dataDir: string): v
     `   curl -s -X POST '${base}/api/company.php?a=status' -H 'Content-Type: application/json' \\\n     -H "X-Service-Org: ${DEMO_DOMAIN}" -H "X-Service-Ts: $TS" -H "X-Service-Nonce: $NONCE" -H "X-Service-Sig: $SIG" -d "$BODY"`,
   );
   say();
-  say('Operators: npm run admin -- company list | device list | journal   (--json for machines)');
+  say(`Operators: ${adminCommand('company list | device list | journal')}   (--json for machines)`);
   say('The API: cloud/README.md. Stop with Ctrl-C; the data stays in the data folder for the next start.');
 }
 
@@ -197,11 +241,10 @@ function printCustomerSteps(
   say();
   say('Play the customer, in a browser:');
   say();
-  say(
-    'A. Demo Cleaning Ltd asks for access: open its link (or scan the QR code with a phone on this network):',
-  );
+  say('A. Demo Cleaning Ltd asks for access: open its link (or scan the QR code):');
   qrcode.generate(qrUrl, { small: true }, (text) => say(text));
   say(`   ${qrUrl}`);
+  for (const line of phoneHint(base)) say(`   ${line}`);
   say('B. Sign up there: with a passkey, or with a one-time code by e-mail (no SMTP_URL is set, so the code');
   say('   is printed in this window).');
   say(
