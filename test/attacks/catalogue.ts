@@ -238,6 +238,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 7',
   },
   {
+    id: 'operator.token-elsewhere',
+    attack:
+      "a program on a port gatelink-admin might try (a stale address, the default port) collecting the data folder's operator token",
+    source: 'docs/design.md section 8',
+  },
+  {
     id: 'operator.no-token',
     attack: 'operator calls without the token, or with a wrong one',
     source: 'docs/design.md section 8',
