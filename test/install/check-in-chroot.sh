@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Checks hardware/install.sh as far as it can be without the board (docs/design.md section 12.2): in a clean
+# Debian 13 "trixie" made with debootstrap (Raspberry Pi OS trixie's base, with Debian's Node.js 20), it installs
+# the committed tree with hardware/install.sh, then as the gatelink user runs `gatelink-device --version` and
+# `gatelink-device test` on simulated objects, and checks the unit with systemd-analyze. Runs twice, to show
+# that install.sh can run again. Not part of npm test: it downloads a few hundred MB and takes minutes.
+#   sudo bash test/install/check-in-chroot.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cache="$root/.cache/install"
+base="$cache/trixie-base.tar"
+chroot_dir="$(mktemp -d /tmp/gatelink-chroot.XXXXXX)"
+started=$(date +%s)
+say() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
+
+cleanup() {
+  for mount in dev/pts dev proc; do umount -l "$chroot_dir/$mount" 2>/dev/null || true; done
+  rm -rf --one-file-system "$chroot_dir"
+}
+trap cleanup EXIT
+
+mkdir -p "$cache"
+if [ ! -f "$base" ]; then
+  say "debootstrap trixie (once; kept in $base)"
+  debootstrap --variant=minbase --include=ca-certificates,systemd trixie "$chroot_dir" http://deb.debian.org/debian
+  tar -C "$chroot_dir" -cf "$base" .
+else
+  say "the trixie base from $base"
+  tar -C "$chroot_dir" -xf "$base"
+fi
+cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
+mount -t proc proc "$chroot_dir/proc"
+mount --bind /dev "$chroot_dir/dev"
+mount --bind /dev/pts "$chroot_dir/dev/pts"
+
+say "the committed tree into /root/gatelink"
+mkdir -p "$chroot_dir/root/gatelink"
+git -C "$root" archive HEAD | tar -x -C "$chroot_dir/root/gatelink"
+
+for round in first second; do
+  say "hardware/install.sh, $round run"
+  chroot "$chroot_dir" bash /root/gatelink/hardware/install.sh
+done
+
+say "as the gatelink user: --version, and test on simulated objects"
+chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/bin/gatelink-device.mjs --version
+chroot "$chroot_dir" runuser -u gatelink -- node -e '
+  const { generateKeyPairSync } = require("node:crypto");
+  const fs = require("node:fs");
+  const device = generateKeyPairSync("ed25519");
+  const cloud = generateKeyPairSync("ed25519");
+  fs.writeFileSync("/etc/gatelink/device-key.pem", device.privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+  const raw = cloud.publicKey.export({ type: "spki", format: "der" }).subarray(-32).toString("base64");
+  fs.writeFileSync("/etc/gatelink/device.yaml", [
+    "cloud_url: https://gatelink.example.com", "device_id: D0000000000",
+    "mqtt: {url: \"mqtts://gatelink.example.com:8883\", username: D0000000000, password: x}",
+    "topic_prefix: gatelink", `command_key: ${raw}`,
+    "objects:", "  - {id: gate, label: Main gate, kind: simulated, pulse_ms: 100}",
+    "clock: {check: none}", ""].join("\n"), { mode: 0o600 });'
+chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/bin/gatelink-device.mjs test
+test -z "$(chroot "$chroot_dir" find /opt/gatelink/node_modules/typescript -maxdepth 0 2>/dev/null)" ||
+  { echo "the TypeScript compiler is still installed"; exit 1; }
+
+say "systemd-analyze verify on the unit"
+chroot "$chroot_dir" systemd-analyze verify /etc/systemd/system/gatelink-device.service
+
+say "install checked: Node.js $(chroot "$chroot_dir" node --version) on Debian $(cat "$chroot_dir/etc/debian_version")"
