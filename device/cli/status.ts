@@ -33,8 +33,7 @@ export async function statusCommand(options: StatusOptions): Promise<number> {
     );
     return connected ? 0 : 1;
   }
-  for (const [name, value] of lines(config, status, alive, outbox))
-    print(`${name.padEnd(13)}${value}`);
+  for (const [name, value] of lines(config, status, alive, outbox)) print(`${name.padEnd(13)}${value}`);
   return connected ? 0 : 1;
 }
 
