@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../device/cli/cli-error.js';
@@ -14,7 +13,6 @@ import { OUTBOX_LOG } from '../../device/runtime/outbox.js';
 import { StatusFile } from '../../device/runtime/status.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
-import { type ProvisionRequest, provisionRequestSchema } from '../../shared/protocol/provisioning.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { DEVICE_ID, keys, tempDir } from './fixtures.js';
 import { configJson, fakeCloud } from './provision-fixtures.js';
