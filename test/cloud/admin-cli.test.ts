@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../cloud/access-keys/access-keys.js';
@@ -11,6 +10,7 @@ import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { freePort } from '../support/ports.js';
+import { type ProgramRun, runProgram } from '../support/program-run.js';
 
 /**
  * The operator API under /ops/ and its command line, `gatelink-admin`, run as operators run it: a separate
@@ -37,14 +37,8 @@ afterAll(async () => {
   await keyFiles?.stop();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `gatelink-admin` with the test cloud's address and token unless told otherwise. */
-function admin(args: string[], connection: { url?: string; token?: string } = {}): Promise<Run> {
+function admin(args: string[], connection: { url?: string; token?: string } = {}): Promise<ProgramRun> {
   const { OPERATOR_TOKEN: _token, GATELINK_URL: _url, ...env } = process.env;
   const argv = [
     ADMIN,
@@ -54,22 +48,10 @@ function admin(args: string[], connection: { url?: string; token?: string } = {}
     connection.token ?? cloud.operatorToken,
     ...args,
   ];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runProgram(argv, { cwd: ROOT, env });
 }
 
-function json(run: Run): Record<string, unknown> {
+function json(run: ProgramRun): Record<string, unknown> {
   expect(run, run.stderr).toMatchObject({ code: 0 });
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }

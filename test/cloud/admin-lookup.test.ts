@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { findCloud } from '../../cloud/admin/cloud-lookup.js';
 import { recordAddress } from '../../cloud/data-folder.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type ProgramRun, runProgram } from '../support/program-run.js';
 
 /**
  * How `gatelink-admin` finds its cloud and token (cloud/README.md, "Operator API"; docs/design.md section 8): the
@@ -17,14 +18,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 const ROOT = resolve('.');
 const ADMIN = resolve(ROOT, 'bin/gatelink-admin.mjs');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `gatelink-admin` with only the environment given (none of this process's operator settings). */
-function admin(args: string[], env: Record<string, string>): Promise<Run> {
+function admin(args: string[], env: Record<string, string>): Promise<ProgramRun> {
   const {
     OPERATOR_TOKEN: _t,
     GATELINK_URL: _u,
@@ -33,23 +28,7 @@ function admin(args: string[], env: Record<string, string>): Promise<Run> {
     BASE_URL: _b,
     ...rest
   } = process.env;
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [ADMIN, ...args], {
-      cwd: ROOT,
-      env: { ...rest, npm_lifecycle_event: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runProgram([ADMIN, ...args], { cwd: ROOT, env: { ...rest, npm_lifecycle_event: '', ...env } });
 }
 
 /** A folder with an operator token file, as a cloud leaves it. */

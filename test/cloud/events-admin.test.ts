@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/events/delivery-worker.js';
@@ -7,6 +6,7 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings, outbox } from '../support/event-company.js';
+import { type ProgramRun, runProgram } from '../support/program-run.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -49,22 +49,10 @@ afterAll(async () => {
   await database?.close();
 });
 
-function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function admin(args: string[]): Promise<ProgramRun> {
   const { OPERATOR_TOKEN: _token, GATELINK_URL: _url, ...env } = process.env;
   const argv = [ADMIN, '--url', cloud.baseUrl, '--token', cloud.operatorToken, ...args];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runProgram(argv, { cwd: ROOT, env });
 }
 
 describe("a company's delivery log for the operator", () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { secretCompany, signatureCompany, startTestCloud, type TestCloud } from 
 import { companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
+import { type ProgramRun, runProgram } from '../support/program-run.js';
 
 /**
  * The operator console (docs/design.md section 11.5): signing in with the token and its limits, who is refused,
@@ -457,7 +457,7 @@ describe('the operator API', () => {
 });
 
 describe('gatelink-admin', () => {
-  function admin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function admin(args: string[]): Promise<ProgramRun> {
     const root = resolve(import.meta.dirname, '../..');
     const { OPERATOR_TOKEN: _token, GATELINK_URL: _url, ...env } = process.env;
     const argv = [
@@ -467,23 +467,7 @@ describe('gatelink-admin', () => {
       '--token',
       cloud.operatorToken,
     ];
-    return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [...argv, ...args], {
-        cwd: root,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      child.on('error', fail);
-      child.on('close', (code) => done({ code, stdout, stderr }));
-    });
+    return runProgram([...argv, ...args], { cwd: root, env });
   }
 
   it('company reject ID --reason R refuses a pending company, company resume ID lets a suspended one call again', async () => {
