@@ -29,6 +29,12 @@ else
   tar -C "$chroot_dir" -xf "$base"
 fi
 cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
+# The certificate authorities this machine added itself (a network that inspects TLS), so that apt and npm in
+# the chroot reach what they reach here.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$chroot_dir/usr/local/share/ca-certificates/"
+  chroot "$chroot_dir" update-ca-certificates >/dev/null
+fi
 mount -t proc proc "$chroot_dir/proc"
 mount --bind /dev "$chroot_dir/dev"
 mount --bind /dev/pts "$chroot_dir/dev/pts"
