@@ -56,10 +56,10 @@ export class RelayGpioDriver implements Driver {
   }
 
   async start(): Promise<void> {
-    // Before onoff: a machine without GPIO is told so by name, not by onoff's "not accessible".
     const root = this.#options.sysfsRoot ?? DEFAULT_SYSFS_ROOT;
+    const Gpio = this.#options.Gpio ?? (await loadOnoff(root));
+    // A machine without GPIO is told so by name (hardware/README.md, "Try it on a laptop").
     if (!existsSync(root)) throw new NoGpioChipError(root);
-    const Gpio = this.#options.Gpio ?? (await loadOnoff());
     try {
       for (const config of this.#options.objects) {
         const { gpio: number, chip } = await sysfsNumber(
@@ -148,12 +148,20 @@ export class RelayGpioDriver implements Driver {
   }
 }
 
-async function loadOnoff(): Promise<GpioConstructor> {
+async function loadOnoff(root: string): Promise<GpioConstructor> {
+  let Gpio: GpioConstructor & { accessible: boolean };
   try {
-    const { Gpio } = await import('onoff');
-    if (!Gpio.accessible) throw new Error('GPIO sysfs is not accessible on this system');
-    return Gpio as GpioConstructor;
+    ({ Gpio } = await import('onoff'));
   } catch (error) {
     throw new DriverError('relay_fault', `cannot use GPIO: ${(error as Error).message}`);
   }
+  // onoff's own check: the sysfs GPIO interface is there and writable.
+  if (!Gpio.accessible) {
+    if (!existsSync(root)) throw new NoGpioChipError(root);
+    throw new DriverError(
+      'relay_fault',
+      `cannot use GPIO: ${root} is not writable (is the user in the gpio group?)`,
+    );
+  }
+  return Gpio;
 }
