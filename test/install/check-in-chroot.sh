@@ -10,6 +10,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cache="$root/.cache/install"
 base="$cache/trixie-base.tar"
 chroot_dir="$(mktemp -d /tmp/gatelink-chroot.XXXXXX)"
+chmod 0755 "$chroot_dir" # the root of the system in it: every user must reach /opt and /etc
 started=$(date +%s)
 say() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
 
