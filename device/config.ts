@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { decodeBase64, KeyError, strictPublicKeyFromBase64 } from '../shared/crypto/ed25519.js';
@@ -57,8 +57,10 @@ const configSchema = z
       }),
     command_key: commandKey,
     /** The device's Ed25519 private key (PEM, PKCS#8), readable by the daemon's user only (mode 0600). */
-    private_key_file: filePath('the path of the device private key (PEM)'),
-    state_dir: filePath('the folder for the daemon state (executed commands, status file)'),
+    /** Defaults to device-key.pem beside the config (`defaultPaths`). */
+    private_key_file: filePath('the path of the device private key (PEM)').optional(),
+    /** Defaults to /var/lib/gatelink beside /etc/gatelink, else `state` beside the config (`defaultPaths`). */
+    state_dir: filePath('the folder for the daemon state (executed commands, status file)').optional(),
     /** Where unsent acknowledgements wait; defaults to <state_dir>/outbox. */
     outbox_dir: filePath('the folder for unsent acknowledgements').optional(),
     objects: z
@@ -140,8 +142,15 @@ type DeepReadonly<T> = T extends (infer U)[]
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
     : T;
 
-/** The parsed, frozen configuration: `outbox_dir` is always set and every path is absolute. */
-export type DeviceConfig = DeepReadonly<ParsedConfig & { outbox_dir: string; config_file: string }>;
+/** The parsed, frozen configuration: every path is set (`defaultPaths`) and absolute. */
+export type DeviceConfig = DeepReadonly<
+  Omit<ParsedConfig, 'private_key_file' | 'state_dir' | 'outbox_dir'> & {
+    private_key_file: string;
+    state_dir: string;
+    outbox_dir: string;
+    config_file: string;
+  }
+>;
 
 /** The input form (defaults not yet applied), used by `provision` to write a file. */
 export type DeviceConfigInput = z.input<typeof configSchema>;
@@ -192,14 +201,29 @@ export function validateConfig(raw: unknown, file: string): DeviceConfig {
   const base = dirname(path);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const config = result.data;
+  const defaults = defaultPaths(path);
+  const stateDir = abs(config.state_dir ?? defaults.stateDir);
   return deepFreeze({
     ...config,
     config_file: path,
-    private_key_file: abs(config.private_key_file),
-    state_dir: abs(config.state_dir),
-    outbox_dir: abs(config.outbox_dir ?? `${config.state_dir}/outbox`),
+    private_key_file: abs(config.private_key_file ?? defaults.privateKeyFile),
+    state_dir: stateDir,
+    outbox_dir: abs(config.outbox_dir ?? join(stateDir, 'outbox')),
     modem: config.modem ? { ...config.modem, path: abs(config.modem.path) } : undefined,
   });
+}
+
+/**
+ * Where the key and the state go when the config does not say (docs/design.md section 9): the key beside the
+ * config; the state in /var/lib/gatelink for a config in /etc/ (the systemd unit's StateDirectory), else in
+ * `state` beside the config. Provisioning uses the same defaults.
+ */
+export function defaultPaths(configFile: string): { privateKeyFile: string; stateDir: string } {
+  const base = dirname(resolve(configFile));
+  return {
+    privateKeyFile: join(base, 'device-key.pem'),
+    stateDir: resolve(configFile).startsWith('/etc/') ? '/var/lib/gatelink' : join(base, 'state'),
+  };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

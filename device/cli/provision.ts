@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SigningKey, strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import {
@@ -12,6 +12,7 @@ import {
   ConfigError,
   type DeviceConfig,
   type DeviceConfigInput,
+  defaultPaths,
   publicObjects,
   validateConfig,
 } from '../config.js';
@@ -206,13 +207,14 @@ function placePaths(
     const value = picked[key];
     if (typeof value === 'string' && !isAbsolute(value)) picked[key] = resolve(from, value);
   }
-  picked.private_key_file ??= join(base, 'device-key.pem');
+  const defaults = defaultPaths(configPath);
+  picked.private_key_file ??= defaults.privateKeyFile;
   const keyFile = picked.private_key_file;
   if (typeof keyFile === 'string' && relative(base, keyFile).startsWith('..')) {
     throw cliError('key_outside_folder', { file: keyFile, folder: base, objects: source });
   }
   if (stateDir) picked.state_dir = resolve(stateDir);
-  picked.state_dir ??= configPath.startsWith('/etc/') ? '/var/lib/gatelink' : join(base, 'state');
+  picked.state_dir ??= defaults.stateDir;
   return picked;
 }
 
