@@ -10,7 +10,6 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cache="$root/.cache/install"
 base="$cache/trixie-base.tar"
 chroot_dir="$(mktemp -d /tmp/gatelink-chroot.XXXXXX)"
-chmod 0755 "$chroot_dir" # the root of the system in it: every user must reach /opt and /etc
 started=$(date +%s)
 say() { printf '\n== %s (%ss)\n' "$*" "$(($(date +%s) - started))"; }
 
@@ -29,6 +28,7 @@ else
   say "the trixie base from $base"
   tar -C "$chroot_dir" -xf "$base"
 fi
+chmod 0755 "$chroot_dir" # the root of the system in it (mktemp made it 0700): every user reaches /opt and /etc
 cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
 # The certificate authorities this machine added itself (a network that inspects TLS), so that apt and npm in
 # the chroot reach what they reach here.
