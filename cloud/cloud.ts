@@ -6,6 +6,7 @@ import type { SigningKey } from '../shared/crypto/ed25519.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
 import { createHttpServer, registerRoutes } from './app.js';
 import { CompanyCache } from './auth/company-cache.js';
+import { NonceLedger } from './auth/nonces.js';
 import type { Broker } from './broker/broker.js';
 import { startBroker } from './broker/start.js';
 import { type Clock, systemClock } from './clock.js';
@@ -100,6 +101,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
         fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
     resolveHost: options.resolveHost ?? defaultResolve,
     companies: new CompanyCache(clock),
+    nonces: new NonceLedger(db.db, clock),
     mailer,
     baseUrl,
   });

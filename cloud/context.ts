@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
 import type { CompanyCache } from './auth/company-cache.js';
+import type { NonceLedger } from './auth/nonces.js';
 import type { Clock } from './clock.js';
 import type { KeyFileFetcher } from './company-keys/confirm.js';
 import type { Resolver } from './company-keys/keyfile-connection.js';
@@ -24,6 +25,8 @@ export interface CloudContext {
   readonly resolveHost: Resolver;
   /** Companies authenticated recently; whatever changes a company tells it (`forget`). */
   readonly companies: CompanyCache;
+  /** Signed calls' nonces, inserted in batches (docs/design.md section 2.1). */
+  readonly nonces: NonceLedger;
   /** Sends one-time sign-in codes: over SMTP, or into the log when none is configured. */
   readonly mailer: Mailer;
   /** Settled once the HTTP server listens (the port may be chosen by the system). */

@@ -8,7 +8,6 @@ import type { Company } from '../companies/companies.js';
 import { isAsciiDomain } from '../companies/domains.js';
 import type { VerifyKeyCache } from '../company-keys/verify-keys.js';
 import type { CloudContext } from '../context.js';
-import { consumeNonce } from './nonces.js';
 
 interface SignatureHeaders {
   /** Lowercased, for the lookup. */
@@ -55,15 +54,17 @@ export function readSignatureHeaders(headers: IncomingHttpHeaders): SignatureHea
 }
 
 /**
- * Verifies a signed call (docs/design.md section 2) and returns the company. The nonce is consumed only
- * after the signature verifies, so nobody can burn a company's nonces without its key.
+ * Verifies a signed call (docs/design.md section 2) and returns the company with the nonce's single use still
+ * being decided: `fresh` rejects with `nonce_reused` for a replay. The nonce is consumed only after the
+ * signature verifies, so nobody can burn a company's nonces without its key; the caller decides what may
+ * overlap the decision (docs/design.md section 2.1).
  */
 export async function authenticateSignature(
   ctx: CloudContext,
   signed: SignatureHeaders,
   rawBody: Uint8Array,
   keys: VerifyKeyCache,
-): Promise<Company> {
+): Promise<{ company: Company; fresh: Promise<void> }> {
   const now = ctx.clock.now();
   if (Math.abs(Number(signed.ts) - now.getTime() / 1000) > TIMESTAMP_TOLERANCE_SECONDS) {
     throw new ApiError('stale_timestamp');
@@ -80,11 +81,16 @@ export async function authenticateSignature(
   }
   // The string as signed: the header exactly as sent, not our lowercased copy.
   const message = new TextEncoder().encode(baseString(signed.org, signed.ts, signed.nonce, rawBody));
-  if (!keys.get(company.key_pub).verify(message, signed.signature)) throw new ApiError('bad_signature');
+  if (!(await keys.get(company.key_pub).verifyOffThread(message, signed.signature)))
+    throw new ApiError('bad_signature');
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
-  if (!(await consumeNonce(ctx, company.id, signed.nonce))) throw new ApiError('nonce_reused');
-  ctx.companies.remember(`domain:${signed.domain}`, company);
-  return company;
+  const fresh = ctx.nonces.consume(company.id, signed.nonce).then((unused) => {
+    if (!unused) throw new ApiError('nonce_reused');
+    ctx.companies.remember(`domain:${signed.domain}`, company);
+  });
+  // Settled by the route in every case; this only keeps a decision nobody awaited any more from being reported.
+  fresh.catch(() => {});
+  return { company, fresh };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import { BODY_LIMIT_BYTES } from '../../shared/limits.js';
-import { authenticate } from '../auth/authenticate.js';
+import { answerOnceFresh, authenticate } from '../auth/authenticate.js';
 import { VerifyKeyCache } from '../company-keys/verify-keys.js';
 import type { CloudContext } from '../context.js';
 import type { CommandDispatcher } from '../opening/dispatcher.js';
@@ -44,7 +44,14 @@ export async function companyApiRoutes(
   app.post('/api/company.php', { bodyLimit: COMPANY_BODY_LIMIT }, async (request, reply) => {
     const action = readAction(request.query);
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const caller = await authenticate(ctx, request.headers, raw, keys);
+    // `status` only reads: its nonce is decided beside the read (docs/design.md section 2.1).
+    const caller = await authenticate(
+      ctx,
+      request.headers,
+      raw,
+      keys,
+      action === 'status' ? 'reads' : 'writes',
+    );
     const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
     const idempotency =
       idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: hashBody(raw) };
@@ -54,7 +61,7 @@ export async function companyApiRoutes(
         answer = await handleRequest(ctx, caller, idempotency);
         break;
       case 'status':
-        answer = await handleStatus(ctx, caller);
+        answer = await answerOnceFresh(caller, handleStatus(ctx, caller));
         break;
       case 'open':
         answer = idempotency

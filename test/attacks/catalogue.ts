@@ -47,6 +47,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 2',
   },
   {
+    id: 'auth.nonce-burn',
+    attack:
+      "calls with a forged signature carrying nonces a company is about to use, sent in a burst so that they share the nonce insert with genuine calls, to make the company's own calls refused as replays",
+    source: 'docs/design.md section 2.1',
+  },
+  {
     id: 'auth.tampered-body',
     attack: 'a signed call whose body was changed on the way',
     source: 'docs/design.md section 2',

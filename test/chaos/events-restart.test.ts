@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CompanyCache } from '../../cloud/auth/company-cache.js';
+import { NonceLedger } from '../../cloud/auth/nonces.js';
 import { systemClock } from '../../cloud/clock.js';
 import type { CloudContext } from '../../cloud/context.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/db/database.js';
@@ -52,6 +53,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
         fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: 'not in this test' }),
         resolveHost: async () => [],
         companies: new CompanyCache(systemClock),
+        nonces: new NonceLedger(handle.db, systemClock),
         mailer: logMailer(recordingLogger()),
         baseUrl: () => 'http://127.0.0.1',
       };

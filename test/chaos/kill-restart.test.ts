@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../cloud/access-keys/access-keys.js';
 import { CompanyCache } from '../../cloud/auth/company-cache.js';
+import { NonceLedger } from '../../cloud/auth/nonces.js';
 import { systemClock } from '../../cloud/clock.js';
 import type { CloudContext } from '../../cloud/context.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
@@ -213,6 +214,7 @@ class ChaosSystem {
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
       companies: new CompanyCache(systemClock),
+      nonces: new NonceLedger(handle.db, systemClock),
       mailer: logMailer(recordingLogger()),
       baseUrl: () => this.baseUrl,
     };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CompanyCache } from '../../cloud/auth/company-cache.js';
+import { NonceLedger } from '../../cloud/auth/nonces.js';
 import type { Broker } from '../../cloud/broker/broker.js';
 import {
   type StartBrokerOptions,
@@ -85,6 +86,7 @@ export class BrokerEnv {
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
       companies: new CompanyCache(systemClock),
+      nonces: new NonceLedger(this.db, systemClock),
       mailer: logMailer(this.log),
       baseUrl: () => 'http://127.0.0.1:0',
     };
