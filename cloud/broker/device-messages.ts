@@ -1,5 +1,6 @@
 import { type DeviceChannel, parseDeviceTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
+import { AckJournal } from '../journal/ack-journal.js';
 import type { CommandWaiters } from './command-waiters.js';
 import { DeviceKeys } from './device-keys.js';
 import { ackHandler } from './handlers/ack.js';
@@ -21,7 +22,7 @@ export class DeviceMessages {
   readonly #queues = new Map<string, Promise<void>>();
 
   constructor(ctx: CloudContext, waiters: CommandWaiters) {
-    this.#deps = { ctx, waiters, keys: new DeviceKeys(ctx) };
+    this.#deps = { ctx, waiters, keys: new DeviceKeys(ctx), acks: new AckJournal(ctx) };
   }
 
   /**

@@ -24,7 +24,7 @@ export interface Completion {
 }
 
 /** Said of an ack that arrives after the caller was answered 504. */
-const LATE = "acknowledged after the caller's timeout";
+export const LATE = "acknowledged after the caller's timeout";
 
 /**
  * What complete_entry returns (`returns integer` in complete-entry.sql: the entry's id, or null when nothing

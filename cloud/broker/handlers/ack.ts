@@ -1,14 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Ack, ackSchema } from '../../../shared/protocol/messages.js';
 import { verifyAck } from '../../../shared/protocol/signing.js';
-import { applyAck } from '../../journal/journal.js';
 import type { DeviceMessageContext, DeviceMessageHandler } from './handler.js';
 
 /**
  * `.../ack`: a controller's signed acknowledgement. Past the dispatcher's checks (the schema, the device named
  * inside equals the topic's), checked under that device's stored key. Then handed to this instance's waiting
  * dispatch, if any, which answers the company at once: the controller has spoken, and the gate is open or not.
- * The journal entry is completed meanwhile (once, by command id, whichever instance gets there first), and
+ * The journal entry is completed meanwhile (once, by command id, whichever instance gets there first; with
+ * other controllers' acks in one commit, docs/design.md section 5.1), and
  * this resolves only when it is: the broker accepts the ack no earlier (embedded: the controller keeps it on its
  * disk; external: the cloud's session keeps it, ../external-delivery.ts) until the journal holds it. A failure to
  * write it is thrown, and the ack comes again.
@@ -18,7 +18,7 @@ export const ackHandler: DeviceMessageHandler<Ack> = {
   malformed: 'dropped a malformed acknowledgement',
   foreign: 'dropped an acknowledgement naming another device',
   async handle(deps, deviceId, ack) {
-    const { ctx, keys, waiters } = deps;
+    const { ctx, keys, waiters, acks } = deps;
     if (!(await verifiedBy(keys, deviceId, ack))) {
       ctx.log.warn(
         { deviceId, commandId: ack.command_id },
@@ -29,7 +29,7 @@ export const ackHandler: DeviceMessageHandler<Ack> = {
     waiters.settle(ack);
     // The answer leaves first: on PGlite, which runs in this process, the write would otherwise hold it back.
     await nextTurn();
-    const applied = await applyAck(ctx, ack);
+    const applied = await acks.apply(ack);
     ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
   },
 };

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CloudContext } from '../../context.js';
+import type { AckJournal } from '../../journal/ack-journal.js';
 import type { CommandWaiters } from '../command-waiters.js';
 import type { DeviceKeys } from '../device-keys.js';
 
@@ -8,6 +9,8 @@ export interface DeviceMessageContext {
   ctx: CloudContext;
   keys: DeviceKeys;
   waiters: CommandWaiters;
+  /** Acknowledgements into the journal, many controllers' in one commit (docs/design.md section 5.1). */
+  acks: AckJournal;
 }
 
 /**
