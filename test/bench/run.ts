@@ -2,6 +2,7 @@ import pg from 'pg';
 import { benchSignedStatus } from './company-status.js';
 import { benchDevice } from './device.js';
 import { benchEvents } from './events.js';
+import { benchFleet } from './fleet.js';
 import { benchIdleDevices } from './idle-devices.js';
 import { benchJournal } from './journal.js';
 import { benchMqttFlood } from './mqtt-flood.js';
@@ -48,6 +49,8 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
     await benchEvents('PGlite', undefined);
   },
   flood: () => benchMqttFlood(),
+  // 100 controllers, 1,000 keys, openings at fixed rates from several processes; PostgreSQL only.
+  fleet: (postgres) => benchFleet(postgres),
   // The controller daemon beside a bare mqtt.js client; no database of its own (the cloud runs on PGlite).
   device: () => benchDevice(),
 };
