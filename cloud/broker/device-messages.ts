@@ -1,5 +1,6 @@
 import { type DeviceChannel, parseDeviceTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
+import { DeviceStates } from '../devices/device-states.js';
 import { AckJournal } from '../journal/ack-journal.js';
 import type { CommandWaiters } from './command-waiters.js';
 import { DeviceKeys } from './device-keys.js';
@@ -22,7 +23,13 @@ export class DeviceMessages {
   readonly #queues = new Map<string, Promise<void>>();
 
   constructor(ctx: CloudContext, waiters: CommandWaiters) {
-    this.#deps = { ctx, waiters, keys: new DeviceKeys(ctx), acks: new AckJournal(ctx) };
+    this.#deps = {
+      ctx,
+      waiters,
+      keys: new DeviceKeys(ctx),
+      acks: new AckJournal(ctx),
+      states: new DeviceStates(ctx.db, ctx.clock),
+    };
   }
 
   /**

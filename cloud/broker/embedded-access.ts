@@ -2,6 +2,7 @@ import type { AedesOptions, AuthErrorCode, AuthenticateError, Client, PublishPac
 import { isDeviceId } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
 import { devicePasswordMatches } from '../devices/credentials.js';
+import { StoredPasswords } from '../devices/stored-passwords.js';
 import { deviceMayPublish, deviceMaySubscribe } from './device-access.js';
 import { PublishOrder } from './embedded-order.js';
 
@@ -37,6 +38,8 @@ export type AcceptPublish = (packet: PublishPacket) => Promise<void>;
 export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): AccessHooks {
   const prefix = ctx.config.topicPrefix;
   const order = new PublishOrder(accept);
+  // Read with other logins arriving together (docs/design.md section 7.1).
+  const passwords = new StoredPasswords(ctx.db);
   return {
     authenticate(client, username, password, done) {
       // Each refused login is logged once, with where it came from (cloud/README.md, "Broker limits").
@@ -55,21 +58,16 @@ export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): Acc
       if (client.id !== username) {
         return refuse(IDENTIFIER_REJECTED, 'client_id_mismatch', 'the client id must be the device id');
       }
-      ctx.db
-        .selectFrom('devices')
-        .select('mqtt_password_hash')
-        .where('id', '=', username)
-        .executeTakeFirst()
-        .then(
-          (row) => {
-            if (devicePasswordMatches(password, row?.mqtt_password_hash ?? null)) return done(null, true);
-            refuse(BAD_USERNAME_OR_PASSWORD, 'bad_credentials', 'bad device id or password');
-          },
-          (error: unknown) => {
-            ctx.log.error({ err: error }, 'could not check device credentials');
-            refuse(SERVER_UNAVAILABLE, 'credentials_unchecked', 'credentials cannot be checked now');
-          },
-        );
+      passwords.hashOf(username).then(
+        (hash) => {
+          if (devicePasswordMatches(password, hash)) return done(null, true);
+          refuse(BAD_USERNAME_OR_PASSWORD, 'bad_credentials', 'bad device id or password');
+        },
+        (error: unknown) => {
+          ctx.log.error({ err: error }, 'could not check device credentials');
+          refuse(SERVER_UNAVAILABLE, 'credentials_unchecked', 'credentials cannot be checked now');
+        },
+      );
     },
 
     authorizeSubscribe(client, subscription, done) {

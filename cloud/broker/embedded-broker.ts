@@ -7,6 +7,7 @@ import { hashDevicePassword } from '../devices/credentials.js';
 import { ConnectionGate, type ConnectionLimits } from './connection-limits.js';
 import { deviceAccessHooks } from './embedded-access.js';
 import { GuardedConnection } from './guarded-connection.js';
+import { indexedMemoryPersistence } from './retained-messages.js';
 import { type BrokerTransport, type DeviceMessageListener, NotConnectedError } from './transport.js';
 
 export interface EmbeddedOptions {
@@ -34,6 +35,7 @@ export async function startEmbeddedTransport(
   );
   const aedes = await Aedes.createBroker({
     ...hooks,
+    persistence: indexedMemoryPersistence(),
     authenticate: raisingLimitsOnLogin(hooks.authenticate),
     // aedes's own timer stops at the CONNECT packet; the guard's runs until the client is authenticated.
     connectTimeout: options.limits.connectTimeoutMs,

@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync, sign as signBytes, verify as veri
 import { constants, openSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import mqtt, { type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, MqttClient } from 'mqtt';
 import { VERSION } from '../../device/version.js';
 import { type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
@@ -17,7 +17,7 @@ import type { DeviceLogin, FloodFigures, FromClients, SignedEnvelope, ToClients 
  *   durable-echo <url> <dir> <key>: the same, doing what a controller must for a command with node:crypto
  *     and node:fs alone: verifies the request's Ed25519 signature under <key> (SPKI DER, base64), signs its
  *     reply, writes that durably, then sends it: the device's half of the floor.
- *   devices <url>: on a `devices` message, connects each device the way device/runtime/session.ts does (its
+ *   devices <url> [local address]: on a `devices` message, connects each device the way device/runtime/session.ts does (its
  *     own client id and password, an "offline" will, clean session), subscribes to its `cmd` at QoS 1 and
  *     publishes its retained `state` at QoS 1; then stays idle until `stop`.
  *   flood <url>: on a `flood` message, each attacker opens a connection, declares a CONNECT of `declaredBytes`
@@ -26,8 +26,11 @@ import type { DeviceLogin, FloodFigures, FromClients, SignedEnvelope, ToClients 
  */
 const [mode, url, ...args] = process.argv.slice(2);
 const clients: MqttClient[] = [];
-/** Connections opened at once: enough to be quick, few enough not to flood the broker. */
-const IN_FLIGHT = 50;
+/**
+ * Connections opened at once by one process: enough to be quick, and under the embedded broker's 32 logins
+ * pending per source address (cloud/broker/connection-limits.ts), which a fleet behind one address would meet.
+ */
+const IN_FLIGHT = 24;
 
 function tell(message: FromClients): void {
   process.send?.(message);
@@ -80,7 +83,7 @@ async function durableEcho(dir: string, requesterKey: string): Promise<void> {
 async function connectDevice(prefix: string, device: DeviceLogin): Promise<void> {
   const topic = (channel: 'cmd' | 'state') => deviceTopic(prefix, device.id, channel);
   const offline: DeviceState = { v: PROTOCOL_VERSION, device_id: device.id, online: false, at: Date.now() };
-  const client = await mqtt.connectAsync(url!, {
+  const client = await connectFrom(args[0], {
     clientId: device.id,
     username: device.id,
     password: device.password,
@@ -105,6 +108,26 @@ async function connectDevice(prefix: string, device: DeviceLogin): Promise<void>
     ],
   };
   await client.publishAsync(topic('state'), JSON.stringify(online), { qos: 1, retain: true });
+}
+
+/**
+ * A client connected from `localAddress` (one of 127.0.0.x), so that several processes' connections come from
+ * several sources, as a fleet's do, rather than sharing one source address's ports; from any address otherwise.
+ */
+function connectFrom(localAddress: string | undefined, options: IClientOptions): Promise<MqttClient> {
+  if (!localAddress) return mqtt.connectAsync(url!, options);
+  const target = new URL(url!);
+  const client = new MqttClient(
+    () => connect({ host: target.hostname, port: Number(target.port), localAddress }),
+    options,
+  );
+  return new Promise((resolve, reject) => {
+    client.once('connect', () => resolve(client));
+    client.once('error', (error) => {
+      client.end(true);
+      reject(error);
+    });
+  });
 }
 
 async function connectDevices(prefix: string, devices: DeviceLogin[]): Promise<void> {

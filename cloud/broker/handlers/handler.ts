@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CloudContext } from '../../context.js';
+import type { DeviceStates } from '../../devices/device-states.js';
 import type { AckJournal } from '../../journal/ack-journal.js';
 import type { CommandWaiters } from '../command-waiters.js';
 import type { DeviceKeys } from '../device-keys.js';
@@ -11,6 +12,8 @@ export interface DeviceMessageContext {
   waiters: CommandWaiters;
   /** Acknowledgements into the journal, many controllers' in one commit (docs/design.md section 5.1). */
   acks: AckJournal;
+  /** Devices' `state` reports, many devices' in one statement (docs/design.md section 7.1). */
+  states: DeviceStates;
 }
 
 /**
