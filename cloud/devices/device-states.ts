@@ -14,7 +14,7 @@ interface Report {
  * (docs/design.md section 7.1). Each connect and each will causes one; a fleet connecting at once would
  * otherwise wait on one transaction of four statements per device. Objects keep their `number_id` (the row
  * id) across reports; one missing from a report is marked removed, and gets its old number back if it returns.
- * A report without `objects` leaves them as they are.
+ * A report without `objects` leaves them as they are, and one without a version (or with an empty one) the version.
  */
 export class DeviceStates {
   readonly #db: Database;
@@ -72,7 +72,7 @@ export class DeviceStates {
     const { rows } = await sql<{ id: string }>`
       with reports as (
         select * from unnest(${reports.map((r) => r.deviceId)}::text[], ${reports.map((r) => r.state.online)}::boolean[],
-          ${reports.map((r) => r.state.version ?? null)}::text[], ${reports.map((r) => r.state.objects !== undefined)}::boolean[])
+          ${reports.map((r) => r.state.version || null)}::text[], ${reports.map((r) => r.state.objects !== undefined)}::boolean[])
           as report (device_id, online, version, lists_objects)
       ),
       listed as (

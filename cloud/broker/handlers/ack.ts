@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type Ack, ackSchema } from '../../../shared/protocol/messages.js';
 import { verifyAck } from '../../../shared/protocol/signing.js';
 import type { DeviceMessageContext, DeviceMessageHandler } from './handler.js';
@@ -27,8 +26,8 @@ export const ackHandler: DeviceMessageHandler<Ack> = {
       return;
     }
     waiters.settle(ack);
-    // The answer leaves first: on PGlite, which runs in this process, the write would otherwise hold it back.
-    await nextTurn();
+    // The answer leaves first, as the write starts on the next turn of the event loop (a batch does): on
+    // PGlite, which runs in this process, it would otherwise hold the answer back.
     const applied = await acks.apply(ack);
     ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
   },
