@@ -22,7 +22,8 @@ export class GuardedConnection extends Duplex {
   readonly #limits: ConnectionLimits;
   readonly #events: GuardEvents;
   readonly #meter = new PacketMeter();
-  readonly #timer: NodeJS.Timeout;
+  /** Until the connection settles; dropped then, as every idle device's connection would keep one. */
+  #timer: NodeJS.Timeout | null;
   #authenticated = false;
   #settled = false;
   #refused = false;
@@ -113,7 +114,8 @@ export class GuardedConnection extends Duplex {
   #settle(): void {
     if (this.#settled) return;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
     this.#events.settled();
   }
 

@@ -51,10 +51,10 @@ interface Measured {
   perSecond: number;
 }
 
-export async function benchIdleDevices(): Promise<void> {
+export async function benchIdleDevices(postgres: string | undefined): Promise<void> {
   const gc = collector();
   console.log(
-    `\n## idle devices (embedded broker, PGlite, ${DEVICES} devices from ${PROCESSES} processes on 127.0.0.x)`,
+    `\n## idle devices (embedded broker, ${DEVICES} devices from ${PROCESSES} processes on 127.0.0.x)`,
   );
   const all = Array.from({ length: WARM_UP + DEVICES }, () => ({
     id: newDeviceId(),
@@ -72,10 +72,42 @@ export async function benchIdleDevices(): Promise<void> {
     await bare.close();
   }
 
-  const database = await createTestDatabase(undefined);
+  for (const [name, serverUrl] of [
+    ['PGlite', undefined],
+    ['PostgreSQL', postgres],
+  ] as const) {
+    if (name === 'PostgreSQL' && !serverUrl) {
+      console.log('(idle on PostgreSQL: not reachable, skipped)');
+      continue;
+    }
+    const ours = await cloudMemory(gc, serverUrl, all, warmUp, logins, `cloud on ${name}`);
+    console.log(formatMemory('baseline: bare aedes, no auth', base));
+    console.log(formatMemory(`cloud: embedded broker, ${name}`, ours));
+    const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+    console.log(
+      `per idle device: heap + external ${kib(ours.heap + ours.external)} KiB (target < 10 KiB, bare aedes ${kib(base.heap + base.external)} KiB)  rss ${kib(ours.rss)} KiB (target < 14 KiB, bare aedes ${kib(base.rss)} KiB)`,
+    );
+    console.log(
+      `connecting: ${ours.perSecond.toFixed(0)}/s beside bare aedes ${base.perSecond.toFixed(0)}/s, ratio ${(ours.perSecond / base.perSecond).toFixed(2)}x (target >= 1x)`,
+    );
+  }
+}
+
+/**
+ * The cloud's side, on PGlite (`serverUrl` undefined: the embedded database grows in this process's memory as
+ * the states are written, and is counted) or on a PostgreSQL server (a fresh database on it).
+ */
+async function cloudMemory(
+  gc: () => void,
+  serverUrl: string | undefined,
+  all: DeviceLogin[],
+  warmUp: DeviceLogin[],
+  logins: DeviceLogin[],
+  label: string,
+): Promise<Measured> {
+  const database = await createTestDatabase(serverUrl);
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
   let cloud: RunningCloud | undefined;
-  let ours: Measured;
   try {
     cloud = await startCloud({
       config: localCloudConfig(dataDir, { MQTT_TOPIC_PREFIX: PREFIX }),
@@ -85,7 +117,7 @@ export async function benchIdleDevices(): Promise<void> {
     await insertDevices(cloud, all);
     const running = cloud;
     await connectAndLeave(running.broker.deviceUrl, warmUp);
-    ours = await connectedMemory(gc, running.broker.deviceUrl, logins, 'cloud: embedded broker', () =>
+    return await connectedMemory(gc, running.broker.deviceUrl, logins, label, () =>
       waitUntilOnline(running, logins),
     );
   } finally {
@@ -93,16 +125,6 @@ export async function benchIdleDevices(): Promise<void> {
     await database.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-
-  console.log(formatMemory('baseline: bare aedes, no auth', base));
-  console.log(formatMemory('cloud: embedded broker', ours));
-  const kib = (bytes: number) => (bytes / 1024).toFixed(1);
-  console.log(
-    `per idle device: heap + external ${kib(ours.heap + ours.external)} KiB (target < 10 KiB, bare aedes ${kib(base.heap + base.external)} KiB)  rss ${kib(ours.rss)} KiB (target < 14 KiB, bare aedes ${kib(base.rss)} KiB)`,
-  );
-  console.log(
-    `connecting: ${ours.perSecond.toFixed(0)}/s beside bare aedes ${base.perSecond.toFixed(0)}/s, ratio ${(ours.perSecond / base.perSecond).toFixed(2)}x (target >= 1x)`,
-  );
 }
 
 /** The devices' rows as provisioning leaves them: a broker password hash and a real public key. */

@@ -42,7 +42,7 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
     }
     await benchJournal(process.env.DATABASE_URL);
   },
-  idle: () => benchIdleDevices(),
+  idle: (postgres) => benchIdleDevices(postgres),
   // Its target is for PostgreSQL; PGlite's figures are shown beside for the embedded database.
   events: async (postgres) => {
     if (postgres) await benchEvents('PostgreSQL', postgres);
