@@ -38,7 +38,7 @@ export type AcceptPublish = (packet: PublishPacket) => Promise<void>;
 export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): AccessHooks {
   const prefix = ctx.config.topicPrefix;
   const order = new PublishOrder(accept);
-  // Read with other logins arriving together (docs/design.md section 7.1).
+  // Read with other logins arriving together (docs/design.md section 7.3).
   const passwords = new StoredPasswords(ctx.db);
   return {
     authenticate(client, username, password, done) {

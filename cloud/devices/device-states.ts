@@ -11,7 +11,7 @@ interface Report {
 
 /**
  * What devices report in their `state` (online or not, version, objects), written many devices at a time
- * (docs/design.md section 7.1). Each connect and each will causes one; a fleet connecting at once would
+ * (docs/design.md section 7.3). Each connect and each will causes one; a fleet connecting at once would
  * otherwise wait on one transaction of four statements per device. Objects keep their `number_id` (the row
  * id) across reports; one missing from a report is marked removed, and gets its old number back if it returns.
  * A report without `objects` leaves them as they are, and one without a version (or with an empty one) the version.

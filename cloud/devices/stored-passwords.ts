@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { StatementBatches } from '../db/statement-batches.js';
 
 /**
- * The stored broker-password hashes of devices logging in, read many at a time (docs/design.md section 7.1):
+ * The stored broker-password hashes of devices logging in, read many at a time (docs/design.md section 7.3):
  * a fleet reconnecting after a broker restart logs in thousands at once, and one query for all of them that
  * arrive together keeps the database's round trips from setting the pace.
  */

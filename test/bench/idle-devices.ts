@@ -13,7 +13,7 @@ import { startPlainBroker } from './mqtt-baseline.js';
 import { ClientsProcess, type DeviceLogin } from './mqtt-clients.js';
 
 /**
- * Idle controllers at the limit of one process (docs/design.md section 7.1): memory of the cloud per idle
+ * Idle controllers at the limit of one process (docs/design.md section 7.3): memory of the cloud per idle
  * connected controller on the embedded broker, and how fast they connect. The controllers are mqtt.js clients
  * in several child processes, each from its own loopback source address (127.0.0.x), so only the broker's side
  * is counted: each authenticates as its device, leaves its will, subscribes to its `cmd` and publishes its

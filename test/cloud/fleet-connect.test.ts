@@ -8,7 +8,7 @@ import { BrokerEnv, PREFIX } from '../support/broker-env.js';
 import { type DeviceAccount, FakeDevice, insertDevice, tryConnect } from '../support/fake-device.js';
 
 /**
- * A fleet connecting at once (docs/design.md section 7.1): logins read many at a time, states written many
+ * A fleet connecting at once (docs/design.md section 7.3): logins read many at a time, states written many
  * devices at a time, retained messages found by topic. Each still decides per device, as when devices came
  * one by one.
  */

@@ -12,7 +12,7 @@ export interface DeviceMessageContext {
   waiters: CommandWaiters;
   /** Acknowledgements into the journal, many controllers' in one commit (docs/design.md section 5.1). */
   acks: AckJournal;
-  /** Devices' `state` reports, many devices' in one statement (docs/design.md section 7.1). */
+  /** Devices' `state` reports, many devices' in one statement (docs/design.md section 7.3). */
   states: DeviceStates;
 }
 
