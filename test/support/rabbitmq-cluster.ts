@@ -1,6 +1,15 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -131,17 +140,29 @@ function ordered<T>(items: readonly T[], first: number): T[] {
  * The shipped file with this node's listeners (loopback, free ports), the cluster's node names and a first
  * administrator; everything else as shipped.
  */
-function renderConfig(template: string, node: ClusterNode, nodes: readonly ClusterNode[], admin: string): string {
+function renderConfig(
+  template: string,
+  node: ClusterNode,
+  nodes: readonly ClusterNode[],
+  admin: string,
+): string {
   let config = template
-    .replace(/^mqtt\.listeners\.tcp\.default = .*$/m, `mqtt.listeners.tcp.default = 127.0.0.1:${node.mqttPort}`)
-    .replace(/^management\.tcp\.port = .*$/m, `management.tcp.port = ${node.apiPort}\nmanagement.tcp.ip = 127.0.0.1`);
+    .replace(
+      /^mqtt\.listeners\.tcp\.default = .*$/m,
+      `mqtt.listeners.tcp.default = 127.0.0.1:${node.mqttPort}`,
+    )
+    .replace(
+      /^management\.tcp\.port = .*$/m,
+      `management.tcp.port = ${node.apiPort}\nmanagement.tcp.ip = 127.0.0.1`,
+    );
   // The first node knows no peer and boots at once; the others join it.
   const peers = node === nodes[0] ? [node] : [nodes[0]!, node];
   config = config.replace(/^cluster_formation\.classic_config\.nodes\..*\n/gm, '');
   for (const [i, peer] of peers.entries()) {
     config += `cluster_formation.classic_config.nodes.${i + 1} = ${peer.name}\n`;
   }
-  config += 'cluster_formation.discovery_retry_limit = 120\ncluster_formation.discovery_retry_interval = 500\n';
+  config +=
+    'cluster_formation.discovery_retry_limit = 120\ncluster_formation.discovery_retry_interval = 500\n';
   return `${config}default_user = admin\ndefault_pass = ${admin}\ndefault_user_tags.administrator = true\n`;
 }
 
@@ -150,7 +171,10 @@ function launch(dir: string, node: ClusterNode, nodes: readonly ClusterNode[], a
   const home = join(dir, `n${index}`);
   mkdirSync(home, { recursive: true });
   const config = join(home, 'rabbitmq.conf');
-  writeFileSync(config, renderConfig(readFileSync(join(SHIPPED, 'rabbitmq.conf'), 'utf8'), node, nodes, admin));
+  writeFileSync(
+    config,
+    renderConfig(readFileSync(join(SHIPPED, 'rabbitmq.conf'), 'utf8'), node, nodes, admin),
+  );
   writeFileSync(join(home, 'enabled_plugins'), '[rabbitmq_mqtt,rabbitmq_management].\n');
   const log = openSync(join(home, 'server.log'), 'a');
   return spawn(RABBITMQ_SERVER, [], {
@@ -186,7 +210,9 @@ async function clustered(node: ClusterNode, admin: string, dir: string): Promise
   const authorization = `Basic ${Buffer.from(`admin:${admin}`).toString('base64')}`;
   while (Date.now() < deadline) {
     try {
-      const answer = await fetch(`http://127.0.0.1:${node.apiPort}/api/nodes`, { headers: { authorization } });
+      const answer = await fetch(`http://127.0.0.1:${node.apiPort}/api/nodes`, {
+        headers: { authorization },
+      });
       if (answer.ok) {
         const list = (await answer.json()) as { running?: boolean }[];
         if (list.filter((n) => n.running).length === NODES) return;
