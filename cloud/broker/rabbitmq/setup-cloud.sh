@@ -38,4 +38,9 @@ put "permissions/%2F/$cloud" '{"configure":"^mqtt-subscription-","write":"^(amq\
 # Commands to every device; acknowledgements, states and telemetry of every device (a subscription with +
 # is checked as the routing key pattern, with *).
 put "topic-permissions/%2F/$cloud" "{\"exchange\":\"amq.topic\",\"write\":\"^$key_prefix\\\\.dev\\\\.[^.*#]+\\\\.cmd\$\",\"read\":\"^$key_prefix\\\\.dev\\\\.([^.*#]+|\\\\*)\\\\.(ack|state|telemetry)\$\"}"
+# A device's session queue (clean session) is a durable classic queue on the node it connected to; when that
+# node dies, the queue's record stays and a device reconnecting elsewhere cannot subscribe until the node comes
+# back. Mirrored on every node, the queue moves to a surviving node instead. (Cloud instances' sessions are
+# quorum queues, replicated anyway, which this policy leaves alone.)
+put "policies/%2F/gatelink-device-sessions" '{"pattern":"^mqtt-subscription-","definition":{"ha-mode":"all","ha-sync-mode":"automatic"},"apply-to":"queues","priority":0}'
 echo "the cloud's account $cloud is ready" >&2
