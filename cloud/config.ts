@@ -14,7 +14,7 @@ const optionalText = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
-/** One URL, or several comma-separated (the nodes of a broker cluster, docs/design.md section 7.4). */
+/** One URL, or several comma-separated (the nodes of a broker cluster, docs/design.md section 7.2). */
 const urlList = (protocol: RegExp) =>
   optionalText.pipe(
     z

@@ -30,7 +30,7 @@ export const url = (what: string, protocols: readonly string[]) =>
     { error: `expected ${what}: a URL starting with ${protocols.join(' or ')}` },
   );
 
-/** One URL, or several comma-separated: the nodes of a broker cluster, tried in turn (docs/design.md section 7.4). */
+/** One URL, or several comma-separated: the nodes of a broker cluster, tried in turn (docs/design.md section 7.2). */
 export const urlList = (what: string, protocols: readonly string[]) =>
   text(`${what}: URLs starting with ${protocols.join(' or ')}, comma-separated`).refine(
     (value) =>

@@ -1,5 +1,5 @@
 /**
- * Device accounts on an external broker, made at provisioning (docs/design.md section 7.3): Mosquitto's dynamic
+ * Device accounts on an external broker, made at provisioning (docs/design.md section 7.1): Mosquitto's dynamic
  * security plugin (./dynamic-security.ts) or a RabbitMQ cluster's management API (./rabbitmq-accounts.ts). Both
  * give a device the rights of ./device-access.ts and nothing else.
  */

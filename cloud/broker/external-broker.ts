@@ -41,7 +41,7 @@ export async function startExternalTransport(
   ctx: CloudContext,
   options: ExternalOptions,
 ): Promise<BrokerTransport> {
-  // With several nodes, each reconnection goes to the next one (docs/design.md section 7.4).
+  // With several nodes, each reconnection goes to the next one (docs/design.md section 7.2).
   const { url, servers } = brokerConnection(options.url);
   const client = mqtt.connect(url, {
     ...(servers ? { servers } : {}),

@@ -25,7 +25,7 @@ export class RabbitmqApiError extends Error {
  * MQTT topics are routing keys on the exchange amq.topic with `/` turned into `.`; a subscription is checked
  * as its binding key (`+` is `*`, `#` stays), so a filter with a wildcard never equals the one key allowed.
  * A device's session queue is `mqtt-subscription-<client id>qos0|1`, and the device may only configure and read
- * its own: a connection under another client id cannot subscribe at all (docs/design.md section 7.4).
+ * its own: a connection under another client id cannot subscribe at all (docs/design.md section 7.2).
  */
 export function rabbitmqAccounts(options: RabbitmqAccountsOptions): DeviceAccounts {
   const api = new ManagementApi(options);

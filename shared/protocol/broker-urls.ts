@@ -2,7 +2,7 @@
  * A broker address may name several nodes of a broker cluster, comma-separated
  * (`mqtt://node1:1883,mqtt://node2:1883`): the cloud's MQTT_URL and MQTT_PUBLIC_URL, and a device's `mqtt.url`.
  * A client connects to the first and, each time it reconnects, to the next one, round the list
- * (docs/design.md section 7.4). User name and password, when given, are those of the first URL.
+ * (docs/design.md section 7.2). User name and password, when given, are those of the first URL.
  */
 export function brokerUrls(list: string): string[] {
   return list

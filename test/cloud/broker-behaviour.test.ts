@@ -384,7 +384,7 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
         if (kind === 'cluster' && result.ok) {
           // RabbitMQ 3.10 cannot tie a client id to a user: it lets the connection in, but the session queue is
           // named after the client id and the account may create only its own, so it receives nothing
-          // (docs/design.md section 7.4).
+          // (docs/design.md section 7.2).
           const read = await mayReceive(result.client, deviceTopic(PREFIX, device.id, 'cmd'));
           result.client.end(true);
           expect({ clientId, read }).toEqual({ clientId, read: false });
@@ -408,7 +408,7 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
         if (kind === 'cluster' && result.ok && options.username === mallory.id) {
           // RabbitMQ 3.10 lets a valid account in under any client id, which ends the victim's connection, but
           // the attacker cannot read the victim's commands; the victim's controller reconnects
-          // (docs/design.md section 7.4).
+          // (docs/design.md section 7.2).
           const read = await mayReceive(result.client, deviceTopic(PREFIX, victim.id, 'cmd'));
           result.client.end(true);
           expect({ ...options, read }).toEqual({ ...options, read: false });

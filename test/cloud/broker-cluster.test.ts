@@ -18,7 +18,7 @@ import { startRabbitCluster, type TestRabbitCluster } from '../support/rabbitmq-
 /*
  * What only a broker cluster has: two cloud instances on one database, each reaching the cluster through
  * another node first, and real controllers spread over the three nodes; then one node dies (docs/design.md
- * section 7.4). Reconnections use short injected delays; nothing here measures time.
+ * section 7.2). Reconnections use short injected delays; nothing here measures time.
  */
 const skip = brokerKindSkipReason('cluster');
 const PREFIX = 'cl/gl';

@@ -7,7 +7,7 @@ import { freePort } from '../support/ports.js';
 import { startRabbitCluster } from '../support/rabbitmq-cluster.js';
 
 /*
- * The figures of docs/design.md section 7.4, for the two candidate clustered brokers on this machine:
+ * The figures of docs/design.md section 7.2, for the two candidate clustered brokers on this machine:
  *   npx tsx test/cluster/measure-brokers.ts rabbitmq 3000
  *   npx tsx test/cluster/measure-brokers.ts nats 3000
  * Three nodes on free ports in a temporary folder; idle clients spread over the nodes, each subscribed at QoS 1
