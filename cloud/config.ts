@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { brokerUrls } from '../shared/protocol/broker-urls.js';
 import { TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
 
 /**
@@ -13,6 +14,15 @@ const optionalText = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
+/** One URL, or several comma-separated (the nodes of a broker cluster, docs/design.md section 7.2). */
+const urlList = (protocol: RegExp) =>
+  optionalText.pipe(
+    z
+      .string()
+      .refine((value) => brokerUrls(value).every((url) => z.url({ protocol }).safeParse(url).success))
+      .optional(),
+  );
+
 /** `gate@example.com` or `Gatelink <gate@example.com>`: one address, on one line. */
 const MAIL_FROM_PATTERN = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 
@@ -22,9 +32,11 @@ const envSchema = z.object({
   BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
   DATABASE_URL: optionalText.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   GATELINK_DATA_DIR: z.string().min(1).default('./.data'),
-  MQTT_URL: optionalText.pipe(z.url({ protocol: /^mqtts?$/ }).optional()),
+  MQTT_URL: urlList(/^mqtts?$/),
+  MQTT_BROKER: z.enum(['mosquitto', 'rabbitmq']).default('mosquitto'),
+  RABBITMQ_API_URL: urlList(/^https?$/),
   MQTT_PORT: port(1884),
-  MQTT_PUBLIC_URL: optionalText.pipe(z.url({ protocol: /^mqtts?$/ }).optional()),
+  MQTT_PUBLIC_URL: urlList(/^mqtts?$/),
   MQTT_TOPIC_PREFIX: z.string().regex(TOPIC_PREFIX_PATTERN).default('gatelink'),
   MQTT_CLIENT_ID: optionalText.pipe(
     z
@@ -62,9 +74,12 @@ const ACCEPTS: Record<string, string> = {
   BASE_URL: 'an http(s) URL such as https://gate.example.com',
   DATABASE_URL: 'a postgres:// URL, or leave it unset for the embedded database',
   GATELINK_DATA_DIR: 'a folder path',
-  MQTT_URL: 'an mqtt:// or mqtts:// URL of an external broker, or leave it unset for the embedded one',
+  MQTT_URL:
+    'an mqtt:// or mqtts:// URL of an external broker (several, comma-separated, for a cluster), or leave it unset for the embedded one',
+  MQTT_BROKER: 'mosquitto or rabbitmq: the kind of broker at MQTT_URL',
+  RABBITMQ_API_URL: "the http(s):// URLs of the RabbitMQ nodes' management API, comma-separated",
   MQTT_PORT: 'a port number 0..65535',
-  MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker',
+  MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker (several, comma-separated)',
   MQTT_TOPIC_PREFIX: 'topic levels of letters, digits, _ and -, separated by /',
   MQTT_CLIENT_ID: '1..64 letters, digits, _, . and -, one per cloud instance',
   OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
@@ -95,6 +110,10 @@ export interface CloudConfig {
         readonly publicUrl: string | undefined;
         /** This instance's session on the broker; undefined: a new one at every start. */
         readonly clientId: string | undefined;
+        /** Who keeps device accounts: Mosquitto's dynamic security, or a RabbitMQ cluster's management API. */
+        readonly accounts:
+          | { readonly kind: 'mosquitto' }
+          | { readonly kind: 'rabbitmq'; readonly apiUrls: readonly string[] };
       };
   readonly topicPrefix: string;
   readonly operatorToken: string | undefined;
@@ -141,6 +160,11 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
       'GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set but NODE_ENV=production: unset it, it is for tests only',
     );
   }
+  if (v.MQTT_URL && v.MQTT_BROKER === 'rabbitmq' && !v.RABBITMQ_API_URL) {
+    throw new ConfigError(
+      "MQTT_BROKER=rabbitmq needs RABBITMQ_API_URL: the nodes' management API, such as http://broker1:15672",
+    );
+  }
   const dataDir = resolve(v.GATELINK_DATA_DIR);
   return Object.freeze({
     port: v.PORT,
@@ -154,6 +178,10 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
           url: v.MQTT_URL,
           publicUrl: v.MQTT_PUBLIC_URL,
           clientId: v.MQTT_CLIENT_ID ?? stableClientId(v.PORT),
+          accounts:
+            v.MQTT_BROKER === 'rabbitmq'
+              ? { kind: 'rabbitmq' as const, apiUrls: brokerUrls(v.RABBITMQ_API_URL ?? '') }
+              : { kind: 'mosquitto' as const },
         }
       : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
     topicPrefix: v.MQTT_TOPIC_PREFIX,

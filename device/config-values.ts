@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brokerUrls } from '../shared/protocol/broker-urls.js';
 
 /**
  * The kinds of value the controller's config file holds, each refusing a bad one with a line that says what it
@@ -27,4 +28,13 @@ export const url = (what: string, protocols: readonly string[]) =>
       }
     },
     { error: `expected ${what}: a URL starting with ${protocols.join(' or ')}` },
+  );
+
+/** One URL, or several comma-separated: the nodes of a broker cluster, tried in turn (docs/design.md section 7.2). */
+export const urlList = (what: string, protocols: readonly string[]) =>
+  text(`${what}: URLs starting with ${protocols.join(' or ')}, comma-separated`).refine(
+    (value) =>
+      brokerUrls(value).length > 0 &&
+      brokerUrls(value).every((one) => url(what, protocols).safeParse(one).success),
+    { error: `expected ${what}: one or more URLs starting with ${protocols.join(' or ')}, comma-separated` },
   );

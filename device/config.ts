@@ -6,7 +6,7 @@ import { decodeBase64, KeyError, strictPublicKeyFromBase64 } from '../shared/cry
 import { DEVICE_ID_PATTERN, TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
 import { ConfigError } from './config-error.js';
 import { modemSchema, objectConfigSchema } from './config-objects.js';
-import { filePath, int, text, url } from './config-values.js';
+import { filePath, int, text, url, urlList } from './config-values.js';
 
 /**
  * The controller's configuration file (docs/design.md section 9): YAML or JSON by extension, one schema,
@@ -43,7 +43,7 @@ const configSchema = z
         error: 'expected the device id given at provisioning (D followed by 10 characters)',
       }),
     mqtt: z.strictObject({
-      url: url('the broker URL', ['mqtts://', 'mqtt://', 'wss://', 'ws://']),
+      url: urlList('the broker URL', ['mqtts://', 'mqtt://', 'wss://', 'ws://']),
       username: text('the broker user name'),
       password: text('the broker password'),
       /** Longest wait between reconnection attempts; the first is 1 s, doubling up to this. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import { devicePublishTopics } from './device-access.js';
+import type { DeviceAccounts } from './device-accounts.js';
 
 /**
  * Device accounts on an external Mosquitto through its dynamic security plugin: JSON commands published on
@@ -31,6 +32,21 @@ export class DynsecError extends Error {
 
 export function deviceRoleName(deviceId: string): string {
   return `gatelink-device-${deviceId}`;
+}
+
+/** Device accounts on Mosquitto, answered on the dynamic security response topic. */
+export function dynsecAccounts(client: MqttClient, prefix: string, timeoutMs: number): DeviceAccounts {
+  const dynsec = new DynamicSecurity(client, timeoutMs);
+  return {
+    answerTopics: [DYNSEC_RESPONSE_TOPIC],
+    receive(topic, payload) {
+      if (topic !== DYNSEC_RESPONSE_TOPIC) return false;
+      dynsec.receive(payload);
+      return true;
+    },
+    put: (deviceId, password) => dynsec.putDevice(prefix, deviceId, password),
+    remove: (deviceId) => dynsec.deleteDevice(deviceId),
+  };
 }
 
 export class DynamicSecurity {

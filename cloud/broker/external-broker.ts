@@ -1,16 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import mqtt, { type MqttClient } from 'mqtt';
+import { brokerConnection, withoutCredentials } from '../../shared/protocol/broker-urls.js';
 import { allDevicesTopic } from '../../shared/protocol/topics.js';
 import type { CloudContext } from '../context.js';
-import { DYNSEC_RESPONSE_TOPIC, DynamicSecurity } from './dynamic-security.js';
+import type { DeviceAccounts } from './device-accounts.js';
+import { dynsecAccounts } from './dynamic-security.js';
 import { ExternalDelivery } from './external-delivery.js';
 import type { RedeliveryDelays } from './redelivery-backoff.js';
 import { type BrokerTransport, type DeviceMessageListener, NotConnectedError } from './transport.js';
 
 export interface ExternalOptions {
-  /** MQTT_URL: the broker and the cloud's own account, `mqtt://cloud:<password>@host:port`. */
+  /** MQTT_URL: the broker and the cloud's own account, `mqtt://cloud:<password>@host:port`; or several nodes. */
   url: string;
+  /** Who keeps device accounts; default Mosquitto's dynamic security on this connection. */
+  accounts?: (client: MqttClient) => DeviceAccounts;
   publicUrl: string | undefined;
   /** This instance's session on the broker (MQTT_CLIENT_ID, or host and port); undefined: a new one. */
   clientId: string | undefined;
@@ -37,7 +41,10 @@ export async function startExternalTransport(
   ctx: CloudContext,
   options: ExternalOptions,
 ): Promise<BrokerTransport> {
-  const client = mqtt.connect(options.url, {
+  // With several nodes, each reconnection goes to the next one (docs/design.md section 7.2).
+  const { url, servers } = brokerConnection(options.url);
+  const client = mqtt.connect(url, {
+    ...(servers ? { servers } : {}),
     clientId: options.clientId ?? `gatelink-cloud-${randomBytes(8).toString('hex')}`,
     protocolVersion: 4,
     // A session of its own that the broker keeps across a broker restart, so acks published while this
@@ -51,20 +58,18 @@ export async function startExternalTransport(
   client.on('connect', () =>
     (client.stream as Partial<Pick<Socket, 'setNoDelay'>> | undefined)?.setNoDelay?.(true),
   );
-  const dynsec = new DynamicSecurity(client, options.connectTimeoutMs);
+  const accounts = options.accounts
+    ? options.accounts(client)
+    : dynsecAccounts(client, ctx.config.topicPrefix, options.connectTimeoutMs);
   const delivery = new ExternalDelivery(client, ctx, {
     onMessage: options.onMessage,
-    control(topic, payload) {
-      if (topic !== DYNSEC_RESPONSE_TOPIC) return false;
-      dynsec.receive(payload);
-      return true;
-    },
+    control: (topic, payload) => accounts.receive(topic, payload),
     delays: options.redeliveryDelays,
     reconnectPeriodMs: RECONNECT_PERIOD_MS,
   });
   try {
     await firstConnection(client, options.connectTimeoutMs);
-    await subscribeAll(client, ctx.config.topicPrefix);
+    await subscribeAll(client, ctx.config.topicPrefix, accounts.answerTopics);
   } catch (error) {
     await client.endAsync(true);
     throw error;
@@ -88,8 +93,8 @@ export async function startExternalTransport(
       if (!client.connected) throw new NotConnectedError('the cloud is not connected to the MQTT broker');
       await client.publishAsync(topic, payload, { qos: 1, retain: false });
     },
-    addDevice: (deviceId, password) => dynsec.putDevice(ctx.config.topicPrefix, deviceId, password),
-    removeDevice: (deviceId) => dynsec.deleteDevice(deviceId),
+    addDevice: (deviceId, password) => accounts.put(deviceId, password),
+    removeDevice: (deviceId) => accounts.remove(deviceId),
     async stop() {
       await delivery.stop();
       await client.endAsync(!client.connected);
@@ -122,12 +127,16 @@ function firstConnection(client: MqttClient, timeoutMs: number): Promise<void> {
 }
 
 /** Acks, states and telemetry of every device, and the answers to device account changes. */
-async function subscribeAll(client: MqttClient, prefix: string): Promise<void> {
+async function subscribeAll(
+  client: MqttClient,
+  prefix: string,
+  answerTopics: readonly string[],
+): Promise<void> {
   const topics = [
     allDevicesTopic(prefix, 'ack'),
     allDevicesTopic(prefix, 'state'),
     allDevicesTopic(prefix, 'telemetry'),
-    DYNSEC_RESPONSE_TOPIC,
+    ...answerTopics,
   ];
   const granted = await client.subscribeAsync(topics, { qos: 1 });
   const refused = granted.filter((grant) => grant.qos === 128).map((grant) => grant.topic);
@@ -137,12 +146,4 @@ async function subscribeAll(client: MqttClient, prefix: string): Promise<void> {
         'the cloud role (cloud/broker/mosquitto/README.md)',
     );
   }
-}
-
-/** A broker URL as shown to devices and in logs: never with the cloud's own user name and password. */
-function withoutCredentials(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
 }

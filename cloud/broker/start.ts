@@ -1,4 +1,5 @@
 import { ACK_TIMEOUT_MS } from '../../shared/limits.js';
+import { brokerUrls } from '../../shared/protocol/broker-urls.js';
 import type { CloudContext } from '../context.js';
 import type { Broker } from './broker.js';
 import { CommandWaiters } from './command-waiters.js';
@@ -7,6 +8,7 @@ import { DeviceMessages } from './device-messages.js';
 import { startEmbeddedTransport } from './embedded-broker.js';
 import { startExternalTransport } from './external-broker.js';
 import { LinkBroker } from './link-broker.js';
+import { rabbitmqAccounts } from './rabbitmq-accounts.js';
 import { REDELIVERY_DELAYS, type RedeliveryDelays } from './redelivery-backoff.js';
 import type { BrokerTransport, DeviceMessageListener } from './transport.js';
 
@@ -49,11 +51,24 @@ export function startTransport(
 ): Promise<BrokerTransport> {
   const mqtt = ctx.config.mqtt;
   if (mqtt.kind === 'external') {
+    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    const accounts = mqtt.accounts;
     return startExternalTransport(ctx, {
       url: mqtt.url,
+      // A RabbitMQ cluster keeps device accounts behind its management API, with the cloud's own account.
+      accounts:
+        accounts.kind === 'rabbitmq'
+          ? () =>
+              rabbitmqAccounts({
+                apiUrls: accounts.apiUrls,
+                ...cloudAccount(mqtt.url),
+                prefix: ctx.config.topicPrefix,
+                timeoutMs: connectTimeoutMs,
+              })
+          : undefined,
       publicUrl: mqtt.publicUrl,
       clientId: mqtt.clientId,
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      connectTimeoutMs,
       onMessage,
       redeliveryDelays: { ...REDELIVERY_DELAYS, ...options.redeliveryDelays },
     });
@@ -64,4 +79,10 @@ export function startTransport(
     onMessage,
     limits: { ...CONNECTION_LIMITS, ...options.connectionLimits },
   });
+}
+
+/** The cloud's user name and password, from the first URL of MQTT_URL. */
+function cloudAccount(list: string): { username: string; password: string } {
+  const first = new URL(brokerUrls(list)[0] ?? list);
+  return { username: decodeURIComponent(first.username), password: decodeURIComponent(first.password) };
 }

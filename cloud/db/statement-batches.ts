@@ -62,7 +62,7 @@ export class StatementBatches<Row, Result> {
   async #runBatch(batch: Waiting<Row, Result>[]): Promise<void> {
     try {
       const results = await this.#run(batch.map((waiting) => waiting.row));
-      batch.forEach((waiting, i) => waiting.settle(results[i]!));
+      for (const [i, waiting] of batch.entries()) waiting.settle(results[i]!);
     } catch (error) {
       for (const waiting of batch) waiting.fail(error);
     }

@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { type IClientOptions, type MqttClient, connect as mqttConnect } from 'mqtt';
+import { brokerConnection } from '../../shared/protocol/broker-urls.js';
 import { type DeviceObject, type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import type { Publisher } from './outbox.js';
@@ -62,7 +63,12 @@ export class Session implements Publisher {
   async start(): Promise<void> {
     const o = this.#options;
     this.#stopping = false;
-    const client = (o.connect ?? mqttConnect)(o.url, sessionClientOptions(o));
+    // A broker cluster's nodes, when `url` lists several: each reconnection goes to the next one.
+    const { url, servers } = brokerConnection(o.url);
+    const client = (o.connect ?? mqttConnect)(url, {
+      ...sessionClientOptions(o),
+      ...(servers ? { servers } : {}),
+    });
     this.#client = client;
     // A command's PUBACK goes out on the next turn, once the work its message started has run as far as it can
     // at once: for an output that needs no waiting, that is up to its acknowledgement, which then leaves first.

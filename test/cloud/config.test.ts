@@ -55,8 +55,33 @@ describe('loadCloudConfig defaults', () => {
       url: 'mqtts://broker.example:8883',
       publicUrl: undefined,
       clientId: `gatelink-cloud-${hostname()}-9090`,
+      accounts: { kind: 'mosquitto' },
     });
     expect(given.operatorToken).toBe('x'.repeat(32));
+  });
+});
+
+describe('a broker cluster', () => {
+  const cluster = {
+    MQTT_URL: 'mqtt://cloud:pw@node1:1883, mqtt://node2:1883,mqtt://node3:1883',
+    MQTT_PUBLIC_URL: 'mqtts://a.example:8883,mqtts://b.example:8883',
+    MQTT_BROKER: 'rabbitmq',
+    RABBITMQ_API_URL: 'http://node1:15672,http://node2:15672',
+  };
+
+  it('takes several nodes in MQTT_URL, MQTT_PUBLIC_URL and RABBITMQ_API_URL', () => {
+    const config = loadCloudConfig(cluster);
+    expect(config.mqtt).toMatchObject({
+      kind: 'external',
+      publicUrl: cluster.MQTT_PUBLIC_URL,
+      accounts: { kind: 'rabbitmq', apiUrls: ['http://node1:15672', 'http://node2:15672'] },
+    });
+  });
+
+  it('stops naming the variable when one of the nodes is not a URL, or RabbitMQ has no management API', () => {
+    expect(() => loadCloudConfig({ ...cluster, MQTT_URL: 'mqtt://node1:1883,node2' })).toThrow(/^MQTT_URL=/);
+    expect(() => loadCloudConfig({ ...cluster, MQTT_BROKER: 'nats' })).toThrow(/^MQTT_BROKER=/);
+    expect(() => loadCloudConfig({ ...cluster, RABBITMQ_API_URL: '' })).toThrow(/needs RABBITMQ_API_URL/);
   });
 });
 

@@ -11,7 +11,7 @@ import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { Controller } from '../../device/runtime/controller.js';
-import { BROKER_KINDS, type BrokerKind, brokerKindSkipReason } from '../support/broker-env.js';
+import { type BrokerKind, brokerKindSkipReason, CLUSTER_KINDS, clusterEnv } from '../support/broker-env.js';
 import {
   type Answer,
   type Signer,
@@ -23,9 +23,11 @@ import {
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { startMosquitto, type TestMosquitto } from '../support/mosquitto.js';
+import { startRabbitCluster, type TestRabbitCluster } from '../support/rabbitmq-cluster.js';
 
 /**
- * `open` end to end: the company API, the broker (embedded, then a private Mosquitto) and a real controller
+ * `open` end to end: the company API, the broker (embedded, a private Mosquitto, then a private three-node
+ * RabbitMQ cluster) and a real controller
  * runtime (simulated outputs) provisioned with its own `provision()` against the cloud's HTTP address, as an
  * installer would.
  */
@@ -57,6 +59,7 @@ clock:
 let keyFiles: KeyFileServer;
 let database: TestDatabase;
 let mosquitto: TestMosquitto | null = null;
+let cluster: TestRabbitCluster | null = null;
 let cloud: TestCloud;
 let dir: string;
 let configPath: string;
@@ -113,15 +116,21 @@ async function tearDown(): Promise<void> {
   await cloud?.stop();
   await mosquitto?.stop();
   mosquitto = null;
+  await cluster?.stop();
+  cluster = null;
   await database?.close();
   await keyFiles?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 }
 
-/** The cloud's broker settings: none for the embedded one, a private Mosquitto's for the external one. */
+/** The cloud's broker settings: none for the embedded one, a private Mosquitto's or cluster's for the others. */
 async function brokerEnv(kind: BrokerKind): Promise<Record<string, string>> {
   if (kind === 'embedded') return {};
   const prefix = 'e2e/gl';
+  if (kind === 'cluster') {
+    cluster = await startRabbitCluster(prefix);
+    return { ...clusterEnv(cluster), MQTT_TOPIC_PREFIX: prefix };
+  }
   mosquitto = await startMosquitto(prefix);
   return { MQTT_URL: mosquitto.cloudUrl, MQTT_PUBLIC_URL: mosquitto.deviceUrl, MQTT_TOPIC_PREFIX: prefix };
 }
@@ -262,7 +271,7 @@ async function acceptCompletions(): Promise<void> {
 
 const opened = (entries: JournalEntry[]) => entries.filter((entry) => entry.outcome === 'opened').length;
 
-describe.each(BROKER_KINDS)('open through the %s broker to a real controller', (kind) => {
+describe.each(CLUSTER_KINDS)('open through the %s broker to a real controller', (kind) => {
   const skip = brokerKindSkipReason(kind);
   if (skip) {
     it.skip(skip, () => {});

@@ -19,18 +19,38 @@ import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
 import { mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
+import {
+  RABBITMQ_SERVER,
+  rabbitmqAvailable,
+  startRabbitCluster,
+  type TestRabbitCluster,
+} from './rabbitmq-cluster.js';
 import { type RecordingLogger, recordingLogger } from './recording-logger.js';
 
 /**
  * The same behaviour suite runs against each kind of broker, like kysely's DIALECTS. The external one needs
- * the mosquitto binary; without it those runs are skipped and say why.
+ * the mosquitto binary, the cluster (three RabbitMQ nodes) the rabbitmq-server one; without it those runs are
+ * skipped and say why. The cluster takes some 20 s to start, so only the suites that check the broker's rules
+ * and the end-to-end open run against it (CLUSTER_KINDS).
  */
 export const BROKER_KINDS = ['embedded', 'external'] as const;
-export type BrokerKind = (typeof BROKER_KINDS)[number];
+export const CLUSTER_KINDS = [...BROKER_KINDS, 'cluster'] as const;
+export type BrokerKind = (typeof CLUSTER_KINDS)[number];
 
 export function brokerKindSkipReason(kind: BrokerKind): string | null {
   if (kind === 'external' && !mosquittoAvailable) return 'skipped: /usr/sbin/mosquitto is not installed';
+  if (kind === 'cluster' && !rabbitmqAvailable) return `skipped: ${RABBITMQ_SERVER} is not installed`;
   return null;
+}
+
+/** The cloud's settings for a private RabbitMQ cluster, instance `first` connecting to node `first` first. */
+export function clusterEnv(cluster: TestRabbitCluster, first = 0): Record<string, string> {
+  return {
+    MQTT_URL: cluster.cloudUrl(first),
+    MQTT_BROKER: 'rabbitmq',
+    RABBITMQ_API_URL: cluster.apiUrl(first),
+    MQTT_PUBLIC_URL: cluster.deviceUrl(),
+  };
 }
 
 export const PREFIX = 'test/gl';
@@ -51,13 +71,15 @@ export class BrokerEnv {
     readonly kind: BrokerKind,
     readonly database: TestDatabase,
     readonly mosquitto: TestMosquitto | null,
+    readonly cluster: TestRabbitCluster | null,
   ) {}
 
   static async open(kind: BrokerKind): Promise<BrokerEnv> {
     const database = await createTestDatabase();
     try {
       const mosquitto = kind === 'external' ? await startMosquitto(PREFIX) : null;
-      return new BrokerEnv(kind, database, mosquitto);
+      const cluster = kind === 'cluster' ? await startRabbitCluster(PREFIX) : null;
+      return new BrokerEnv(kind, database, mosquitto, cluster);
     } catch (error) {
       await database.close();
       throw error;
@@ -75,6 +97,7 @@ export class BrokerEnv {
       MQTT_PORT: '0',
       MQTT_TOPIC_PREFIX: PREFIX,
       ...(this.mosquitto ? { MQTT_URL: this.mosquitto.cloudUrl } : {}),
+      ...(this.cluster ? clusterEnv(this.cluster) : {}),
       ...env,
     });
     return {
@@ -122,8 +145,14 @@ export class BrokerEnv {
   /**
    * Restarts the broker under `broker`: the embedded one is a new cloud instance on the same port (its
    * broker lives in the cloud process), the external one is the Mosquitto process (the cloud instance stays).
+   * On the cluster, the first node, which the cloud and the devices reached first, dies; they go on through the
+   * next one.
    */
   async restartBroker(broker: Broker, options: StartBrokerOptions = {}): Promise<Broker> {
+    if (this.cluster) {
+      await this.cluster.kill(0);
+      return broker;
+    }
     if (this.mosquitto) {
       await this.mosquitto.restart();
       return broker;
@@ -189,6 +218,7 @@ export class BrokerEnv {
     for (const broker of this.#brokers) await broker.stop();
     for (const transport of this.#transports) await transport.stop();
     await this.mosquitto?.stop();
+    await this.cluster?.stop();
     await this.database.close();
   }
 }

@@ -3,6 +3,7 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { Database } from '../../cloud/db/database.js';
 import { hashDevicePassword, newDevicePassword } from '../../cloud/devices/credentials.js';
 import { SigningKey, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { brokerConnection } from '../../shared/protocol/broker-urls.js';
 import {
   type Ack,
   type AckReason,
@@ -50,7 +51,9 @@ export type ConnectResult = { ok: true; client: MqttClient } | { ok: false; code
 /** One connection attempt, no retries: connected, or refused with the CONNACK code (or error code). */
 export function tryConnect(url: string, options: IClientOptions): Promise<ConnectResult> {
   return new Promise((done) => {
-    const client = mqtt.connect(url, {
+    const { url: first, servers } = brokerConnection(url);
+    const client = mqtt.connect(first, {
+      ...(servers ? { servers } : {}),
       protocolVersion: 4,
       reconnectPeriod: 0,
       connectTimeout: 5000,
@@ -97,7 +100,9 @@ export class FakeDevice {
 
   static async connect(url: string, account: DeviceAccount, options: FakeDeviceOptions): Promise<FakeDevice> {
     const { prefix } = options;
-    const client = await mqtt.connectAsync(url, {
+    const { url: first, servers } = brokerConnection(url);
+    const client = await mqtt.connectAsync(first, {
+      ...(servers ? { servers } : {}),
       protocolVersion: 4,
       clientId: account.id,
       username: account.id,
