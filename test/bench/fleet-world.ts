@@ -4,6 +4,7 @@ import { issueKey } from '../../cloud/access-keys/access-keys.js';
 import { issueSecret } from '../../cloud/auth/secret.js';
 import type { RunningCloud } from '../../cloud/cloud.js';
 import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
+import type { CloudContext } from '../../cloud/context.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
 import { createDevice, pairDevice } from '../../cloud/devices/devices.js';
 import { claimRequest } from '../../cloud/requests/claim.js';
@@ -81,26 +82,42 @@ export async function buildFleet(cloud: RunningCloud, dir: string, size: FleetSi
     const numberIds = barrier.objects.map((object) => object.number_id);
     const keyRefs: number[] = [];
     for (let k = 0; k < size.keysPerController; k++) {
-      const request = await ctx.db.transaction().execute((trx) =>
-        createRequest(trx, {
+      keyRefs.push(
+        await grantKey(ctx, {
           companyId: company.id,
+          customerId: customer.id,
+          deviceId: created.device_id,
+          objectIds: numberIds,
           ref: `FLEET-${index}-${k}`,
-          ttlHours: 24,
-          now: ctx.clock.now(),
         }),
       );
-      await claimRequest(ctx, { code: request.code, customerId: customer.id });
-      const { keyRef } = await issueKey(ctx, {
-        code: request.code,
-        customerId: customer.id,
-        deviceId: created.device_id,
-        objectIds: numberIds,
-        keyExpiresAt: null,
-      });
-      keyRefs.push(keyRef);
     }
     if ((index + 1) % 20 === 0) process.stdout.write(` ${index + 1}`);
     return { configPath, deviceId: created.device_id, numberIds, keyRefs };
   });
   return { barriers, company: { org_id: company.id, secret } };
+}
+
+/**
+ * A key as a customer grants it: the company's request (`ref`), claimed by the customer and issued on the
+ * barrier's objects, without end. Returns its `key_ref`.
+ */
+export async function grantKey(
+  ctx: CloudContext,
+  grant: { companyId: number; customerId: number; deviceId: string; objectIds: number[]; ref: string },
+): Promise<number> {
+  const request = await ctx.db
+    .transaction()
+    .execute((trx) =>
+      createRequest(trx, { companyId: grant.companyId, ref: grant.ref, ttlHours: 24, now: ctx.clock.now() }),
+    );
+  await claimRequest(ctx, { code: request.code, customerId: grant.customerId });
+  const { keyRef } = await issueKey(ctx, {
+    code: request.code,
+    customerId: grant.customerId,
+    deviceId: grant.deviceId,
+    objectIds: grant.objectIds,
+    keyExpiresAt: null,
+  });
+  return keyRef;
 }

@@ -3,19 +3,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
 import { issueSecret } from '../../cloud/auth/secret.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
 import type { CloudContext } from '../../cloud/context.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
 import { createDevice, pairDevice } from '../../cloud/devices/devices.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
-import { createRequest } from '../../cloud/requests/requests.js';
 import { provision } from '../../device/cli/provision.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
+import { grantKey } from './fleet-world.js';
 import { type Floor, startFloor } from './floor.js';
 import { type CallSpec, Client, combined, type Figures, formatFigures, measure, ROUNDS } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
@@ -166,20 +164,15 @@ async function setUp(cloud: RunningCloud, dataDir: string): Promise<World> {
   const { secret } = await issueSecret(ctx, company.id);
   const keyRefs: number[] = [];
   for (let i = 0; i < KEYS; i++) {
-    const request = await ctx.db
-      .transaction()
-      .execute((trx) =>
-        createRequest(trx, { companyId: company.id, ref: `OPEN-${i}`, ttlHours: 24, now: ctx.clock.now() }),
-      );
-    await claimRequest(ctx, { code: request.code, customerId: customer.id });
-    const { keyRef } = await issueKey(ctx, {
-      code: request.code,
-      customerId: customer.id,
-      deviceId: created.device_id,
-      objectIds: numberIds,
-      keyExpiresAt: null,
-    });
-    keyRefs.push(keyRef);
+    keyRefs.push(
+      await grantKey(ctx, {
+        companyId: company.id,
+        customerId: customer.id,
+        deviceId: created.device_id,
+        objectIds: numberIds,
+        ref: `OPEN-${i}`,
+      }),
+    );
   }
   return {
     configPath,
