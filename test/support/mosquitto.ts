@@ -1,11 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './ports.js';
+import { accepts, freePort } from './ports.js';
 
 /**
  * A private Mosquitto for a test file, set up the way cloud/broker/mosquitto/README.md tells operators:
@@ -93,15 +92,4 @@ async function terminate(child: ChildProcess): Promise<void> {
   const exited = new Promise((done) => child.once('exit', done));
   child.kill('SIGTERM');
   await exited;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
 }

@@ -10,11 +10,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './ports.js';
+import { accepts, freePort } from './ports.js';
 
 /**
  * A private three-node RabbitMQ cluster for a test file (or `npx tsx test/support/rabbitmq-cluster.ts`), set up
@@ -223,15 +222,4 @@ async function clustered(node: ClusterNode, admin: string, dir: string): Promise
     await new Promise((done) => setTimeout(done, 100));
   }
   throw new Error(`the RabbitMQ nodes did not form a cluster; see ${dir}`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
 }
