@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Ack } from '../../shared/protocol/messages.js';
 import type { CloudContext } from '../context.js';
 import { StatementBatches } from '../db/statement-batches.js';
-import { ackOutcome, applyAck, LATE } from './journal.js';
+import { ackOutcome, applyAck, lateDetailOf } from './journal.js';
 
 /**
  * Acknowledgements written into the journal many at a time (docs/design.md section 5.1). An ack is accepted
@@ -45,13 +45,13 @@ export class AckJournal {
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     const { rows: applied } = await sql<{ n: string | number; id: number | null }>`
       select batch.n, complete_entry(null, batch.command_id, batch.device_id, batch.outcome, batch.detail,
-          case when coalesce(batch.detail, '') = '' then ${LATE}::text else batch.detail || ${`; ${LATE}`}::text end,
-          batch.acked_at, ${this.#ctx.clock.now()}::timestamptz, batch.event_id) as id
+          batch.late_detail, batch.acked_at, ${this.#ctx.clock.now()}::timestamptz, batch.event_id) as id
         from unnest(
           ${column((r) => r.ack.command_id)}::uuid[], ${column((r) => r.ack.device_id)}::text[],
           ${column((r) => r.outcome)}::text[], ${column((r) => r.detail)}::text[],
+          ${column((r) => lateDetailOf(r.detail))}::text[],
           ${column((r) => new Date(r.ack.finished_at).toISOString())}::timestamptz[], ${column(() => randomUUID())}::uuid[]
-        ) with ordinality as batch (command_id, device_id, outcome, detail, acked_at, event_id, n)
+        ) with ordinality as batch (command_id, device_id, outcome, detail, late_detail, acked_at, event_id, n)
        order by batch.n`.execute(this.#ctx.db);
     const byPosition = new Map(applied.map((row) => [Number(row.n), row.id !== null]));
     return acks.map((_, i) => byPosition.get(i + 1) ?? false);

@@ -24,7 +24,12 @@ export interface Completion {
 }
 
 /** Said of an ack that arrives after the caller was answered 504. */
-export const LATE = "acknowledged after the caller's timeout";
+const LATE = "acknowledged after the caller's timeout";
+
+/** The detail of an acknowledgement that replaces a `device_timeout` verdict: its own, saying it came late. */
+export function lateDetailOf(detail: string | null): string {
+  return detail ? `${detail}; ${LATE}` : LATE;
+}
 
 /**
  * What complete_entry returns (`returns integer` in complete-entry.sql: the entry's id, or null when nothing
@@ -49,7 +54,7 @@ export async function completeEntry(
 ): Promise<boolean> {
   const byId = 'id' in match ? match.id : null;
   const byCommand = 'id' in match ? { commandId: null, deviceId: null } : match;
-  const lateDetail = completion.detail ? `${completion.detail}; ${LATE}` : LATE;
+  const lateDetail = lateDetailOf(completion.detail);
   const result = await sql<{ id: unknown }>`
     select complete_entry(${byId}::integer, ${byCommand.commandId}::uuid, ${byCommand.deviceId}::text,
       ${completion.outcome}::text, ${completion.detail}::text, ${lateDetail}::text,

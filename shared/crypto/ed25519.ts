@@ -56,8 +56,7 @@ export class VerifyKey {
   }
 
   verify(message: Uint8Array, signature: Uint8Array): boolean {
-    if (signature.length !== 64) return false;
-    if (!isCanonicalScalar(signature.subarray(32))) return false;
+    if (!wellFormed(signature)) return false;
     return nodeVerify(null, message, this.#native, signature);
   }
 
@@ -67,13 +66,18 @@ export class VerifyKey {
    * serves others (docs/design.md section 2.1).
    */
   verifyOffThread(message: Uint8Array, signature: Uint8Array): Promise<boolean> {
-    if (signature.length !== 64 || !isCanonicalScalar(signature.subarray(32))) return Promise.resolve(false);
+    if (!wellFormed(signature)) return Promise.resolve(false);
     return new Promise((resolve, reject) =>
       nodeVerify(null, message, this.#native, signature, (error, valid) =>
         error ? reject(error) : resolve(valid),
       ),
     );
   }
+}
+
+/** 64 bytes with a canonical S (S < L, RFC 8032 5.1.7): anything else is refused before the native call. */
+function wellFormed(signature: Uint8Array): boolean {
+  return signature.length === 64 && isCanonicalScalar(signature.subarray(32));
 }
 
 /** Checks a raw public key strictly; throws KeyError saying what is wrong with it. */
