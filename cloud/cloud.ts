@@ -226,12 +226,16 @@ function ownsEmbeddedDatabase(options: CloudOptions): boolean {
   return !options.database && 'dataDir' in options.config.database;
 }
 
-/** OPERATOR_TOKEN, or one generated at first start into the data folder (docs/design.md section 8). */
+/**
+ * OPERATOR_TOKEN, or one generated at first start into the data folder (docs/design.md section 8). The
+ * generated one starts with `glop_`: a command line would read a token beginning with `-` as an option, and
+ * the prefix lets secret scanners recognise it (cloud/README.md, "Configuration").
+ */
 function loadOperatorToken(config: CloudConfig): { token: string; file: string | undefined } {
   if (config.operatorToken) return { token: config.operatorToken, file: undefined };
   const file = join(config.dataDir, 'operator-token');
   if (!existsSync(file)) {
-    writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, `glop_${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   }
   chmodSync(file, 0o600);
   return { token: readFileSync(file, 'utf8').trim(), file };

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,14 @@ describe('a cloud on an embedded database', { timeout: 120_000 }, () => {
     expect(statSync(join(data, 'signing-key.pem')).mode & 0o777).toBe(0o600);
     expect(readdirSync(join(data, 'db')).length).toBeGreaterThan(0);
     expect(openToOthers(data)).toEqual([]);
+  });
+
+  it('generates an operator token a command line takes as it is: never led by a dash, and recognisable', async () => {
+    const data = join(dir, 'token');
+    const cloud = await start({ GATELINK_DATA_DIR: data });
+    await cloud.stop();
+
+    expect(readFileSync(join(data, 'operator-token'), 'utf8')).toMatch(/^glop_[A-Za-z0-9_-]{43}\n$/);
   });
 
   it('[attack:data.file-modes] tightens a data folder left open by an earlier version', async () => {
