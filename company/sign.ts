@@ -1,3 +1,4 @@
+import { ACTIONS } from '../shared/company-api/calls.js';
 import { signRequest } from '../shared/crypto/request-signing.js';
 import { type Command, optional, type ToolOutput } from './command.js';
 import { type CompanyKey, readKeyFile, UsageError } from './key-file.js';
@@ -6,8 +7,6 @@ import { type CompanyKey, readKeyFile, UsageError } from './key-file.js';
  * `sign`: one signed call to the company API (docs/design.md section 2), signed by the service's own rule
  * (shared/crypto/request-signing.ts): sent, with the answer printed, or printed as a curl command to run.
  */
-const ACTIONS = ['request', 'status', 'open'] as const;
-
 export const sign: Command = {
   name: 'sign',
   summary: 'sign one API call, and send it or print it as a curl command',

@@ -4,6 +4,11 @@
  * can never name another limit than the one in force.
  */
 
+/**
+ * The largest id a table holds (`integer` columns): a larger number in a request can name nothing, and must be
+ * refused as out of range before it reaches the database, which would fail on it.
+ */
+export const MAX_ID = 2_147_483_647;
 /** The largest body a company call may have. */
 export const BODY_LIMIT_BYTES = 16 * 1024;
 /** The largest request line and headers Node's parser accepts (its default, written down). */

@@ -1,28 +1,10 @@
-import { z } from 'zod';
+import { requestBodySchema, TTL_HOURS } from '../../shared/company-api/calls.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
-import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
 import { formatTimestamp } from '../http/timestamps.js';
 import { validate } from '../http/validation.js';
-import { createRequest, TTL_HOURS } from '../requests/requests.js';
+import { createRequest } from '../requests/requests.js';
 import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
-
-/** `ref`: 1..64 printable characters (docs/design.md section 3; cloud/README.md, "Printable text"). */
-const refSchema = z
-  .string()
-  .min(1, 'ref must be 1..64 printable characters')
-  .max(64, 'ref must be 1..64 printable characters')
-  .refine(isPrintableText, notPrintableMessage('ref'));
-
-export const requestBodySchema = z.looseObject({
-  ref: refSchema.optional(),
-  ttl_hours: z
-    .number({ error: 'ttl_hours must be an integer' })
-    .int('ttl_hours must be an integer')
-    .min(TTL_HOURS.min, `ttl_hours must be ${TTL_HOURS.min}..${TTL_HOURS.max}`)
-    .max(TTL_HOURS.max, `ttl_hours must be ${TTL_HOURS.min}..${TTL_HOURS.max}`)
-    .optional(),
-});
 
 /** `a=request`: a new access request whose `url` the company shows as a QR code. */
 export async function handleRequest(

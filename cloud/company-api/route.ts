@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ACTIONS, type Action } from '../../shared/company-api/calls.js';
 import { ApiError } from '../../shared/errors.js';
 import { BODY_LIMIT_BYTES } from '../../shared/limits.js';
 import { answerOnceFresh, authenticate } from '../auth/authenticate.js';
@@ -13,8 +14,6 @@ import { handleStatus } from './status.js';
 
 /** Bodies over 16 KiB are refused before they are read in full (docs/design.md section 1). */
 export const COMPANY_BODY_LIMIT = BODY_LIMIT_BYTES;
-const ACTIONS = ['request', 'status', 'open'] as const;
-type Action = (typeof ACTIONS)[number];
 
 function readAction(query: unknown): Action {
   const action = (query as Record<string, unknown> | undefined)?.a;

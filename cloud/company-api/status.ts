@@ -1,16 +1,9 @@
-import { z } from 'zod';
+import { statusBodySchema } from '../../shared/company-api/calls.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
 import { validate } from '../http/validation.js';
 import { requestStatus } from '../requests/requests.js';
 import type { StoredAnswer } from './idempotency.js';
-
-export const statusBodySchema = z.looseObject({
-  code: z
-    .string({ error: 'code must be the request code, a string' })
-    .min(1, 'code must be the 12-character request code')
-    .max(64, 'code must be the 12-character request code'),
-});
 
 /** `a=status`: the state of one of the company's requests. */
 export async function handleStatus(ctx: CloudContext, caller: Caller): Promise<StoredAnswer> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPrintableText } from '../http/printable-text.js';
+import { isPrintableText } from '../../shared/printable-text.js';
 import { MAX_ID } from '../http/validation.js';
 
 /**

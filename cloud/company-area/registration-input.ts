@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { isPrintableText } from '../../shared/printable-text.js';
 import { asciiDomainProblem, normalizeDomain } from '../companies/domains.js';
 import { emailAddress } from '../email-codes/email-address.js';
-import { isPrintableText } from '../http/printable-text.js';
 import { formText, textField } from '../web/form-input.js';
 
 /**

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
+import { isPrintableText } from '../../shared/printable-text.js';
 import { MAX_DISPLAY_NAME_LENGTH } from '../customers/accounts.js';
 import { CODE_DIGITS } from '../email-codes/codes.js';
 import { emailAddress } from '../email-codes/email-address.js';
-import { isPrintableText } from '../http/printable-text.js';
 import { MAX_PASSKEY_NAME_LENGTH } from '../passkeys/passkeys.js';
 import { formText, parseForm } from '../web/form-input.js';
 

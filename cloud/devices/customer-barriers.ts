@@ -1,6 +1,6 @@
 import { ApiError } from '../../shared/errors.js';
+import { isPrintableText } from '../../shared/printable-text.js';
 import type { Database } from '../db/database.js';
-import { isPrintableText } from '../http/printable-text.js';
 
 /**
  * A customer's barriers (docs/design.md section 9): a controller belongs to one customer at a time, and a

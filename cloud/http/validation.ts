@@ -1,11 +1,8 @@
 import type { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
 
-/**
- * The largest id a table holds (`integer` columns): a larger number in a request can name nothing, and must be
- * refused as out of range before it reaches the database, which would fail on it.
- */
-export const MAX_ID = 2_147_483_647;
+/** Ids are checked against MAX_ID (shared/limits.ts) wherever a request names one. */
+export { MAX_ID } from '../../shared/limits.js';
 
 /**
  * Validates a value at the edge; the first problem becomes 400 `invalid_field` naming the field and

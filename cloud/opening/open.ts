@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { z } from 'zod';
+import { openBodySchema } from '../../shared/company-api/calls.js';
 import { ApiError } from '../../shared/errors.js';
 import type { Command } from '../../shared/protocol/messages.js';
 import type { Caller } from '../auth/authenticate.js';
@@ -9,37 +9,13 @@ import type { StoredAnswer } from '../company-api/idempotency.js';
 import type { CloudContext } from '../context.js';
 import { type ResultColumns, readRow, type TableResult } from '../db/function-result.js';
 import type { JournalOutcome } from '../db/schema.js';
-import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
-import { MAX_ID, validate } from '../http/validation.js';
+import { validate } from '../http/validation.js';
 import { ackOutcome, completeEntry } from '../journal/journal.js';
 import type { CommandDispatcher } from './dispatcher.js';
 import { ObjectRoutes } from './object-routes.js';
 
 /** The rate limit's rolling window; attempts that reached, or tried to reach, the gate count against it. */
 const RATE_WINDOW_MS = 60_000;
-
-export const openBodySchema = z.looseObject({
-  key_ref: z
-    .number({ error: 'key_ref must be an integer' })
-    .int('key_ref must be an integer')
-    .positive()
-    .max(MAX_ID, 'key_ref is out of range'),
-  number_id: z
-    .number({ error: 'number_id must be an integer' })
-    .int('number_id must be an integer')
-    .positive()
-    .max(MAX_ID, 'number_id is out of range'),
-  actor: z
-    .string()
-    .transform((value) => value.trim())
-    .pipe(
-      z
-        .string()
-        .max(128, 'actor must be at most 128 characters')
-        // A journal line must read as what it is (cloud/README.md, "Printable text").
-        .refine(isPrintableText, notPrintableMessage('actor')),
-    ),
-});
 
 /** `actor` is checked first: a call that does not name the employee is refused whatever else it holds. */
 export function readOpenBody(body: Record<string, unknown>) {

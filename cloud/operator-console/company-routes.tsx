@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
+import { isPrintableText } from '../../shared/printable-text.js';
 import { type Company, getCompany } from '../companies/companies.js';
 import { approve, keyFingerprint, MAX_REASON_LENGTH, reject, resume, suspend } from '../companies/review.js';
-import { isPrintableText } from '../http/printable-text.js';
 import { MAX_ID } from '../http/validation.js';
 import { companyActions } from '../operators/actions.js';
 import type { FieldErrors } from '../web/form-input.js';

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
+import { isPrintableText, notPrintableMessage } from '../../shared/printable-text.js';
 import { issueSecret } from '../auth/secret.js';
 import { describeCompany, getCompany, listCompanies } from '../companies/companies.js';
 import { normalizeDomain } from '../companies/domains.js';
@@ -19,7 +20,6 @@ import {
 import type { CloudContext } from '../context.js';
 import { createCustomer } from '../customers/customers.js';
 import { createDevice, listDevices } from '../devices/devices.js';
-import { isPrintableText, notPrintableMessage } from '../http/printable-text.js';
 import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
 import { companyActions, OPERATOR_API } from '../operators/actions.js';

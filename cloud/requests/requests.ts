@@ -10,7 +10,6 @@ export type AccessRequest = Selectable<RequestsTable>;
 
 /** 12 Crockford characters: 60 bits from the cryptographic source, a bearer secret for claiming. */
 export const REQUEST_CODE_LENGTH = 12;
-export const TTL_HOURS = { min: 1, max: 720, default: 24 } as const;
 
 /**
  * The state a reader must see: a request still `new` or `claimed` after its lifetime is `expired`,

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../cloud/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/customers/customers.js';
-import { isPrintableText } from '../../cloud/http/printable-text.js';
 import { claimRequest } from '../../cloud/requests/claim.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
+import { isPrintableText } from '../../shared/printable-text.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
