@@ -149,7 +149,7 @@ function explainStartFailure(error: unknown): never {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
     process.stderr.write(
-      `gatelink: a port is in use (${(error as Error).message}). Stop the other program, or start with other ports: PORT=8090 MQTT_PORT=1894 npm start\n`,
+      `gatelink: a port is in use (${(error as Error).message}). Stop the other program, or start with other ports: ${startedWith(['GATELINK_DATA_DIR', 'HOST'])}PORT=8090 MQTT_PORT=1894 npm start\n`,
     );
   } else {
     process.stderr.write(
@@ -219,7 +219,7 @@ function printWelcome(cloud: RunningCloud, state: DemoState, dataDir: string): v
     `   curl -s -X POST '${base}/api/company.php?a=status' -H 'Content-Type: application/json' \\\n     -H "X-Service-Org: ${DEMO_DOMAIN}" -H "X-Service-Ts: $TS" -H "X-Service-Nonce: $NONCE" -H "X-Service-Sig: $SIG" -d "$BODY"`,
   );
   say();
-  say(`Operators: ${adminCommand('company list | device list | journal')}   (--json for machines)`);
+  say(`Operators: ${adminCommand('company list')}   (also device list, journal; --json for machines)`);
   say('The API: cloud/README.md. Stop with Ctrl-C; the data stays in the data folder for the next start.');
 }
 

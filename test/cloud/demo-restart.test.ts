@@ -117,6 +117,8 @@ describe.skipIf(onPostgres)('the demo, started and started again', () => {
     expect(await answers('127.0.0.1', port)).toBe(true);
     expect(await openAsPrinted(first)).toMatchObject({ ok: 1 });
     expect(first).toContain(`GATELINK_DATA_DIR=${dataDir} npm run admin -- journal`);
+    // The operators' line pastes as one command, not as a shell pipe of three.
+    expect(first).toContain(`Operators: GATELINK_DATA_DIR=${dataDir} npm run admin -- company list   (also`);
     expect(first).not.toMatch(/remove .*data|delete/i);
     await stop();
 
