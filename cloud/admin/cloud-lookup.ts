@@ -30,7 +30,8 @@ export function findCloud(input: LookupInput): Target {
   const recorded = named ? null : recordedAddress(folder);
   const url = named ?? (recorded?.running ? recorded.url : undefined) ?? ownAddress(env);
   if (!url) {
-    throw new UsageError(
+    // Not a typing mistake: one line saying what to do, exit status 1, no pointer to the usage.
+    throw new Error(
       recorded
         ? `the cloud that used ${folder} (at ${recorded.url}) is not running: start it (npm start), or name another with --url or GATELINK_URL`
         : `no cloud found: none runs on ${folder}; start one (npm start), or name it with --url or GATELINK_URL`,

@@ -27,10 +27,17 @@ export async function call(connection: Connection, method: 'GET' | 'POST', path:
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      // The token is for this address alone: a redirect is refused, never followed with it.
+      redirect: 'manual',
     });
   } catch {
     throw new Error(
       `cannot reach the cloud at ${connection.url}: is it running (npm start, or npm run cloud)?`,
+    );
+  }
+  if (response.status >= 300 && response.status < 400) {
+    throw new Error(
+      `the cloud at ${connection.url} answered with a redirect (HTTP ${response.status}) to ${response.headers.get('location') ?? 'elsewhere'}; the operator token is not sent on: name the cloud's own address with --url or GATELINK_URL`,
     );
   }
   const answer = answerSchema.parse(await response.json().catch(() => ({})));

@@ -250,6 +250,11 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 8',
   },
   {
+    id: 'operator.token-redirect',
+    attack: 'an address that redirects gatelink-admin elsewhere, to collect the operator token there',
+    source: 'docs/design.md section 8',
+  },
+  {
     id: 'operator.no-token',
     attack: 'operator calls without the token, or with a wrong one',
     source: 'docs/design.md section 8',

@@ -94,6 +94,35 @@ describe('gatelink-admin finds its cloud', () => {
     );
   });
 
+  it('says in one line, exit status 1, that no cloud runs on the folder', async () => {
+    const folder = folderWithToken();
+    folders.push(folder);
+    const run = await admin(['device', 'list'], { GATELINK_DATA_DIR: folder });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringContaining('no cloud found')]);
+  });
+
+  it('[attack:operator.token-redirect] never follows a redirect with the operator token', async () => {
+    const redirector = createServer((_req, res) => {
+      res.writeHead(302, { location: `${listenerUrl}/ops/devices` }).end();
+    });
+    await new Promise<void>((done) => redirector.listen(0, '127.0.0.1', done));
+    const address = redirector.address();
+    const port = address && typeof address === 'object' ? address.port : 0;
+    heard.length = 0;
+    try {
+      const run = await admin(
+        ['device', 'list', '--url', `http://127.0.0.1:${port}`, '--token', 'the-token'],
+        {},
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('answered with a redirect (HTTP 302)');
+      expect(heard).toEqual([]);
+    } finally {
+      await new Promise((done) => redirector.close(done));
+    }
+  });
+
   it('takes an address named by GATELINK_URL or the cloud own PORT, and a record of a live cloud', () => {
     const folder = folderWithToken();
     folders.push(folder);
