@@ -59,6 +59,8 @@ export interface CloudOptions {
 
 export interface RunningCloud {
   readonly baseUrl: string;
+  /** Where this machine reaches the cloud it runs: its listening address, whatever BASE_URL says. */
+  readonly localUrl: string;
   readonly ctx: CloudContext;
   readonly app: FastifyInstance;
   readonly broker: Broker;
@@ -182,6 +184,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   ]);
   return {
     baseUrl: ctx!.baseUrl(),
+    localUrl: localAddress(config.host, listeningPort),
     ctx: ctx!,
     app,
     broker: broker!,

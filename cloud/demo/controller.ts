@@ -81,6 +81,15 @@ export async function provisionDemoController(
 }
 
 /**
+ * Where the demo's own controllers, on this machine, reach the cloud and its broker: the listening addresses,
+ * not BASE_URL's, which may name a proxy or tunnel this machine cannot use (docs/design.md section 8).
+ */
+export interface DemoAddresses {
+  cloud: string;
+  broker: string;
+}
+
+/**
  * Starts `gatelink-device run` and waits until the cloud sees the controller online. The demo's controllers are
  * its own: started again with another PORT or MQTT_PORT, the demo points their configs at the cloud's and the
  * broker's addresses of this start, where an installer would provision again (docs/design.md section 8).
@@ -90,7 +99,7 @@ export async function startDemoController(
   dataDir: string,
   deviceId: string,
   spec: DemoControllerSpec,
-  brokerUrl: string,
+  addresses: DemoAddresses,
 ): Promise<DemoController> {
   const folder = demoDeviceFolder(dataDir, spec);
   const configPath = join(folder, 'device.yaml');
@@ -99,7 +108,7 @@ export async function startDemoController(
       `the demo controller's config ${configPath} is missing; restore it, or start the demo with another GATELINK_DATA_DIR`,
     );
   }
-  pointAt(configPath, ctx.baseUrl(), brokerUrl);
+  pointAt(configPath, addresses.cloud, addresses.broker);
   const log = createWriteStream(join(folder, 'device.log'), { flags: 'a' });
   const child = spawn(process.execPath, [DEVICE_BIN, 'run', '--config', configPath], {
     stdio: ['ignore', 'pipe', 'pipe'],

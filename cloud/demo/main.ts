@@ -3,10 +3,16 @@ import qrcode from 'qrcode-terminal';
 import { type RunningCloud, startCloud } from '../cloud.js';
 import type { KeyFileFetcher } from '../company-keys/confirm.js';
 import { fetchKeyFile } from '../company-keys/keyfile-fetch.js';
-import { ConfigError, loadCloudConfig } from '../config.js';
+import { type CloudConfig, ConfigError, loadCloudConfig } from '../config.js';
 import { pairingCodeFor } from '../devices/pairing-renewal.js';
 import type { Mailer } from '../email-codes/mailer.js';
-import { DEMO_BARRIER, type DemoController, SPARE_BARRIER, startDemoController } from './controller.js';
+import {
+  DEMO_BARRIER,
+  type DemoAddresses,
+  type DemoController,
+  SPARE_BARRIER,
+  startDemoController,
+} from './controller.js';
 import {
   DEMO_COMPANY_EMAIL,
   DEMO_CUSTOMER_EMAIL,
@@ -65,13 +71,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   try {
-    const state = await loadOrSeed(cloud.ctx, say);
-    const brokerUrl = cloud.broker.deviceUrl;
+    const addresses = demoAddresses(cloud, config.mqtt);
+    const state = await loadOrSeed(cloud.ctx, addresses.cloud, say);
     controllers.push(
-      await startDemoController(cloud.ctx, config.dataDir, state.deviceId, DEMO_BARRIER, brokerUrl),
+      await startDemoController(cloud.ctx, config.dataDir, state.deviceId, DEMO_BARRIER, addresses),
     );
     const spareId = state.spareDeviceId!;
-    controllers.push(await startDemoController(cloud.ctx, config.dataDir, spareId, SPARE_BARRIER, brokerUrl));
+    controllers.push(await startDemoController(cloud.ctx, config.dataDir, spareId, SPARE_BARRIER, addresses));
     const qrUrl = await freshRequestUrl(cloud, state);
     const pairing = await pairingCodeFor(cloud.ctx, spareId);
     printWelcome(cloud, state, config.dataDir);
@@ -159,9 +165,21 @@ function explainStartFailure(error: unknown): never {
   process.exit(1);
 }
 
+/**
+ * The demo's controllers run on this machine: they use the cloud's listening address, and the embedded
+ * broker's port on the same host. An external broker is reached at its own address.
+ */
+function demoAddresses(cloud: RunningCloud, mqtt: CloudConfig['mqtt']): DemoAddresses {
+  if (mqtt.kind === 'external') return { cloud: cloud.localUrl, broker: cloud.broker.deviceUrl };
+  // Without MQTT_PUBLIC_URL the devices' address carries the port the broker listens on (MQTT_PORT 0: the
+  // system's choice); with it, that port may be a proxy's.
+  const port = mqtt.publicUrl === undefined ? new URL(cloud.broker.deviceUrl).port : String(mqtt.port);
+  return { cloud: cloud.localUrl, broker: `mqtt://${new URL(cloud.localUrl).hostname}:${port}` };
+}
+
 /** A new request by the secret-mode company, made through the API itself, for the QR code. */
 async function freshRequestUrl(cloud: RunningCloud, state: DemoState): Promise<string> {
-  const response = await fetch(`${cloud.baseUrl}/api/company.php?a=request`, {
+  const response = await fetch(`${cloud.localUrl}/api/company.php?a=request`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({

@@ -58,7 +58,11 @@ export function demoCompanyKey(dataDir: string): SigningKey {
   return key;
 }
 
-export async function loadOrSeed(ctx: CloudContext, log: (line: string) => void): Promise<DemoState> {
+export async function loadOrSeed(
+  ctx: CloudContext,
+  cloudUrl: string,
+  log: (line: string) => void,
+): Promise<DemoState> {
   const file = join(demoFolder(ctx.config.dataDir), 'state.json');
   const existing = readState(file);
   let state: DemoState;
@@ -67,10 +71,10 @@ export async function loadOrSeed(ctx: CloudContext, log: (line: string) => void)
   } else {
     rmSync(demoDeviceFolder(ctx.config.dataDir), { recursive: true, force: true });
     log('First start: creating the demo customer, companies and controller...');
-    state = await seed(ctx);
+    state = await seed(ctx, cloudUrl);
   }
   if (!state.spareDeviceId || !(await stillThere(ctx, SPARE_BARRIER, state.spareDeviceId))) {
-    state = { ...state, spareDeviceId: await seedSpare(ctx) };
+    state = { ...state, spareDeviceId: await seedSpare(ctx, cloudUrl) };
   }
   await giveDemoCustomerEmail(ctx, state.customerId);
   await giveDemoCompanyOwner(ctx, state.secretCompany.orgId);
@@ -79,10 +83,10 @@ export async function loadOrSeed(ctx: CloudContext, log: (line: string) => void)
 }
 
 /** The spare controller: provisioned, online, and waiting to be added to an account with its pairing code. */
-async function seedSpare(ctx: CloudContext): Promise<string> {
+async function seedSpare(ctx: CloudContext, cloudUrl: string): Promise<string> {
   rmSync(demoDeviceFolder(ctx.config.dataDir, SPARE_BARRIER), { recursive: true, force: true });
   const device = await createDevice(ctx, { label: SPARE_BARRIER.label });
-  await provisionDemoController(ctx.config.dataDir, ctx.baseUrl(), device.provisioning_code, SPARE_BARRIER);
+  await provisionDemoController(ctx.config.dataDir, cloudUrl, device.provisioning_code, SPARE_BARRIER);
   return device.device_id;
 }
 
@@ -149,11 +153,11 @@ async function stillThere(ctx: CloudContext, spec: DemoControllerSpec, deviceId:
   );
 }
 
-async function seed(ctx: CloudContext): Promise<DemoState> {
+async function seed(ctx: CloudContext, cloudUrl: string): Promise<DemoState> {
   const customer = await createCustomer(ctx, { displayName: 'Demo customer' });
 
   const device = await createDevice(ctx, { label: DEMO_BARRIER.label });
-  await provisionDemoController(ctx.config.dataDir, ctx.baseUrl(), device.provisioning_code);
+  await provisionDemoController(ctx.config.dataDir, cloudUrl, device.provisioning_code);
   const paired = await ctx.db
     .selectFrom('devices')
     .select('pairing_code')

@@ -139,5 +139,21 @@ describe.skipIf(onPostgres)('the demo, started and started again', () => {
     });
     expect(journal.match(/Anna, shift 2 +opened/g)).toHaveLength(2);
     expect(JSON.parse(readFileSync(join(dataDir, 'cloud-address.json'), 'utf8')).url).toBe(base);
+    await stop();
+
+    // Behind a proxy or tunnel: BASE_URL names an address this machine cannot reach, and the demo's own
+    // controllers and calls still use the cloud's listening address.
+    const [port3, mqttPort3] = [await freePort(), await freePort()];
+    const third = await start({
+      PORT: String(port3),
+      MQTT_PORT: String(mqttPort3),
+      BASE_URL: 'https://gate.invalid',
+    });
+    expect(third).toMatch(/^ {3}https:\/\/gate\.invalid\/c\/[0-9A-Z]+$/m);
+    expect(
+      await openAsPrinted(third.replaceAll('https://gate.invalid', `http://127.0.0.1:${port3}`)),
+    ).toMatchObject({
+      ok: 1,
+    });
   }, 300_000);
 });
