@@ -297,6 +297,7 @@ function errorResponse(status: number, codes: ErrorCode[]): Response {
           allOf: [{ $ref: `${SCHEMA_PREFIX}Error` }],
           type: 'object',
           properties: { error: { type: 'string', enum: codes } },
+          required: ['error'],
         },
         examples: Object.fromEntries(codes.map((code) => [code, errorExample(code)])),
       },
