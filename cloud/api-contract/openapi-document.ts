@@ -184,7 +184,7 @@ function securitySchemes(): Record<string, SecurityScheme> {
         type: 'apiKey',
         in: 'header',
         name: headerName(SIGNATURE_HEADERS[key]),
-        description: `${SIGNATURE_SCHEMES[key].description} Signature mode sends all four X-Service-* headers together.`,
+        description: SIGNATURE_SCHEMES[key].description,
       },
     ]),
   );

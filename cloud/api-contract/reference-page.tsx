@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { VNode } from 'preact';
 import { Layout } from '../web/page.js';
-import type { Example, OpenApiDocument, Operation, Response } from './openapi-document.js';
+import type { Example, OpenApiDocument, Operation } from './openapi-document.js';
 import { type FieldWords, fieldsOf } from './schema-words.js';
 
 /**
@@ -84,37 +84,82 @@ function Examples(props: { examples: Record<string, Example> }): VNode | null {
   );
 }
 
-/** One status's refusals: a row naming the status, then each code with its message. */
-function ErrorGroup(props: { status: string; response: Response }): VNode {
-  const examples = Object.entries(props.response.content['application/json'].examples);
-  return (
-    <tbody>
-      <tr>
-        <th scope="rowgroup" colSpan={2} class="api-status">
-          {`${props.status} ${STATUS_CODES[Number(props.status)] ?? ''}`}
-        </th>
-      </tr>
-      {examples.map(([code, example]) => (
-        <tr key={code}>
-          <td>
-            <BreakableCode code={code} />
-          </td>
-          <td>{example.summary}</td>
-        </tr>
-      ))}
-    </tbody>
+/** A refusal as the page lists it: its status, code and the table's message (the example's summary). */
+interface Refusal {
+  status: string;
+  code: string;
+  message: string;
+}
+
+function refusalsOf(operation: Operation): Refusal[] {
+  return Object.entries(operation.responses)
+    .filter(([status]) => status !== '200')
+    .flatMap(([status, response]) =>
+      Object.entries(response.content['application/json'].examples).map(([code, example]) => ({
+        status,
+        code,
+        message: example.summary,
+      })),
+    );
+}
+
+/** The refusals every action lists: shown once, so each action's own stand out. */
+function commonRefusals(operations: Operation[]): Refusal[] {
+  const [first, ...rest] = operations.map(refusalsOf);
+  return (first ?? []).filter((refusal) =>
+    rest.every((others) => others.some((other) => other.code === refusal.code)),
   );
 }
 
-function Action(props: { document: OpenApiDocument; path: string; operation: Operation }): VNode {
-  const { document, path, operation } = props;
+/** Refusals grouped by status: a row naming the status, then each code with its message. */
+function ErrorTable(props: { refusals: Refusal[]; caption: string }): VNode {
+  const statuses = [...new Set(props.refusals.map((refusal) => refusal.status))];
+  return (
+    <table class="api-errors">
+      <caption class="visually-hidden">{props.caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Code</th>
+          <th scope="col">Message</th>
+        </tr>
+      </thead>
+      {statuses.map((status) => (
+        <tbody key={status}>
+          <tr>
+            <th scope="rowgroup" colSpan={2} class="api-status">
+              {`${status} ${STATUS_CODES[Number(status)] ?? ''}`}
+            </th>
+          </tr>
+          {props.refusals
+            .filter((refusal) => refusal.status === status)
+            .map((refusal) => (
+              <tr key={refusal.code}>
+                <td>
+                  <BreakableCode code={refusal.code} />
+                </td>
+                <td>{refusal.message}</td>
+              </tr>
+            ))}
+        </tbody>
+      ))}
+    </table>
+  );
+}
+
+function Action(props: {
+  document: OpenApiDocument;
+  path: string;
+  operation: Operation;
+  common: Refusal[];
+}): VNode {
+  const { document, path, operation, common } = props;
   const body = operation.requestBody.content['application/json'];
-  const [success, ...refusals] = Object.entries(operation.responses);
-  const answer = success?.[1].content['application/json'];
+  const answer = operation.responses['200']?.content['application/json'];
+  const own = refusalsOf(operation).filter((refusal) => !common.some((other) => other.code === refusal.code));
   const idempotent = operation.parameters.length > 0;
   return (
     <section
-      class="card api-action"
+      class="card api-section"
       id={operation.operationId}
       aria-labelledby={`${operation.operationId}-title`}
     >
@@ -146,18 +191,18 @@ function Action(props: { document: OpenApiDocument; path: string; operation: Ope
         </>
       ) : null}
       <h3>Errors</h3>
-      <table class="api-errors">
-        <caption class="visually-hidden">{`Errors of ${operation.operationId}`}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Code</th>
-            <th scope="col">Message</th>
-          </tr>
-        </thead>
-        {refusals.map(([status, response]) => (
-          <ErrorGroup key={status} status={status} response={response} />
-        ))}
-      </table>
+      {own.length > 0 ? (
+        <>
+          <p class="api-note">
+            Besides <a href="#errors">those of every call</a>:
+          </p>
+          <ErrorTable refusals={own} caption={`Errors of ${operation.operationId}`} />
+        </>
+      ) : (
+        <p>
+          Only <a href="#errors">those of every call</a>.
+        </p>
+      )}
     </section>
   );
 }
@@ -166,7 +211,7 @@ function Authentication(props: { document: OpenApiDocument }): VNode {
   const { document } = props;
   const schemes = Object.values(document.components.securitySchemes);
   return (
-    <section class="card" id="authentication" aria-labelledby="authentication-title">
+    <section class="card api-section" id="authentication" aria-labelledby="authentication-title">
       <h2 id="authentication-title">Authentication</h2>
       <p>Every call authenticates one of two ways.</p>
       <h3>Signature bound to your domain</h3>
@@ -201,7 +246,7 @@ function Retries(props: { document: OpenApiDocument }): VNode {
   const key = props.document.components.parameters.IdempotencyKey;
   const requestId = props.document.components.headers.XRequestId;
   return (
-    <section class="card" id="retries" aria-labelledby="retries-title">
+    <section class="card api-section" id="retries" aria-labelledby="retries-title">
       <h2 id="retries-title">Retries and request ids</h2>
       <p>
         <code>Idempotency-Key</code> (header, <code>{key?.schema.pattern as string}</code>):{' '}
@@ -218,6 +263,7 @@ export function ReferencePage(props: { document: OpenApiDocument }): VNode {
   const { document } = props;
   const operations = Object.entries(document.paths).map(([path, item]) => ({ path, operation: item.post }));
   const server = document.servers[0]?.url ?? '';
+  const common = commonRefusals(operations.map(({ operation }) => operation));
   return (
     <Layout title="Company API reference" page={{ customer: null, csrfToken: '' }}>
       <section class="card">
@@ -242,6 +288,9 @@ export function ReferencePage(props: { document: OpenApiDocument }): VNode {
               </li>
             ))}
             <li>
+              <a href="#errors">Errors of every call</a>
+            </li>
+            <li>
               <a href="#authentication">Authentication</a>
             </li>
             <li>
@@ -251,8 +300,17 @@ export function ReferencePage(props: { document: OpenApiDocument }): VNode {
         </nav>
       </section>
       {operations.map(({ path, operation }) => (
-        <Action key={path} document={document} path={path} operation={operation} />
+        <Action key={path} document={document} path={path} operation={operation} common={common} />
       ))}
+      <section class="card api-section" id="errors" aria-labelledby="errors-title">
+        <h2 id="errors-title">Errors of every call</h2>
+        <p>
+          Every refusal is <code>{'{"error": "<code>", "message": "<one sentence>"}'}</code>, with{' '}
+          <code>field</code> for <code>invalid_field</code> and <code>detail</code> for{' '}
+          <code>device_error</code>; the message may say more than the one below. Any action can answer these:
+        </p>
+        <ErrorTable refusals={common} caption="Errors of every call" />
+      </section>
       <Authentication document={document} />
       <Retries document={document} />
     </Layout>

@@ -65,6 +65,13 @@ describe.skipIf(chromiumMissing)('the API reference page in Chromium', () => {
       const group = page.locator('#open .api-errors tbody', { hasText: 'device_offline' });
       expect(await group.locator('th').textContent()).toBe('503 Service Unavailable');
       expect(await page.locator('#status .api-errors', { hasText: 'device_offline' }).count()).toBe(0);
+      // The refusals every action can meet are listed once, after the actions.
+      const badSecret = page.locator('#errors .api-errors tr', { hasText: 'bad_secret' });
+      expect(await badSecret.locator('td').allTextContents()).toEqual([
+        'bad_secret',
+        ERRORS.bad_secret.message,
+      ]);
+      expect(await page.locator('#open .api-errors tr', { hasText: 'bad_secret' }).count()).toBe(0);
       expect(await page.locator('#authentication code', { hasText: 'X-Service-Sig' }).count()).toBe(1);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, 'the page is no wider than the window').toBeLessThanOrEqual(0);
