@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
+import { apiContractRoutes } from './api-contract/routes.js';
 import type { Broker } from './broker/broker.js';
 import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
@@ -62,6 +63,7 @@ export async function registerRoutes(
   await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
+  await app.register(apiContractRoutes, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
   await app.register(logoRoute, { ctx: deps.ctx });
   await app.register(webPages, { ctx: deps.ctx, operatorToken: deps.operatorToken });

@@ -12,10 +12,16 @@
  * Indic scripts need them to spell names correctly, and emoji sequences are built with the joiner; they
  * neither break a line nor reorder text, they only choose how neighbouring letters join.
  */
-const NOT_PRINTABLE = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+export const PRINTABLE_TEXT = /^(?:[\u200c\u200d]|[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}])*$/u;
 
+/**
+ * The rule as one whole-text pattern rather than a search for a bad character: a schema that checks it with
+ * `.regex` carries it into its JSON Schema as `pattern` (an ECMA-262 pattern with Unicode property escapes,
+ * as JSON Schema 2020-12 reads it), so the OpenAPI document states the very rule the cloud applies
+ * (docs/design.md section 1.1).
+ */
 export function isPrintableText(text: string): boolean {
-  return !NOT_PRINTABLE.test(text);
+  return PRINTABLE_TEXT.test(text);
 }
 
 /** What a field that is not printable text is told (`invalid_field`), naming the field. */

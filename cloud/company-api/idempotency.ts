@@ -25,10 +25,13 @@ export interface IdempotencyClaim {
   commandId?: string;
 }
 
+/** The header's form: 1..255 visible ASCII characters (also the OpenAPI document's, cloud/api-contract/). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
 /** Reads the header: undefined when absent; 1..255 visible ASCII characters otherwise. */
 export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(value)) {
+  if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw new ApiError('invalid_field', {
       field: 'Idempotency-Key',
       message: 'Idempotency-Key must be 1..255 visible ASCII characters.',

@@ -1,0 +1,879 @@
+/**
+ * Made by openapi-typescript from GET /api/openapi.json: do not edit. test/api-contract/generic-client.test.ts
+ * makes it again and compares (UPDATE_OPENAPI_TYPES=1 to write it anew).
+ */
+export interface paths {
+    "/api/company.php?a=request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a customer for access
+         * @description Creates an access request. Show its `url` to the customer as a QR code; they claim it, choose the barrier and objects, and grant a key, which `status` then shows.
+         */
+        post: operations["request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/company.php?a=status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a request's state
+         * @description The state of one of your requests, and once access is granted, the key and the objects it opens. Read-only: it may be called as often as needed.
+         */
+        post: operations["status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/company.php?a=open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an object now
+         * @description Checks the key, writes the customer's journal entry, sends the signed command to the barrier's controller and answers once the controller confirmed, within 8 seconds. Nothing is queued: a gate never opens later.
+         */
+        post: operations["open"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @description A new access request. Every field is optional; an empty object asks with the defaults.
+         * @example {
+         *       "ref": "ORD-1042",
+         *       "ttl_hours": 48
+         *     }
+         * @example {}
+         */
+        RequestBody: {
+            /**
+             * @description Your own reference, shown to the customer beside your name: 1..64 printable characters (no control, separator or invisible characters; cloud/README.md, "Printable text"). Not unique.
+             * @example ORD-1042
+             */
+            ref?: string;
+            /**
+             * @description How long the customer may take to grant access, in hours: 1..720, 24 when left out.
+             * @default 24
+             * @example 48
+             */
+            ttl_hours: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The new request.
+         * @example {
+         *       "code": "7KQ2M9XG4TPW",
+         *       "url": "https://gatelink.example/c/7KQ2M9XG4TPW",
+         *       "expires_in_hours": 48,
+         *       "expires_at": "2026-12-03 09:30:00"
+         *     }
+         */
+        RequestAnswer: {
+            /**
+             * @description The request code, for `status`.
+             * @example 7KQ2M9XG4TPW
+             */
+            code: string;
+            /**
+             * @description Where the customer grants access, `{base_url}/c/<code>`: show it as a QR code.
+             * @example https://gatelink.example/c/7KQ2M9XG4TPW
+             */
+            url: string;
+            /**
+             * @description The request's lifetime in hours.
+             * @example 48
+             */
+            expires_in_hours: number;
+            /** @description When the request expires if not granted, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            expires_at: string;
+        };
+        /**
+         * @description Which request to read.
+         * @example {
+         *       "code": "7KQ2M9XG4TPW"
+         *     }
+         */
+        StatusBody: {
+            /**
+             * @description The code `request` answered: 12 characters of Crockford base32, accepted in any case. Another company's code answers 404 not_found, like an unknown one.
+             * @example 7KQ2M9XG4TPW
+             */
+            code: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The request as it stands. A field appears once it has a value.
+         * @example {
+         *       "code": "7KQ2M9XG4TPW",
+         *       "state": "issued",
+         *       "expires_at": "2026-12-03 09:30:00",
+         *       "ref": "ORD-1042",
+         *       "claimed_at": "2026-12-01 10:02:11",
+         *       "key_ref": 311,
+         *       "issued_at": "2026-12-01 10:03:40",
+         *       "numbers": [
+         *         {
+         *           "number_id": 17,
+         *           "label": "Main gate"
+         *         }
+         *       ]
+         *     }
+         * @example {
+         *       "code": "7KQ2M9XG4TPW",
+         *       "state": "new",
+         *       "expires_at": "2026-12-03 09:30:00"
+         *     }
+         */
+        StatusAnswer: {
+            /** @description The request code, in upper case. */
+            code: string;
+            /**
+             * @description new → claimed → issued → revoked; new or claimed → expired when the request ends before access is granted.
+             * @enum {string}
+             */
+            state: "new" | "claimed" | "issued" | "revoked" | "expired";
+            /** @description The request's end, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            expires_at: string;
+            /** @description Your `ref`, when given at creation. */
+            ref?: string;
+            /** @description When a customer claimed the request, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            claimed_at?: string;
+            /** @description The granted key, for `open`; from issuing. */
+            key_ref?: number;
+            /** @description When the customer granted access, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            issued_at?: string;
+            /** @description The objects the key may open; from issuing. */
+            numbers?: {
+                /** @description The object, for `open`. */
+                number_id: number;
+                /** @description The customer's name for it. */
+                label: string;
+            }[];
+            /** @description The key's end, when the customer set one, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            key_expires_at?: string;
+            /** @description When the customer withdrew access, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            revoked_at?: string;
+        };
+        /**
+         * @description Open one object of a key, now. Answered once the controller confirmed the opening.
+         * @example {
+         *       "key_ref": 311,
+         *       "number_id": 17,
+         *       "actor": "Anna, shift B"
+         *     }
+         */
+        OpenBody: {
+            /**
+             * @description The key the customer granted: `key_ref` of `status`.
+             * @example 311
+             */
+            key_ref: number;
+            /**
+             * @description The object to open: a `number_id` of the key's `numbers`.
+             * @example 17
+             */
+            number_id: number;
+            /**
+             * @description The employee who opens, as the customer reads it in the journal. Trimmed of white space first; then 1..128 printable characters. Missing or empty answers 400 actor_required.
+             * @example Anna, shift B
+             */
+            actor: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The controller confirmed the opening.
+         * @example {
+         *       "ok": 1,
+         *       "id": 90412
+         *     }
+         */
+        OpenAnswer: {
+            /** @constant */
+            ok: 1;
+            /** @description The opening's entry in the customer's journal. */
+            id: number;
+        };
+        /** @description Secret mode: send `org_id` and `secret` in the body, both or neither. A company with a domain signs instead (403 secret_disabled). */
+        SecretCredentials: {
+            /**
+             * @description Your company's id (secret mode; optional in signature mode).
+             * @example 42
+             */
+            org_id?: number;
+            /**
+             * @description Your secret, `glsk_` and 43 base64url characters (secret mode only).
+             * @example glsk_Ex4mpleSecretEx4mpleSecretEx4mpleSecret00
+             */
+            secret?: string;
+        };
+        /** @description A refusal. */
+        Error: {
+            /** @description The error code (cloud/README.md, "Errors"). */
+            error: string;
+            /** @description One sentence saying what to do; may be more specific than the table. */
+            message: string;
+            /** @description The field at fault, for invalid_field. */
+            field?: string;
+            /** @description The controller's reason, for device_error. */
+            detail?: string;
+        };
+    };
+    responses: never;
+    parameters: {
+        /** @description For 24 hours the same key with the same body answers the first answer again instead of acting twice; with another body, 422 idempotency_conflict; while the first call runs, 409 idempotency_in_progress. A 429 rate_limit is not kept. Keys are per company and per action. */
+        IdempotencyKey: string;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description Our id of the call, on every answer: quote it when you report a problem. */
+        XRequestId: string;
+        /** @description Seconds until the key may open again. */
+        RetryAfter: number;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    request: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description For 24 hours the same key with the same body answers the first answer again instead of acting twice; with another body, 422 idempotency_conflict; while the first call runs, 409 idempotency_in_progress. A 429 rate_limit is not kept. Keys are per company and per action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB, sent with Content-Type: application/json. In secret mode it also carries `org_id` and `secret` (SecretCredentials). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestBody"] & components["schemas"]["SecretCredentials"];
+            };
+        };
+        responses: {
+            /** @description The new request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestAnswer"];
+                };
+            };
+            /**
+             * @description `bad_json`: The body must be a JSON object.
+             *
+             *     `invalid_field`: A field has the wrong type or is out of range.
+             *
+             *     `bad_request`: The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "bad_json" | "invalid_field" | "bad_request";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `auth_required`: Sign the call with the X-Service-* headers, or send org_id and secret in the body.
+             *
+             *     `bad_headers`: Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).
+             *
+             *     `stale_timestamp`: X-Service-Ts is more than 300 seconds from our clock; sync your clock.
+             *
+             *     `nonce_reused`: This nonce was already used; send a fresh random nonce with every call.
+             *
+             *     `bad_signature`: The signature does not match the body and headers under your key.
+             *
+             *     `unknown_org`: No company is registered with this domain or org_id.
+             *
+             *     `bad_secret`: The secret is wrong.
+             *
+             *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
+             *
+             *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `org_not_approved`: The company is not approved, or is suspended.
+             *
+             *     `secret_disabled`: This company has a domain: sign calls with its key instead of a secret.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "org_not_approved" | "secret_disabled";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send the headers and body at once, then retry. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "request_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `idempotency_in_progress`: A call with this Idempotency-Key is still being processed; retry in a moment. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "idempotency_in_progress";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_large`: The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `unsupported_media_type`: Send the body with Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `idempotency_conflict`: This Idempotency-Key was already used with a different body; use a new key for a new call. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "idempotency_conflict";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KiB; send fewer or shorter headers. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "headers_too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `internal`: Something went wrong on our side; quote the X-Request-Id when you report it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+        };
+    };
+    status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB, sent with Content-Type: application/json. In secret mode it also carries `org_id` and `secret` (SecretCredentials). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusBody"] & components["schemas"]["SecretCredentials"];
+            };
+        };
+        responses: {
+            /** @description The request as it stands. A field appears once it has a value. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusAnswer"];
+                };
+            };
+            /**
+             * @description `bad_json`: The body must be a JSON object.
+             *
+             *     `invalid_field`: A field has the wrong type or is out of range.
+             *
+             *     `bad_request`: The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "bad_json" | "invalid_field" | "bad_request";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `auth_required`: Sign the call with the X-Service-* headers, or send org_id and secret in the body.
+             *
+             *     `bad_headers`: Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).
+             *
+             *     `stale_timestamp`: X-Service-Ts is more than 300 seconds from our clock; sync your clock.
+             *
+             *     `nonce_reused`: This nonce was already used; send a fresh random nonce with every call.
+             *
+             *     `bad_signature`: The signature does not match the body and headers under your key.
+             *
+             *     `unknown_org`: No company is registered with this domain or org_id.
+             *
+             *     `bad_secret`: The secret is wrong.
+             *
+             *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
+             *
+             *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `org_not_approved`: The company is not approved, or is suspended.
+             *
+             *     `secret_disabled`: This company has a domain: sign calls with its key instead of a secret.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "org_not_approved" | "secret_disabled";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `not_found`: No such request for this company. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send the headers and body at once, then retry. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "request_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_large`: The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `unsupported_media_type`: Send the body with Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KiB; send fewer or shorter headers. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "headers_too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `internal`: Something went wrong on our side; quote the X-Request-Id when you report it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+        };
+    };
+    open: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description For 24 hours the same key with the same body answers the first answer again instead of acting twice; with another body, 422 idempotency_conflict; while the first call runs, 409 idempotency_in_progress. A 429 rate_limit is not kept. Keys are per company and per action. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB, sent with Content-Type: application/json. In secret mode it also carries `org_id` and `secret` (SecretCredentials). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenBody"] & components["schemas"]["SecretCredentials"];
+            };
+        };
+        responses: {
+            /** @description The controller confirmed the opening. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAnswer"];
+                };
+            };
+            /**
+             * @description `bad_json`: The body must be a JSON object.
+             *
+             *     `invalid_field`: A field has the wrong type or is out of range.
+             *
+             *     `bad_request`: The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.
+             *
+             *     `actor_required`: Name the employee who opens in actor.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "bad_json" | "invalid_field" | "bad_request" | "actor_required";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `auth_required`: Sign the call with the X-Service-* headers, or send org_id and secret in the body.
+             *
+             *     `bad_headers`: Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).
+             *
+             *     `stale_timestamp`: X-Service-Ts is more than 300 seconds from our clock; sync your clock.
+             *
+             *     `nonce_reused`: This nonce was already used; send a fresh random nonce with every call.
+             *
+             *     `bad_signature`: The signature does not match the body and headers under your key.
+             *
+             *     `unknown_org`: No company is registered with this domain or org_id.
+             *
+             *     `bad_secret`: The secret is wrong.
+             *
+             *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
+             *
+             *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `org_not_approved`: The company is not approved, or is suspended.
+             *
+             *     `secret_disabled`: This company has a domain: sign calls with its key instead of a secret.
+             *
+             *     `forbidden`: The key is not yours, or the object is not in the key.
+             *
+             *     `revoked`: The customer withdrew this access.
+             *
+             *     `expired`: The key's lifetime has ended.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "org_not_approved" | "secret_disabled" | "forbidden" | "revoked" | "expired";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send the headers and body at once, then retry. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "request_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `idempotency_in_progress`: A call with this Idempotency-Key is still being processed; retry in a moment. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "idempotency_in_progress";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_large`: The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `unsupported_media_type`: Send the body with Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `idempotency_conflict`: This Idempotency-Key was already used with a different body; use a new key for a new call. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "idempotency_conflict";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `rate_limit`: Too many openings with this key in the last minute; retry after the delay. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "rate_limit";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KiB; send fewer or shorter headers. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "headers_too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `internal`: Something went wrong on our side; quote the X-Request-Id when you report it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `device_error`: The controller reported a failure; see detail. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "device_error";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `device_offline`: The barrier's controller is not connected; nothing was queued. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "device_offline";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `device_timeout`: The controller did not confirm the opening within 8 seconds. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "device_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+        };
+    };
+}
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};
