@@ -231,6 +231,57 @@ describe('sign and prove', () => {
     ).toContain('must be a JSON object');
   });
 
+  it('sign and prove with --json print one JSON object, a refusal included', async () => {
+    const sent = await tool(
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'request',
+      '--json',
+    );
+    expect(sent.code).toBe(0);
+    expect(JSON.parse(sent.out)).toMatchObject({ code: expect.any(String), url: expect.any(String) });
+    const refused = await tool(
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'status',
+      '--code',
+      'AAAAAAAAAAAA',
+      '--json',
+    );
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.out)).toEqual({
+      error: 'not_found',
+      message: expect.any(String),
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    const printed = await tool(
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'request',
+      '--print',
+      '--json',
+    );
+    const call = JSON.parse(printed.out) as { url: string; headers: Record<string, string>; body: string };
+    expect((await cloud.call('request', call.body, call.headers)).status).toBe(200);
+
+    const text = 'gatelink-key-proof:v1:gate.example:7:tool-company.example:abcd';
+    const proved = await tool('prove', '--key', keyPath, '--text', text, '--json');
+    const plain = await tool('prove', '--key', keyPath, '--text', text);
+    expect(JSON.parse(proved.out)).toEqual({ signature: plain.out.trim() });
+  });
+
   it('prove prints the signature of the proof text, verified by the public key', async () => {
     const text = 'gatelink-key-proof:v1:gate.example:7:tool-company.example:abcd';
     const run = await tool('prove', '--key', keyPath, '--text', text);
