@@ -10,6 +10,9 @@ export interface ToolOutput {
   err(text: string): void;
 }
 
+/** The environment a command reads its settings from (process.env when run as a program). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
 export type Values = Record<string, string | boolean | undefined>;
 
 export interface StringOption {
@@ -24,23 +27,31 @@ export interface Command {
   summary: string;
   usage: string;
   options: Record<string, StringOption | BooleanOption>;
+  /** The option a lone word on the command line stands for (`status CODE` is `status --code CODE`). */
+  positional?: string;
   /** Resolves to the exit code. */
-  run(values: Values, io: ToolOutput): Promise<number>;
+  run(values: Values, io: ToolOutput, env: Environment): Promise<number>;
 }
 
 /** The command's options, or a UsageError naming what is wrong with them. */
 export function readOptions(command: Command, args: string[]): Values {
+  let parsed: { values: Values; positionals: string[] };
   try {
-    const { values } = parseArgs({
+    parsed = parseArgs({
       args,
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: false,
+      allowPositionals: command.positional !== undefined,
       strict: true,
     });
-    return values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  const { values, positionals } = parsed;
+  const name = command.positional;
+  if (name === undefined || positionals.length === 0) return values;
+  if (positionals.length > 1) throw new UsageError(`one ${name} only, not "${positionals.join(' ')}"`);
+  if (values[name] !== undefined) throw new UsageError(`give the ${name} once: as a word or with --${name}`);
+  return { ...values, [name]: positionals[0] };
 }
 
 /** A string option that must be given. */

@@ -1,6 +1,8 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import { SigningKey } from '../shared/crypto/ed25519.js';
 import { type Command, optional, required } from './command.js';
-import { asciiDomain, writeKeyFile } from './key-file.js';
+import { asciiDomain, UsageError, writeKeyFile } from './key-file.js';
+import { printJson } from './printing.js';
 
 /**
  * `keygen`: a new Ed25519 key pair for the company's domain (docs/design.md section 11.2). The private key goes
@@ -11,31 +13,65 @@ export const keygen: Command = {
   name: 'keygen',
   summary: 'make a key pair for your domain and say what to publish',
   usage: `Usage: gatelink-company keygen --domain example.com [--out company-key.json]
+                               [--service-json service.json] [--json]
 
 Makes an Ed25519 key pair. The private key is written to --out (default company-key.json), readable by you
 only; an existing file is never replaced. Prints the key file to publish on your domain, where to publish it,
-and the key's fingerprint as Gatelink shows it.`,
-  options: { domain: { type: 'string' }, out: { type: 'string' } },
+and the key's fingerprint as Gatelink shows it. --service-json also writes that file, to publish as it is
+(an existing one is not replaced either). --json prints those facts as one JSON object.`,
+  options: {
+    domain: { type: 'string' },
+    out: { type: 'string' },
+    'service-json': { type: 'string' },
+    json: { type: 'boolean' },
+  },
   async run(values, io) {
     const domain = asciiDomain(
       required(values, 'domain', 'the domain your company signs for, such as example.com'),
     );
     const out = optional(values, 'out') ?? 'company-key.json';
+    const published = optional(values, 'service-json');
+    // Refused before anything is written, so that a refusal leaves no key without its file, or the reverse.
+    if (published !== undefined) refuseExisting(published, 'it may be the file your domain publishes now');
     const key = SigningKey.generate();
     writeKeyFile(out, { domain, key });
-    io.out(keyPublishingText(domain, out, key));
+    if (published !== undefined) writeFileSync(published, serviceJson(key), { flag: 'wx', mode: 0o644 });
+    if (values.json === true) {
+      printJson(io, {
+        key_file: out,
+        domain,
+        public_key: key.publicKey.base64,
+        fingerprint: key.publicKey.fingerprint,
+        publish_at: serviceJsonUrl(domain),
+        service_json: JSON.parse(serviceJson(key)) as unknown,
+        ...(published === undefined ? {} : { service_json_file: published }),
+      });
+    } else {
+      io.out(keyPublishingText(domain, out, key, published));
+    }
     return 0;
   },
 };
 
+function refuseExisting(path: string, why: string): void {
+  if (existsSync(path)) {
+    throw new UsageError(`${path} exists already; ${why}, so it is left as it is. Choose another file.`);
+  }
+}
+
+function serviceJsonUrl(domain: string): string {
+  return `https://${domain}/.well-known/service.json`;
+}
+
 /** What keygen prints: the exact file to publish, its address and the fingerprint. */
-export function keyPublishingText(domain: string, out: string, key: SigningKey): string {
+export function keyPublishingText(domain: string, out: string, key: SigningKey, published?: string): string {
+  const written = published === undefined ? '' : `   It is written to ${published}, to publish as it is.\n`;
   return `Wrote the private key to ${out} (readable by you only). Keep it secret and keep a backup:
 anyone holding it can act for ${domain}, and without it your calls stop.
 
-1. Publish this file at https://${domain}/.well-known/service.json
+1. Publish this file at ${serviceJsonUrl(domain)}
    (served over https with status 200, at most 4 KiB, no redirect to another host):
-
+${written}
 ${serviceJson(key)}
 2. Its key's fingerprint, as Gatelink shows it: ${key.publicKey.fingerprint}
 

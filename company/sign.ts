@@ -2,6 +2,7 @@ import { ACTIONS } from '../shared/company-api/calls.js';
 import { signRequest } from '../shared/crypto/request-signing.js';
 import { type Command, optional, type ToolOutput } from './command.js';
 import { type CompanyKey, readKeyFile, UsageError } from './key-file.js';
+import { printJson } from './printing.js';
 
 /**
  * `sign`: one signed call to the company API (docs/design.md section 2), signed by the service's own rule
@@ -11,11 +12,13 @@ export const sign: Command = {
   name: 'sign',
   summary: 'sign one API call, and send it or print it as a curl command',
   usage: `Usage: gatelink-company sign [--key company-key.json] --url BASE_URL --action request|status|open
-                             [--body '{"ref":"ORD-1"}'] [--code CODE] [--print]
+                             [--body '{"ref":"ORD-1"}'] [--code CODE] [--print] [--json]
 
 Signs one call to BASE_URL/api/company.php?a=<action> with the key file's key, for its domain, and sends it,
 printing the answer. --code CODE adds "code" to the body (for status). --print prints a curl command instead
-of sending it; it is good for 300 s and once. BASE_URL may also come from GATELINK_URL.`,
+of sending it; it is good for 300 s and once. BASE_URL may also come from GATELINK_URL. --json prints the
+answer object only (a refusal as {"error", "message", "request_id"}), or with --print the call's url, headers,
+body and curl command.`,
   options: {
     key: { type: 'string' },
     url: { type: 'string' },
@@ -23,6 +26,7 @@ of sending it; it is good for 300 s and once. BASE_URL may also come from GATELI
     body: { type: 'string' },
     code: { type: 'string' },
     print: { type: 'boolean' },
+    json: { type: 'boolean' },
   },
   async run(values, io) {
     const company = readKeyFile(optional(values, 'key') ?? 'company-key.json');
@@ -32,12 +36,14 @@ of sending it; it is good for 300 s and once. BASE_URL may also come from GATELI
       body: optional(values, 'body'),
       code: optional(values, 'code'),
     });
+    const json = values.json === true;
     if (values.print === true) {
-      io.out(`${curlCommand(call)}\n`);
+      if (json) printJson(io, { ...call, curl: curlCommand(call) });
+      else io.out(`${curlCommand(call)}\n`);
       io.err('This command is good for 300 s, and once: the nonce is single use.\n');
       return 0;
     }
-    return send(call, io);
+    return send(call, io, json);
   },
 };
 
@@ -96,7 +102,7 @@ function callBody(text: string | undefined, code: string | undefined): string {
   return code === undefined ? given : JSON.stringify({ ...parsed, code });
 }
 
-async function send(call: SignedCall, io: ToolOutput): Promise<number> {
+async function send(call: SignedCall, io: ToolOutput, json: boolean): Promise<number> {
   let response: Response;
   try {
     response = await fetch(call.url, {
@@ -110,8 +116,30 @@ async function send(call: SignedCall, io: ToolOutput): Promise<number> {
     throw new Error(`could not reach ${call.url}: ${cause ?? (error as Error).message}`);
   }
   const text = await response.text();
-  io.out(`HTTP ${response.status}\n${pretty(text)}\n`);
+  if (json) printJson(io, jsonAnswer(response, text));
+  else io.out(`HTTP ${response.status}\n${pretty(text)}\n`);
   return response.ok ? 0 : 1;
+}
+
+/** The answer object, or a refusal in the tool's JSON error shape (docs/design.md section 11.2). */
+function jsonAnswer(response: Response, text: string): unknown {
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = undefined;
+  }
+  if (response.ok && answer !== undefined) return answer;
+  const refusal = (answer ?? {}) as { error?: unknown; message?: unknown };
+  return {
+    ...(typeof answer === 'object' ? answer : {}),
+    error: typeof refusal.error === 'string' ? refusal.error : 'unexpected_answer',
+    message:
+      typeof refusal.message === 'string'
+        ? refusal.message
+        : `HTTP ${response.status}: ${text.slice(0, 200)}`,
+    request_id: response.headers.get('x-request-id'),
+  };
 }
 
 function pretty(text: string): string {

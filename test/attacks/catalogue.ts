@@ -499,4 +499,21 @@ export const ATTACKS: readonly Attack[] = [
       'a callback endpoint that answers with a redirect to an address the cloud would not post to itself',
     source: 'issue 15, item 3; docs/design.md section 6',
   },
+  {
+    id: 'webhook.tampered-body',
+    attack:
+      "a delivery to a company's callback address with its body, webhook-id or webhook-timestamp changed on the way",
+    source: 'cloud/README.md "Verifying a delivery"; docs/design.md section 11.6',
+  },
+  {
+    id: 'webhook.replayed',
+    attack: "an old, validly signed delivery sent again to a company's callback address, or one dated ahead",
+    source: 'cloud/README.md "Verifying a delivery"; docs/design.md section 11.6',
+  },
+  {
+    id: 'webhook.wrong-key',
+    attack:
+      "a delivery signed with a key other than the cloud's published one, or checked with a small-order key that a lenient verifier would accept any signature under",
+    source: 'cloud/README.md "Verifying a delivery"; docs/design.md sections 2 and 11.6',
+  },
 ];

@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -68,6 +76,40 @@ describe('keygen', () => {
     expect(run.out).toContain('https://xn--bcher-kva.example/.well-known/service.json');
     expect(run.out).toContain(`as Gatelink shows it: ${key.key.publicKey.fingerprint}`);
     expect(readFileSync(path, 'utf8')).toContain('BEGIN PRIVATE KEY');
+  });
+
+  it('--service-json writes the file to publish as it is, and --json prints the same facts', async () => {
+    const path = newPath();
+    const published = join(folder, `service-${files}.json`);
+    const run = await tool('keygen', '--domain', 'files.example', '--out', path, '--service-json', published);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain(`It is written to ${published}, to publish as it is.`);
+    const parsed = parseKeyFile(readFileSync(published), 'files.example');
+    expect(parsed.ok && parsed.key.base64).toBe(readKeyFile(path).key.publicKey.base64);
+    expect(`${printedKeyFile(run.out)}\n`).toBe(readFileSync(published, 'utf8'));
+
+    const again = newPath();
+    const json = await tool('keygen', '--domain', 'files.example', '--out', again, '--json');
+    const key = readKeyFile(again).key.publicKey;
+    expect(JSON.parse(json.out)).toEqual({
+      key_file: again,
+      domain: 'files.example',
+      public_key: key.base64,
+      fingerprint: key.fingerprint,
+      publish_at: 'https://files.example/.well-known/service.json',
+      service_json: { key: key.base64 },
+    });
+  });
+
+  it('refuses an existing --service-json before writing any key', async () => {
+    const path = newPath();
+    const published = join(folder, 'published.json');
+    writeFileSync(published, '{"key":"the one published now"}');
+    const run = await tool('keygen', '--domain', 'example.com', '--out', path, '--service-json', published);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`${published} exists already; it may be the file your domain publishes now`);
+    expect(existsSync(path)).toBe(false);
+    expect(readFileSync(published, 'utf8')).toBe('{"key":"the one published now"}');
   });
 
   it('refuses to overwrite an existing key file, leaving it as it was', async () => {
@@ -189,6 +231,57 @@ describe('sign and prove', () => {
     ).toContain('must be a JSON object');
   });
 
+  it('sign and prove with --json print one JSON object, a refusal included', async () => {
+    const sent = await tool(
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'request',
+      '--json',
+    );
+    expect(sent.code).toBe(0);
+    expect(JSON.parse(sent.out)).toMatchObject({ code: expect.any(String), url: expect.any(String) });
+    const refused = await tool(
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'status',
+      '--code',
+      'AAAAAAAAAAAA',
+      '--json',
+    );
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.out)).toEqual({
+      error: 'not_found',
+      message: expect.any(String),
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    const printed = await tool(
+      'sign',
+      '--key',
+      keyPath,
+      '--url',
+      cloud.baseUrl,
+      '--action',
+      'request',
+      '--print',
+      '--json',
+    );
+    const call = JSON.parse(printed.out) as { url: string; headers: Record<string, string>; body: string };
+    expect((await cloud.call('request', call.body, call.headers)).status).toBe(200);
+
+    const text = 'gatelink-key-proof:v1:gate.example:7:tool-company.example:abcd';
+    const proved = await tool('prove', '--key', keyPath, '--text', text, '--json');
+    const plain = await tool('prove', '--key', keyPath, '--text', text);
+    expect(JSON.parse(proved.out)).toEqual({ signature: plain.out.trim() });
+  });
+
   it('prove prints the signature of the proof text, verified by the public key', async () => {
     const text = 'gatelink-key-proof:v1:gate.example:7:tool-company.example:abcd';
     const run = await tool('prove', '--key', keyPath, '--text', text);
@@ -209,5 +302,22 @@ describe('sign and prove', () => {
     const bin = join(import.meta.dirname, '..', '..', 'bin', 'gatelink-company.mjs');
     const { stdout } = await promisify(execFile)(process.execPath, [bin, 'prove', '--help']);
     expect(stdout).toContain('Usage: gatelink-company prove');
+  });
+
+  it('as a program, signs with company-key.json of the current folder when nothing else is given', async () => {
+    const bin = join(import.meta.dirname, '..', '..', 'bin', 'gatelink-company.mjs');
+    const here = mkdtempSync(join(folder, 'cwd-'));
+    copyFileSync(keyPath, join(here, 'company-key.json'));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [bin, 'request', '--ref', 'CWD', '--json'],
+      {
+        cwd: here,
+        env: { PATH: process.env.PATH, GATELINK_URL: cloud.baseUrl },
+      },
+    );
+    const code = (JSON.parse(stdout) as { code: string }).code;
+    const signer = { domain, key: readKeyFile(keyPath).key };
+    expect((await cloud.signedCall('status', { code }, signer)).body).toMatchObject({ ref: 'CWD' });
   });
 });

@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { z } from 'zod';
+import {
+  type Action,
+  type OpenAnswer,
+  type OpenBody,
+  openAnswerSchema,
+  type RequestAnswer,
+  type RequestBody,
+  requestAnswerSchema,
+  type StatusAnswer,
+  statusAnswerSchema,
+} from '../../shared/company-api/calls.js';
+import { strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { type Answer, answerError, type CallFacts, errorCodeOf, readSuccess } from './answers.js';
+import { attemptHeaders, type ClientAuth, callBody } from './call-auth.js';
+import { GatelinkError } from './gatelink-error.js';
+import {
+  backoffMs,
+  type CallTraits,
+  DEFAULT_RETRY,
+  type Outcome,
+  parseRetryAfter,
+  type RetrySettings,
+  shouldRetry,
+} from './retry-policy.js';
+
+/**
+ * A typed client for the company API (cloud/README.md, "The TypeScript client"; docs/design.md section 11.6).
+ * It imports only shared/ and Node's built-ins, so that what it sends is what the cloud's own schemas accept.
+ */
+export interface GatelinkClientOptions {
+  /** Where the cloud answers, e.g. `https://gatelink.example`; the path is added. */
+  baseUrl: string;
+  /** `readKeyFile('company-key.json')` to sign, or `{ orgId, secret }` for a company without a domain. */
+  auth: ClientAuth;
+  /** Attempts after the first (default 3). */
+  retries?: number;
+  /** The longest wait for one attempt's answer (default 30 s: an opening may wait 8 s for the gate). */
+  timeoutMs?: number;
+  /** Longest Retry-After the client waits itself (default 60 s); a longer one is the caller's to wait. */
+  maxRetryAfterMs?: number;
+  fetch?: typeof fetch;
+  /** Waits between attempts and polls; tests pass one that does not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Uniform in [0, 1), for the backoff's jitter. */
+  random?: () => number;
+  /** Milliseconds since the epoch, for signatures and an HTTP-date Retry-After. */
+  now?: () => number;
+  userAgent?: string;
+}
+
+export interface CallOptions {
+  /**
+   * The call's Idempotency-Key: made (a UUID) when not given and sent on every retry of the call; `false` sends
+   * none, so that the client does not retry once the call may have reached the cloud.
+   */
+  idempotencyKey?: string | false;
+  signal?: AbortSignal;
+}
+
+export interface WaitOptions {
+  /** Between two `status` calls (default 2 s). */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A request the customer granted: what `open` needs is there. */
+export type IssuedStatus = StatusAnswer & {
+  state: 'issued';
+  key_ref: number;
+  issued_at: string;
+  numbers: { number_id: number; label: string }[];
+};
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_POLL_MS = 2000;
+const DEFAULT_USER_AGENT = `gatelink-client/1 node/${process.versions.node}`;
+
+/** Errors of a refused or unsent connection: the call never reached the cloud. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+type Attempt =
+  | { kind: 'answer'; answer: Answer }
+  | { kind: 'no_answer'; sent: 'not_sent' | 'maybe'; cause: unknown };
+
+export class GatelinkClient {
+  readonly #baseUrl: string;
+  readonly #auth: ClientAuth;
+  readonly #retry: RetrySettings;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  readonly #userAgent: string;
+
+  constructor(options: GatelinkClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#auth = options.auth;
+    this.#retry = {
+      ...DEFAULT_RETRY,
+      ...(options.retries === undefined ? {} : { retries: options.retries }),
+      ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: options.maxRetryAfterMs }),
+    };
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#fetch = options.fetch ?? fetch;
+    this.#sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, signal ? { signal } : {}));
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+    this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  }
+
+  /** A new access request; show its `url` to the customer as a QR code. */
+  request(body: RequestBody = {}, options: CallOptions = {}): Promise<RequestAnswer> {
+    return this.#call('request', body, requestAnswerSchema, options);
+  }
+
+  /** The request's state (cloud/README.md, "`status` fields"). Reads only, so it is always safe to retry. */
+  status(code: string, options: Pick<CallOptions, 'signal'> = {}): Promise<StatusAnswer> {
+    return this.#call('status', { code }, statusAnswerSchema, { ...options, idempotencyKey: false });
+  }
+
+  /** Opens an object of a granted key, for a named employee; resolves once the controller confirmed it. */
+  open(body: OpenBody, options: CallOptions = {}): Promise<OpenAnswer> {
+    return this.#call('open', body, openAnswerSchema, options);
+  }
+
+  /**
+   * Polls `status` until the customer grants access. A request that ends otherwise throws a GatelinkError with
+   * code `expired` or `revoked` (status 200: the answer that said so).
+   */
+  async waitForAccess(code: string, options: WaitOptions = {}): Promise<IssuedStatus> {
+    const intervalMs = options.intervalMs ?? DEFAULT_POLL_MS;
+    for (;;) {
+      const status = await this.status(code, options.signal ? { signal: options.signal } : {});
+      if (isIssued(status)) return status;
+      if (status.state === 'expired' || status.state === 'revoked') {
+        throw new GatelinkError({
+          code: status.state,
+          status: 200,
+          message:
+            status.state === 'expired'
+              ? `Request ${status.code} expired before the customer granted access.`
+              : `The customer withdrew access of request ${status.code}.`,
+          attempts: 1,
+        });
+      }
+      options.signal?.throwIfAborted();
+      await this.#sleep(intervalMs, options.signal);
+    }
+  }
+
+  /** The cloud's public key for event deliveries, from `/.well-known/service.json` (cloud/README.md). */
+  async webhookKey(options: Pick<CallOptions, 'signal'> = {}): Promise<VerifyKey> {
+    const url = `${this.#baseUrl}/.well-known/service.json`;
+    const attempt = await this.#send(
+      url,
+      { method: 'GET', headers: { 'user-agent': this.#userAgent } },
+      options,
+    );
+    const facts = { attempts: 1, idempotencyKey: undefined };
+    if (attempt.kind === 'no_answer') throw networkError(attempt, facts);
+    const key = (attempt.answer.json as { key?: unknown } | undefined)?.key;
+    if (attempt.answer.status !== 200 || typeof key !== 'string') throw answerError(attempt.answer, facts);
+    try {
+      return strictPublicKeyFromBase64(key);
+    } catch (error) {
+      throw new GatelinkError({
+        code: 'unexpected_answer',
+        status: 200,
+        message: `${url} holds no usable Ed25519 key: ${(error as Error).message}`,
+        requestId: attempt.answer.requestId,
+        ...facts,
+      });
+    }
+  }
+
+  async #call<S extends z.ZodType>(
+    action: Action,
+    fields: Record<string, unknown>,
+    schema: S,
+    options: CallOptions,
+  ): Promise<z.infer<S>> {
+    const idempotencyKey =
+      options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? randomUUID());
+    const body = callBody(this.#auth, fields);
+    const traits: CallTraits = {
+      repeatable: action === 'status' || idempotencyKey !== undefined,
+      hasIdempotencyKey: idempotencyKey !== undefined,
+    };
+    for (let retry = 0; ; retry++) {
+      const attempt = await this.#attempt(action, body, idempotencyKey, options.signal);
+      const facts: CallFacts = { attempts: retry + 1, idempotencyKey };
+      if (attempt.kind === 'answer' && attempt.answer.status === 200)
+        return readSuccess(schema, attempt.answer, facts);
+      const delay = this.#retryDelay(attempt, traits, retry);
+      if (delay === undefined) {
+        throw attempt.kind === 'answer' ? answerError(attempt.answer, facts) : networkError(attempt, facts);
+      }
+      await this.#sleep(delay, options.signal);
+    }
+  }
+
+  /** How long to wait before the next attempt, or undefined when there is none. */
+  #retryDelay(attempt: Attempt, traits: CallTraits, retry: number): number | undefined {
+    if (retry >= this.#retry.retries) return undefined;
+    const outcome: Outcome =
+      attempt.kind === 'answer'
+        ? {
+            kind: 'answer',
+            status: attempt.answer.status,
+            code: errorCodeOf(attempt.answer),
+            retryAfterMs: attempt.answer.retryAfterMs,
+          }
+        : { kind: 'no_answer', sent: attempt.sent };
+    if (!shouldRetry(outcome, traits)) return undefined;
+    const retryAfterMs = outcome.kind === 'answer' ? outcome.retryAfterMs : undefined;
+    if (retryAfterMs === undefined) return backoffMs(retry, this.#retry, this.#random);
+    // A wait longer than the cap is the caller's to decide on: the error carries retryAfterSeconds.
+    return retryAfterMs <= this.#retry.maxRetryAfterMs ? retryAfterMs : undefined;
+  }
+
+  /** One attempt: the same body, fresh authentication headers. */
+  #attempt(
+    action: Action,
+    body: string,
+    idempotencyKey: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Attempt> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': this.#userAgent,
+      ...attemptHeaders(this.#auth, body, this.#now()),
+      ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+    };
+    const url = `${this.#baseUrl}/api/company.php?a=${action}`;
+    return this.#send(url, { method: 'POST', headers, body }, signal ? { signal } : {});
+  }
+
+  async #send(url: string, init: RequestInit, options: { signal?: AbortSignal }): Promise<Attempt> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const response = await this.#fetch(url, { ...init, signal });
+      const text = await response.text();
+      return {
+        kind: 'answer',
+        answer: {
+          status: response.status,
+          json: parseJson(text),
+          requestId: response.headers.get('x-request-id') ?? undefined,
+          retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), this.#now()),
+        },
+      };
+    } catch (error) {
+      // The caller's own abort ends the call; it is not a network failure.
+      options.signal?.throwIfAborted();
+      return { kind: 'no_answer', sent: notSent(error) ? 'not_sent' : 'maybe', cause: error };
+    }
+  }
+}
+
+function isIssued(status: StatusAnswer): status is IssuedStatus {
+  return status.state === 'issued' && status.key_ref !== undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the failure shows that no byte of the call reached the cloud (the connection was never made). */
+function notSent(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
+}
+
+function networkError(attempt: Extract<Attempt, { kind: 'no_answer' }>, facts: CallFacts): GatelinkError {
+  const cause = attempt.cause as { name?: unknown; cause?: { code?: unknown } } | undefined;
+  const why =
+    cause?.name === 'TimeoutError'
+      ? 'no answer in time'
+      : typeof cause?.cause?.code === 'string'
+        ? cause.cause.code
+        : String((attempt.cause as Error | undefined)?.message ?? attempt.cause);
+  const reached = attempt.sent === 'maybe' ? '; the call may have reached the cloud' : '';
+  return new GatelinkError({
+    code: 'network_error',
+    status: 0,
+    message: `No answer from the cloud after ${facts.attempts} attempt(s): ${why}${reached}.`,
+    detail: why,
+    cause: attempt.cause,
+    ...facts,
+  });
+}
