@@ -10,6 +10,7 @@ import { answerClientError, answerConnect, serveDespiteExpectations } from './ht
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { logoRoute } from './logos/logo-route.js';
+import { registerMetrics } from './metrics/metrics-routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { signingKeyRoute } from './signing-key/signing-key-route.js';
 import { webAssets } from './web/assets-plugin.js';
@@ -58,6 +59,7 @@ export async function registerRoutes(
 ): Promise<void> {
   registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx) });
   app.get('/healthz', async () => ({ ok: 1 }));
+  registerMetrics(app, deps);
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.broker });
   await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });

@@ -30,6 +30,8 @@ import { DEFAULT_DELIVERY, type DeliveryOptions, EventDelivery } from './events/
 import type { HttpTimeouts } from './http/timeouts.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
+import { CloudMetrics } from './metrics/cloud-metrics.js';
+import { registerScrapeGauges } from './metrics/scrape-gauges.js';
 import { loadSigningKey } from './signing-key/signing-key-file.js';
 
 export interface CloudOptions {
@@ -80,6 +82,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     timeouts: options.httpTimeouts,
     trustProxy: config.trustProxy,
   });
+  const metrics = new CloudMetrics();
   let listeningPort = config.port;
   let addressRecord: { remove(): void } | undefined;
   let database: DatabaseHandle | undefined = options.database;
@@ -103,6 +106,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     companies: new CompanyCache(clock),
     nonces: new NonceLedger(db.db, clock),
     mailer,
+    metrics,
     baseUrl,
   });
   let ctx: CloudContext | undefined;
@@ -131,6 +135,19 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
         );
       },
       stop: () => broker!.stop(),
+    },
+    {
+      // Read at each scrape from the database and the broker (docs/design.md section 8.1); nothing to stop.
+      name: 'metrics',
+      async start() {
+        registerScrapeGauges(metrics, {
+          db: database!.db,
+          database: database!,
+          controllers: () => broker!.connectedControllers(),
+          log: app.log,
+        });
+      },
+      async stop() {},
     },
     {
       name: 'HTTP server',
