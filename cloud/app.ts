@@ -16,14 +16,23 @@ import { signingKeyRoute } from './signing-key/signing-key-route.js';
 import { webAssets } from './web/assets-plugin.js';
 import { webPages } from './web/pages.js';
 
+/** Where the log's JSON lines go instead of standard output (pino's destination). */
+export interface LogStream {
+  write(line: string): void;
+}
+
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
   logLevel: string,
-  options: { timeouts?: HttpTimeouts | undefined; trustProxy?: string | undefined } = {},
+  options: {
+    timeouts?: HttpTimeouts | undefined;
+    trustProxy?: string | undefined;
+    logStream?: LogStream | undefined;
+  } = {},
 ): FastifyInstance {
   const timeouts = options.timeouts ?? HTTP_TIMEOUTS;
   const app = Fastify({
-    logger: { level: logLevel },
+    logger: { level: logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     genReqId: () => randomUUID(),
     // Never trust a request id sent by the client: ours is the one in the log.
     requestIdHeader: false,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
-import { createHttpServer, registerRoutes } from './app.js';
+import { createHttpServer, type LogStream, registerRoutes } from './app.js';
 import { CompanyCache } from './auth/company-cache.js';
 import { NonceLedger } from './auth/nonces.js';
 import type { Broker } from './broker/broker.js';
@@ -57,6 +57,8 @@ export interface CloudOptions {
    * deliver by hand (`deliverDue`) turn it off, others give a short timeout or their own resolver.
    */
   eventDelivery?: Partial<DeliveryOptions> | false;
+  /** Where the log's JSON lines go; standard output by default (tests read them here). */
+  logStream?: LogStream;
 }
 
 export interface RunningCloud {
@@ -81,6 +83,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const app = createHttpServer(config.logLevel, {
     timeouts: options.httpTimeouts,
     trustProxy: config.trustProxy,
+    logStream: options.logStream,
   });
   const metrics = new CloudMetrics();
   let listeningPort = config.port;

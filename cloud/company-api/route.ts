@@ -66,8 +66,8 @@ export async function companyApiRoutes(
         break;
       case 'open':
         answer = idempotency
-          ? await handleOpenIdempotently(ctx, opener, caller, idempotency)
-          : await opener.open(caller);
+          ? await handleOpenIdempotently(ctx, opener, caller, idempotency, request.log)
+          : await opener.open(caller, request.log);
         break;
     }
     return reply.code(answer.status).send(answer.body);
