@@ -87,7 +87,8 @@ export class CloudMetrics {
   gauge(name: string, help: string, read: ScrapeReading): void {
     const gauge = new Gauge({ name: `${METRIC_PREFIX}${name}`, help, registers: [this.registry] });
     this.#readings.push(async () => {
-      const value = await read();
+      // A reading is not meant to throw (./scrape-gauges.ts catches); one that does is a failed reading all the same.
+      const value = await read().catch(() => undefined);
       if (value === undefined) this.#scrapeFailures.inc({ gauge: name });
       else gauge.set(value);
     });
