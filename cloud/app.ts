@@ -11,19 +11,29 @@ import { answerClientError, answerConnect, serveDespiteExpectations } from './ht
 import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
 import { logoRoute } from './logos/logo-route.js';
+import { registerMetrics } from './metrics/metrics-routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { signingKeyRoute } from './signing-key/signing-key-route.js';
 import { webAssets } from './web/assets-plugin.js';
 import { webPages } from './web/pages.js';
 
+/** Where the log's JSON lines go instead of standard output (pino's destination). */
+export interface LogStream {
+  write(line: string): void;
+}
+
 /** A Fastify instance with the cloud's logger and HTTP limits; routes are added by `registerRoutes`. */
 export function createHttpServer(
   logLevel: string,
-  options: { timeouts?: HttpTimeouts | undefined; trustProxy?: string | undefined } = {},
+  options: {
+    timeouts?: HttpTimeouts | undefined;
+    trustProxy?: string | undefined;
+    logStream?: LogStream | undefined;
+  } = {},
 ): FastifyInstance {
   const timeouts = options.timeouts ?? HTTP_TIMEOUTS;
   const app = Fastify({
-    logger: { level: logLevel },
+    logger: { level: logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     genReqId: () => randomUUID(),
     // Never trust a request id sent by the client: ours is the one in the log.
     requestIdHeader: false,
@@ -59,6 +69,7 @@ export async function registerRoutes(
 ): Promise<void> {
   registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx) });
   app.get('/healthz', async () => ({ ok: 1 }));
+  registerMetrics(app, deps);
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.broker });
   await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
-import { createHttpServer, registerRoutes } from './app.js';
+import { createHttpServer, type LogStream, registerRoutes } from './app.js';
 import { CompanyCache } from './auth/company-cache.js';
 import { NonceLedger } from './auth/nonces.js';
 import type { Broker } from './broker/broker.js';
@@ -30,6 +30,8 @@ import { DEFAULT_DELIVERY, type DeliveryOptions, EventDelivery } from './events/
 import type { HttpTimeouts } from './http/timeouts.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
+import { CloudMetrics } from './metrics/cloud-metrics.js';
+import { registerScrapeGauges } from './metrics/scrape-gauges.js';
 import { loadSigningKey } from './signing-key/signing-key-file.js';
 
 export interface CloudOptions {
@@ -55,6 +57,8 @@ export interface CloudOptions {
    * deliver by hand (`deliverDue`) turn it off, others give a short timeout or their own resolver.
    */
   eventDelivery?: Partial<DeliveryOptions> | false;
+  /** Where the log's JSON lines go; standard output by default (tests read them here). */
+  logStream?: LogStream;
 }
 
 export interface RunningCloud {
@@ -81,7 +85,9 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const app = createHttpServer(config.logLevel, {
     timeouts: options.httpTimeouts,
     trustProxy: config.trustProxy,
+    logStream: options.logStream,
   });
+  const metrics = new CloudMetrics();
   let listeningPort = config.port;
   let addressRecord: { remove(): void } | undefined;
   let database: DatabaseHandle | undefined = options.database;
@@ -105,6 +111,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     companies: new CompanyCache(clock),
     nonces: new NonceLedger(db.db, clock),
     mailer,
+    metrics,
     baseUrl,
   });
   let ctx: CloudContext | undefined;
@@ -133,6 +140,19 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
         );
       },
       stop: () => broker!.stop(),
+    },
+    {
+      // Read at each scrape from the database and the broker (docs/design.md section 8.1); nothing to stop.
+      name: 'metrics',
+      async start() {
+        registerScrapeGauges(metrics, {
+          db: database!.db,
+          database: database!,
+          controllers: () => broker!.connectedControllers(),
+          log: app.log,
+        });
+      },
+      async stop() {},
     },
     {
       name: 'HTTP server',

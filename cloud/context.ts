@@ -8,6 +8,7 @@ import type { Resolver } from './company-keys/keyfile-connection.js';
 import type { CloudConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { Mailer } from './email-codes/mailer.js';
+import type { CloudMetrics } from './metrics/cloud-metrics.js';
 
 /**
  * What every part of the cloud is handed: configuration, database, clock, logger and the few shared
@@ -29,6 +30,8 @@ export interface CloudContext {
   readonly nonces: NonceLedger;
   /** Sends one-time sign-in codes: over SMTP, or into the log when none is configured. */
   readonly mailer: Mailer;
+  /** This instance's Prometheus metrics (docs/design.md section 8.1), its own registry. */
+  readonly metrics: CloudMetrics;
   /** Settled once the HTTP server listens (the port may be chosen by the system). */
   baseUrl(): string;
 }

@@ -12,5 +12,9 @@ export interface Broker extends CommandDispatcher {
   addDevice(deviceId: string, password: string): Promise<void>;
   /** Removes the account and ends any session of the device. */
   removeDevice(deviceId: string): Promise<void>;
+  /** How many controllers have a session now (the gauge of docs/design.md section 8.1). */
+  connectedControllers(): Promise<number>;
+  /** Whether controllers can reach this instance now: what `/readyz` asks of the broker. */
+  linked(): boolean;
   stop(): Promise<void>;
 }

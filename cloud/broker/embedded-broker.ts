@@ -91,6 +91,8 @@ export async function startEmbeddedTransport(
       return options.publicUrl ?? `mqtt://${new URL(ctx.baseUrl()).hostname}:${port}`;
     },
     isConnected: async (deviceId) => sessions.get(deviceId)?.connected === true,
+    connectedDevices: async () => [...sessions.values()].filter((client) => client.connected).length,
+    linked: () => !stopped && server.listening,
     publish: (topic, payload) =>
       new Promise<void>((resolve, reject) => {
         if (stopped) return reject(new NotConnectedError('the embedded MQTT broker is stopped'));

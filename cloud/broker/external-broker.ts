@@ -78,6 +78,7 @@ export async function startExternalTransport(
   client.on('offline', () => ctx.log.warn('lost the external MQTT broker; reconnecting'));
   client.on('connect', () => ctx.log.info('connected to the external MQTT broker'));
   ctx.log.info({ broker: withoutCredentials(options.url) }, 'connected to the external MQTT broker');
+  let stopped = false;
 
   return {
     deviceUrl: withoutCredentials(options.publicUrl ?? options.url),
@@ -89,6 +90,15 @@ export async function startExternalTransport(
         .executeTakeFirst();
       return row?.online === true;
     },
+    async connectedDevices() {
+      const row = await ctx.db
+        .selectFrom('devices')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('online', '=', true)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+    linked: () => !stopped && client.connected,
     async publish(topic, payload) {
       if (!client.connected) throw new NotConnectedError('the cloud is not connected to the MQTT broker');
       await client.publishAsync(topic, payload, { qos: 1, retain: false });
@@ -96,6 +106,7 @@ export async function startExternalTransport(
     addDevice: (deviceId, password) => accounts.put(deviceId, password),
     removeDevice: (deviceId) => accounts.remove(deviceId),
     async stop() {
+      stopped = true;
       await delivery.stop();
       await client.endAsync(!client.connected);
     },

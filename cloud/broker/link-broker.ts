@@ -54,7 +54,8 @@ export class LinkBroker implements Broker {
     const ack = await answer;
     if (ack) return { kind: 'acked', ack };
     if (failure instanceof NotConnectedError) return { kind: 'offline' };
-    if (failure) ctx.log.error({ deviceId, err: failure }, 'publishing a command failed');
+    if (failure)
+      ctx.log.error({ deviceId, commandId: command.id, err: failure }, 'publishing a command failed');
     return { kind: 'timeout' };
   }
 
@@ -64,6 +65,14 @@ export class LinkBroker implements Broker {
 
   removeDevice(deviceId: string): Promise<void> {
     return this.#options.transport.removeDevice(deviceId);
+  }
+
+  connectedControllers(): Promise<number> {
+    return this.#options.transport.connectedDevices();
+  }
+
+  linked(): boolean {
+    return !this.#stopped && this.#options.transport.linked();
   }
 
   /** Stops the transport, answers waiting dispatches with a timeout, and lets received messages finish. */

@@ -36,6 +36,13 @@ export interface BrokerTransport {
   readonly deviceUrl: string;
   /** Whether the device has a session now (embedded: a connected client; external: its reported state). */
   isConnected(deviceId: string): Promise<boolean>;
+  /** How many devices have a session now, told the way `isConnected` tells one. */
+  connectedDevices(): Promise<number>;
+  /**
+   * Whether devices can reach the cloud through it now (embedded: it listens; external: the cloud's own session
+   * is connected). What readiness asks (docs/design.md section 8.1).
+   */
+  linked(): boolean;
   /**
    * Publishes QoS 1, never retained. Rejects with NotConnectedError when the cloud has no broker session
    * (external: lost and not regained yet; both: once stopped).

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../../shared/errors.js';
 import type { Caller } from '../auth/authenticate.js';
 import type { CloudContext } from '../context.js';
@@ -23,6 +24,7 @@ export async function handleOpenIdempotently(
   opener: Opener,
   caller: Caller,
   idempotency: Omit<IdempotencyClaim, 'companyId' | 'action'>,
+  log: FastifyBaseLogger = ctx.log,
 ): Promise<StoredAnswer> {
   // Bad input is refused before the key is claimed, so a corrected retry may use the same key.
   const body = readOpenBody(caller.body);
@@ -36,7 +38,7 @@ export async function handleOpenIdempotently(
   if (previous) return previous;
   let answer: StoredAnswer;
   try {
-    answer = await opener.openWith(caller, body, claim.commandId);
+    answer = await opener.openWith(caller, body, claim.commandId, log);
   } catch (error) {
     // Nothing is known to have happened at the gate (an unexpected failure, a rate limit): a retry may run.
     if (!(error instanceof ApiError) || error.code === 'rate_limit') {

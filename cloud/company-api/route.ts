@@ -5,6 +5,7 @@ import { BODY_LIMIT_BYTES } from '../../shared/limits.js';
 import { answerOnceFresh, authenticate } from '../auth/authenticate.js';
 import { VerifyKeyCache } from '../company-keys/verify-keys.js';
 import type { CloudContext } from '../context.js';
+import { countCompanyAnswers } from '../metrics/company-answers.js';
 import type { CommandDispatcher } from '../opening/dispatcher.js';
 import { Opener } from '../opening/open.js';
 import { hashBody, readIdempotencyKey, type StoredAnswer } from './idempotency.js';
@@ -34,6 +35,7 @@ export async function companyApiRoutes(
   const { ctx, dispatcher } = options;
   const keys = new VerifyKeyCache();
   const opener = new Opener(ctx, dispatcher);
+  countCompanyAnswers(app, ctx.metrics);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
@@ -64,8 +66,8 @@ export async function companyApiRoutes(
         break;
       case 'open':
         answer = idempotency
-          ? await handleOpenIdempotently(ctx, opener, caller, idempotency)
-          : await opener.open(caller);
+          ? await handleOpenIdempotently(ctx, opener, caller, idempotency, request.log)
+          : await opener.open(caller, request.log);
         break;
     }
     return reply.code(answer.status).send(answer.body);

@@ -10,7 +10,7 @@ import * as settleUnanswered from './migrations/0004-settle-unanswered.js';
 import * as customerApp from './migrations/0005-customer-app.js';
 import * as companyArea from './migrations/0006-company-area.js';
 import * as eventDelivery from './migrations/0007-event-delivery.js';
-import { PGliteDialect } from './pglite-dialect.js';
+import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
 export type Database = Kysely<DB>;
@@ -19,6 +19,8 @@ export interface DatabaseHandle {
   db: Database;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
+  /** The connections' use now: the pool's on PostgreSQL, PGlite's one connection (docs/design.md section 8.1). */
+  connections(): ConnectionUse;
   /**
    * Calls `onNotify` after every commit that sent a notification on `channel` (and once more whenever the
    * listening connection was made again, since notifications sent meanwhile are lost); resolves with how to
@@ -65,6 +67,7 @@ function openPostgres(url: string): DatabaseHandle {
     db,
     kind: 'postgres',
     close: () => db.destroy(),
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, onNotify) => listenOnPostgres(url, channel, onNotify),
   };
 }
@@ -128,10 +131,12 @@ async function openPGlite(location: { dataDir: string } | { memory: true }): Pro
   } else {
     pglite = await PGlite.create();
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const dialect = new PGliteDialect(pglite);
+  const db = new Kysely<DB>({ dialect });
   return {
     db,
     kind: 'pglite',
+    connections: () => dialect.use(),
     // The one connection listens; the LISTEN goes through the driver, so it waits for an open transaction.
     listen: async (channel, onNotify) => {
       const off = pglite.onNotification((name) => {
@@ -150,19 +155,28 @@ async function openPGlite(location: { dataDir: string } | { memory: true }): Pro
   };
 }
 
-/** Runs the migrations not run yet, one at a time; instances starting together wait for each other. */
-export async function migrate(db: Database): Promise<void> {
-  const migrator = new Migrator({
+function migrator(db: Database): Migrator {
+  return new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
     migrationTableName: 'gatelink_migrations',
     migrationLockTableName: 'gatelink_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** Runs the migrations not run yet, one at a time; instances starting together wait for each other. */
+export async function migrate(db: Database): Promise<void> {
+  const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : error}`);
   }
+}
+
+/** The migrations of this tree the database has not run (readiness, docs/design.md section 8.1). */
+export async function pendingMigrations(db: Database): Promise<string[]> {
+  const known = await migrator(db).getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }
 
 /** A JSON value for a jsonb column, cast on the server so both drivers send it the same way. */

@@ -19,16 +19,22 @@ import {
  */
 export class PGliteDialect implements Dialect {
   readonly #pglite: PGlite;
+  readonly #use: ConnectionUse = { total: 1, idle: 1, waiting: 0 };
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite;
+  }
+
+  /** The one connection's use now: idle or not, and how many wait for it (docs/design.md section 8.1). */
+  use(): ConnectionUse {
+    return { ...this.#use };
   }
 
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.#pglite);
+    return new PGliteDriver(this.#pglite, this.#use);
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -38,13 +44,22 @@ export class PGliteDialect implements Dialect {
   }
 }
 
+/** A connection pool's state, as pg's Pool tells it (totalCount, idleCount, waitingCount). */
+export interface ConnectionUse {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
+  readonly #use: ConnectionUse;
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | null = null;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, use: ConnectionUse) {
     this.#connection = new PGliteConnection(pglite);
+    this.#use = use;
   }
 
   async init(): Promise<void> {}
@@ -55,7 +70,10 @@ class PGliteDriver implements Driver {
     this.#queue = new Promise<void>((resolve) => {
       release = resolve;
     });
+    this.#use.waiting++;
     await previous;
+    this.#use.waiting--;
+    this.#use.idle = 0;
     this.#release = release;
     return this.#connection;
   }
@@ -76,6 +94,7 @@ class PGliteDriver implements Driver {
   async releaseConnection(): Promise<void> {
     const release = this.#release;
     this.#release = null;
+    this.#use.idle = 1;
     release?.();
   }
 

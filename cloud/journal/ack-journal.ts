@@ -24,9 +24,14 @@ export class AckJournal {
     this.#ctx = ctx;
   }
 
-  /** Applies an acknowledgement once; false for a repeat, an unknown command or another device's command. */
-  apply(ack: Ack): Promise<boolean> {
-    return this.#batches.submit(ack);
+  /**
+   * Applies an acknowledgement once; false for a repeat, an unknown command or another device's command. Each
+   * one applied counts in `acks_applied_total` (docs/design.md section 8.1).
+   */
+  async apply(ack: Ack): Promise<boolean> {
+    const applied = await this.#batches.submit(ack);
+    if (applied) this.#ctx.metrics.ackApplied();
+    return applied;
   }
 
   async #applyAll(acks: Ack[]): Promise<boolean[]> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { openBodySchema } from '../../shared/company-api/calls.js';
 import { ApiError } from '../../shared/errors.js';
@@ -114,16 +115,21 @@ export class Opener {
     this.#routes = routes;
   }
 
-  /** `a=open` on the caller's body. */
-  open(caller: Caller): Promise<StoredAnswer> {
-    return this.openWith(caller, readOpenBody(caller.body));
+  /** `a=open` on the caller's body; `log` is the call's own (its lines carry the request id). */
+  open(caller: Caller, log?: FastifyBaseLogger): Promise<StoredAnswer> {
+    return this.openWith(caller, readOpenBody(caller.body), randomUUID(), log);
   }
 
   /**
    * `a=open` with a body already read by `readOpenBody`. `commandId` is given when the caller recorded it
    * first (an `Idempotency-Key` claim, so that a claim left by a dead instance can be settled).
    */
-  async openWith(caller: Caller, body: OpenBody, commandId: string = randomUUID()): Promise<StoredAnswer> {
+  async openWith(
+    caller: Caller,
+    body: OpenBody,
+    commandId: string = randomUUID(),
+    log: FastifyBaseLogger = this.#ctx.log,
+  ): Promise<StoredAnswer> {
     const ctx = this.#ctx;
     const [decision, early] = await Promise.all([
       decide(ctx, caller, body, commandId),
@@ -138,10 +144,12 @@ export class Opener {
     // An ack's outcome is the ack handler's to write in the journal (cloud/broker/handlers/ack.ts).
     if (result.kind === 'acked') {
       const { outcome, detail } = ackOutcome(result.ack);
+      logOpening(log, decision, outcome);
       if (outcome === 'opened') return openedAnswer(decision.journalId);
       throw deviceError(detail);
     }
     const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
+    logOpening(log, decision, outcome);
     // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
     await completeEntry(
       ctx.db,
@@ -161,6 +169,18 @@ export class Opener {
     await nextTurn();
     return this.#dispatcher.sign({ commandId, numberId, ...route });
   }
+}
+
+/**
+ * The line that ties an opening together (docs/design.md section 8.1): the call's request id (in `log`), its
+ * journal entry, and the command id the controller logs and acknowledges, so one id leads from the company's
+ * X-Request-Id to the controller's log and back.
+ */
+function logOpening(log: FastifyBaseLogger, decision: Dispatch, outcome: JournalOutcome): void {
+  log.info(
+    { journalId: decision.journalId, commandId: decision.commandId, deviceId: decision.deviceId, outcome },
+    'opening answered by the controller link',
+  );
 }
 
 function openedAnswer(journalId: number): StoredAnswer {

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../shared/errors.js';
@@ -24,6 +23,7 @@ import { MAX_ID, validate } from '../http/validation.js';
 import { listJournal } from '../journal/journal.js';
 import { companyActions, OPERATOR_API } from '../operators/actions.js';
 import { eventsRoutes } from './events-routes.js';
+import { requireOperatorToken } from './operator-bearer.js';
 
 /**
  * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
@@ -61,14 +61,7 @@ export async function opsRoutes(
   options: { ctx: CloudContext; token: string },
 ): Promise<void> {
   const { ctx } = options;
-  const expected = Buffer.from(`Bearer ${options.token}`);
-
-  app.addHook('onRequest', async (request) => {
-    const presented = Buffer.from(request.headers.authorization ?? '');
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-      throw new ApiError('unauthorized');
-    }
-  });
+  app.addHook('onRequest', requireOperatorToken(options.token));
 
   app.get('/ops/companies', async () => ({ companies: (await listCompanies(ctx)).map(describeCompany) }));
 

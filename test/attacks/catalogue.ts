@@ -260,6 +260,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 8',
   },
   {
+    id: 'ops.metrics-token',
+    attack:
+      'reading /metrics (the counts of calls, openings and events) without the operator token, or with a wrong one',
+    source: 'docs/design.md section 8.1',
+  },
+  {
     id: 'provisioning.code-reuse',
     attack: 'a provisioning or pairing code used twice, after 24 hours, or guessed',
     source: 'docs/design.md section 9',

@@ -9,6 +9,7 @@ import { systemClock } from '../../cloud/clock.js';
 import type { CloudContext } from '../../cloud/context.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/db/database.js';
 import { logMailer } from '../../cloud/email-codes/mailer.js';
+import { CloudMetrics } from '../../cloud/metrics/cloud-metrics.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { type CloudProcess, startCloudProcess } from '../support/cloud-process.js';
@@ -55,6 +56,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
         companies: new CompanyCache(systemClock),
         nonces: new NonceLedger(handle.db, systemClock),
         mailer: logMailer(recordingLogger()),
+        metrics: new CloudMetrics(),
         baseUrl: () => 'http://127.0.0.1',
       };
       return await work(ctx);

@@ -13,6 +13,7 @@ import { createCustomer } from '../../cloud/customers/customers.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/db/database.js';
 import { pairDevice } from '../../cloud/devices/devices.js';
 import { logMailer } from '../../cloud/email-codes/mailer.js';
+import { CloudMetrics } from '../../cloud/metrics/cloud-metrics.js';
 import { claimRequest } from '../../cloud/requests/claim.js';
 import { provision } from '../../device/cli/provision.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -216,6 +217,7 @@ class ChaosSystem {
       companies: new CompanyCache(systemClock),
       nonces: new NonceLedger(handle.db, systemClock),
       mailer: logMailer(recordingLogger()),
+      metrics: new CloudMetrics(),
       baseUrl: () => this.baseUrl,
     };
     try {

@@ -105,6 +105,17 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
       device.vanish();
       await waitFor(async () => !(await transport.isConnected(account.id)));
     });
+
+    it('connectedDevices counts a device while it is connected, and no more once it is gone', async () => {
+      const before = await transport.connectedDevices();
+      const account = await env.provision(transport);
+      const device = await env.connect(transport, account);
+      await waitFor(() => transport.isConnected(account.id));
+      expect(await transport.connectedDevices()).toBe(before + 1);
+      device.vanish();
+      await waitFor(async () => !(await transport.isConnected(account.id)));
+      expect(await transport.connectedDevices()).toBe(before);
+    });
   });
 
   describe('publish', () => {
@@ -210,12 +221,14 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
   });
 
   describe('stop', () => {
-    it('ends delivery and the connections it holds; publish then rejects with NotConnectedError', async () => {
+    it('ends delivery and the connections it holds, and the link; publish then rejects with NotConnectedError', async () => {
       const other = await startListened();
       const device = await env.connect(other.transport, await env.provision(other.transport));
       await waitFor(() => other.listener.taken.some(from(device.id, 'state')));
       const closed = device.closed();
+      expect(other.transport.linked()).toBe(true);
       await env.stopTransport(other.transport);
+      expect(other.transport.linked()).toBe(false);
       await expect(
         other.transport.publish(deviceTopic(PREFIX, device.id, 'cmd'), Buffer.from('late')),
       ).rejects.toBeInstanceOf(NotConnectedError);

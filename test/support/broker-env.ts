@@ -14,6 +14,7 @@ import { loadCloudConfig } from '../../cloud/config.js';
 import type { CloudContext } from '../../cloud/context.js';
 import type { Database } from '../../cloud/db/database.js';
 import { logMailer } from '../../cloud/email-codes/mailer.js';
+import { CloudMetrics } from '../../cloud/metrics/cloud-metrics.js';
 import type { DispatchRequest, DispatchResult } from '../../cloud/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -111,6 +112,7 @@ export class BrokerEnv {
       companies: new CompanyCache(systemClock),
       nonces: new NonceLedger(this.db, systemClock),
       mailer: logMailer(this.log),
+      metrics: new CloudMetrics(),
       baseUrl: () => 'http://127.0.0.1:0',
     };
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LogStream } from '../../cloud/app.js';
 import type { Clock } from '../../cloud/clock.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import type { Resolver } from '../../cloud/company-keys/keyfile-connection.js';
@@ -67,6 +68,8 @@ export async function startTestCloud(options: {
   resolveHost?: Resolver;
   /** The running event delivery, off unless given: suites deliver with `deliverDue` when they choose. */
   eventDelivery?: Partial<DeliveryOptions>;
+  /** Where the log's JSON lines go (with LOG_LEVEL in `env`); nowhere by default. */
+  logStream?: LogStream;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
   const config = localCloudConfig(dataDir, options.env);
@@ -79,6 +82,7 @@ export async function startTestCloud(options: {
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
     ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     resolveHost: options.resolveHost ?? (async () => []),
   });
   const send = async (

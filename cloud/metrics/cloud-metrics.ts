@@ -1,0 +1,109 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * What one cloud instance counts for Prometheus (docs/design.md section 8.1). Each instance has a registry of
+ * its own, never prom-client's global one: several clouds in one process (the tests, a cluster on one machine)
+ * then keep their counts apart. Every label is a closed set (actions, error codes, statuses, route templates,
+ * outcomes); nothing is labelled by company, key or device, whose numbers have no bound.
+ */
+export const METRIC_PREFIX = 'gatelink_';
+
+/** From 10 ms (an embedded broker on the same machine) to 10 s (past the acknowledgement timeout). */
+export const OPEN_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** One answer of the company API, as counted. */
+export interface CompanyAnswer {
+  /** `request`, `status`, `open`, or `unknown` when `a` is missing or unknown. */
+  action: string;
+  /** `ok` for a 2xx, else the error code of the answer (shared/errors.ts). */
+  code: string;
+  status: number;
+  /** From the call's arrival to its answer. */
+  seconds: number;
+}
+
+/** A gauge read when Prometheus scrapes: `read` gives its value, or undefined to leave it as it was. */
+export type ScrapeReading = () => Promise<number | undefined>;
+
+export class CloudMetrics {
+  readonly registry = new Registry();
+  readonly #answers = new Counter({
+    name: `${METRIC_PREFIX}company_api_answers_total`,
+    help: 'Answers of POST /api/company.php, by action, answer code and HTTP status.',
+    labelNames: ['action', 'code', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly #openDuration = new Histogram({
+    name: `${METRIC_PREFIX}open_duration_seconds`,
+    help: 'Time from an a=open call arriving to its answer, by outcome (opened, or the answer code).',
+    labelNames: ['outcome'] as const,
+    buckets: OPEN_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #responses = new Counter({
+    name: `${METRIC_PREFIX}http_responses_total`,
+    help: 'HTTP answers by route template (unmatched for no route) and status.',
+    labelNames: ['route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly #acksApplied = new Counter({
+    name: `${METRIC_PREFIX}acks_applied_total`,
+    help: "Controllers' acknowledgements written to the journal by this instance (repeats not counted).",
+    registers: [this.registry],
+  });
+  readonly #scrapeFailures = new Counter({
+    name: `${METRIC_PREFIX}scrape_query_failures_total`,
+    help: 'Gauges that could not be read at a scrape and kept their previous value, by gauge.',
+    labelNames: ['gauge'] as const,
+    registers: [this.registry],
+  });
+
+  readonly #readings: (() => Promise<void>)[] = [];
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
+  }
+
+  /** One answer of the company API; an `open` also goes into the duration histogram. */
+  companyAnswer(answer: CompanyAnswer): void {
+    this.#answers.inc({ action: answer.action, code: answer.code, status: String(answer.status) });
+    if (answer.action === 'open') {
+      this.#openDuration.observe({ outcome: answer.code === 'ok' ? 'opened' : answer.code }, answer.seconds);
+    }
+  }
+
+  httpResponse(route: string, status: number): void {
+    this.#responses.inc({ route, status: String(status) });
+  }
+
+  ackApplied(): void {
+    this.#acksApplied.inc();
+  }
+
+  /**
+   * A gauge whose value is read at each scrape. A reading that gives undefined (it failed or took too long:
+   * ./scrape-gauges.ts logs it) leaves the previous value and counts in `scrape_query_failures_total`.
+   */
+  gauge(name: string, help: string, read: ScrapeReading): void {
+    const gauge = new Gauge({ name: `${METRIC_PREFIX}${name}`, help, registers: [this.registry] });
+    this.#readings.push(async () => {
+      // A reading is not meant to throw (./scrape-gauges.ts catches); one that does is a failed reading all the same.
+      const value = await read().catch(() => undefined);
+      if (value === undefined) this.#scrapeFailures.inc({ gauge: name });
+      else gauge.set(value);
+    });
+  }
+
+  /**
+   * The Prometheus text exposition of everything above, once every gauge was read: so that a gauge that could
+   * not be read is counted as such in the same scrape.
+   */
+  async text(): Promise<string> {
+    await Promise.all(this.#readings.map((reading) => reading()));
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

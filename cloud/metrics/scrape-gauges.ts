@@ -1,0 +1,137 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type { Database, DatabaseHandle } from '../db/database.js';
+import type { DB } from '../db/schema.js';
+import type { CloudMetrics, ScrapeReading } from './cloud-metrics.js';
+
+/**
+ * The gauges read when Prometheus scrapes (docs/design.md section 8.1). Each query is bounded: on PostgreSQL by
+ * a `statement_timeout` of its own transaction, on both by a deadline after which the scrape goes on without
+ * it. A query that fails or is late is logged, keeps its gauge's previous value, and never fails the scrape.
+ */
+export const SCRAPE_QUERY_TIMEOUT_MS = 2000;
+
+/**
+ * Tables counted exactly while they hold fewer rows than this; above it PostgreSQL's estimate
+ * (`pg_class.reltuples`, kept by autovacuum) is given instead, so that a scrape never counts millions of nonces.
+ */
+export const EXACT_COUNT_LIMIT = 100_000;
+
+export interface ScrapeSources {
+  db: Database;
+  database: Pick<DatabaseHandle, 'connections'>;
+  controllers(): Promise<number>;
+  log: FastifyBaseLogger;
+  timeoutMs?: number;
+}
+
+export function registerScrapeGauges(metrics: CloudMetrics, sources: ScrapeSources): void {
+  const reading = (name: string, read: () => Promise<number>) => bounded(name, read, sources);
+  metrics.gauge(
+    'controllers_connected',
+    'Controllers with a session on the broker now (embedded: connected clients; external: reported online).',
+    reading('controllers_connected', sources.controllers),
+  );
+  const events = shared(() => undeliveredEvents(sources));
+  metrics.gauge(
+    'events_pending',
+    'Undelivered events of companies with a callback address whose endpoint is not failing.',
+    reading('events_pending', async () => (await events()).pending),
+  );
+  metrics.gauge(
+    'events_failing',
+    'Undelivered events of companies whose endpoint is failing: held until the address changes or a retry.',
+    reading('events_failing', async () => (await events()).failing),
+  );
+  const pool = () => sources.database.connections();
+  metrics.gauge(
+    'db_pool_connections',
+    'Database connections open (PGlite: its one).',
+    async () => pool().total,
+  );
+  metrics.gauge('db_pool_idle', 'Database connections open and unused.', async () => pool().idle);
+  metrics.gauge('db_pool_waiting', 'Queries waiting for a database connection.', async () => pool().waiting);
+  metrics.gauge(
+    'nonces',
+    `Rows in nonces (signed calls of the last 10 min); exact below ${EXACT_COUNT_LIMIT}, estimated above.`,
+    reading('nonces', () => tableRows(sources, 'nonces')),
+  );
+  metrics.gauge(
+    'idempotency_keys',
+    `Rows in idempotency (Idempotency-Key answers kept 24 h); exact below ${EXACT_COUNT_LIMIT}, estimated above.`,
+    reading('idempotency_keys', () => tableRows(sources, 'idempotency')),
+  );
+}
+
+/** `read` within the deadline, or undefined with a warning: the gauge then keeps its previous value. */
+function bounded(name: string, read: () => Promise<number>, sources: ScrapeSources): ScrapeReading {
+  const timeoutMs = sources.timeoutMs ?? SCRAPE_QUERY_TIMEOUT_MS;
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([read(), late]);
+    } catch (error) {
+      sources.log.warn(
+        { err: error, gauge: name },
+        'a metrics gauge could not be read; it keeps its last value',
+      );
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** One query for the gauges read from it at the same scrape. */
+function shared<T>(query: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | null = null;
+  return () => {
+    running ??= query().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+}
+
+/** A query in a transaction of its own whose statements PostgreSQL stops after the deadline. */
+function withStatementTimeout<T>(sources: ScrapeSources, query: (db: Database) => Promise<T>): Promise<T> {
+  const timeoutMs = sources.timeoutMs ?? SCRAPE_QUERY_TIMEOUT_MS;
+  return sources.db.transaction().execute(async (trx) => {
+    await sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
+    return query(trx);
+  });
+}
+
+/** Counted on the partial index of undelivered events (docs/design.md section 6). */
+async function undeliveredEvents(sources: ScrapeSources): Promise<{ pending: number; failing: number }> {
+  const { rows } = await withStatementTimeout(sources, (db) =>
+    sql<{ pending: string; failing: string }>`
+      select count(*) filter (where c.callback_failing_since is null) as pending,
+             count(*) filter (where c.callback_failing_since is not null) as failing
+        from events e join companies c on c.id = e.company_id
+       where e.delivered_at is null and c.callback_url is not null`.execute(db),
+  );
+  return { pending: Number(rows[0]?.pending ?? 0), failing: Number(rows[0]?.failing ?? 0) };
+}
+
+/**
+ * The table's rows: PostgreSQL's estimate once it passes EXACT_COUNT_LIMIT (the count is then not run: an
+ * uncorrelated subquery in a branch not taken is never evaluated), else an exact count. A table never analysed
+ * has reltuples -1, and is counted.
+ */
+async function tableRows(
+  sources: ScrapeSources,
+  table: keyof DB & ('nonces' | 'idempotency'),
+): Promise<number> {
+  const { rows } = await withStatementTimeout(sources, (db) =>
+    sql<{ rows: string }>`
+      select case when c.reltuples > ${EXACT_COUNT_LIMIT} then c.reltuples::bigint
+                  else (select count(*) from ${sql.table(table)}) end as rows
+        from pg_class c where c.oid = ${table}::regclass`.execute(db),
+  );
+  return Number(rows[0]?.rows ?? 0);
+}

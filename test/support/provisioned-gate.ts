@@ -1,0 +1,119 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { issueKey } from '../../cloud/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/customers/customers.js';
+import { pairDevice } from '../../cloud/devices/devices.js';
+import { claimRequest } from '../../cloud/requests/claim.js';
+import { provision } from '../../device/cli/provision.js';
+import { loadConfig } from '../../device/config.js';
+import { SimulatedDriver } from '../../device/drivers/simulated.js';
+import { Controller } from '../../device/runtime/controller.js';
+import { type Answer, secretCompany, type TestCloud } from './cloud.js';
+
+/**
+ * A gate as an installer and a customer leave it: a controller config written by `provision()` against the
+ * cloud's HTTP address (one simulated object, `gate`), paired to a customer, and a company with a secret that
+ * gets keys on it as a customer grants them. The controller runs in this process (`startController`) or as a
+ * process of its own (controller-process.ts, on `configPath`).
+ */
+export interface ProvisionedGate {
+  readonly configPath: string;
+  readonly deviceId: string;
+  readonly numberId: number;
+  /** A fresh key on the gate: requested by the company, claimed and granted by the customer. */
+  newKey(): Promise<number>;
+  /** `a=open` on the gate with the key. */
+  open(keyRef: number, headers?: Record<string, string>): Promise<Answer>;
+  /** The controller daemon in this process, resolved once the cloud sees it online. */
+  startController(): Promise<Controller>;
+  /** Polls the operator API until the device is online (or not). */
+  waitOnline(online?: boolean): Promise<void>;
+  remove(): Promise<void>;
+}
+
+const OBJECTS_YAML = `
+objects:
+  - id: gate
+    label: Main gate
+    kind: simulated
+    pulse_ms: 0
+clock:
+  check: none
+`;
+
+export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> {
+  const dir = await mkdtemp(join(tmpdir(), 'gatelink-gate-'));
+  const created = await cloud.ops('POST', '/ops/devices', { label: 'Yard' });
+  const device = created.body.device as { device_id: string; provisioning_code: string };
+  const objectsFile = join(dir, 'objects.yaml');
+  await writeFile(objectsFile, OBJECTS_YAML);
+  const configPath = join(dir, 'device.yaml');
+  const { response } = await provision({
+    cloud: cloud.baseUrl,
+    code: device.provisioning_code,
+    configPath,
+    objectsFrom: objectsFile,
+  });
+  const numberId = response.numbers.find((n) => n.id === 'gate')!.number_id;
+  const customerId = (await createCustomer(cloud.ctx, { displayName: 'Gate Customer' })).id;
+  await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code });
+  const company = await secretCompany(cloud, 'Gate Couriers');
+  const deviceId = response.device_id;
+  const waitOnline = (online = true) =>
+    waitFor(
+      async () => {
+        const answer = await cloud.ops('GET', '/ops/devices');
+        const devices = answer.body.devices as { id: string; online: boolean }[];
+        return devices.find((d) => d.id === deviceId)?.online === online;
+      },
+      `the controller to be ${online ? 'online' : 'offline'}`,
+    );
+  return {
+    configPath,
+    deviceId,
+    numberId,
+    async newKey() {
+      const answer = await cloud.call('request', company);
+      const code = answer.body.code as string;
+      await claimRequest(cloud.ctx, { code, customerId });
+      const issued = await issueKey(cloud.ctx, {
+        code,
+        customerId,
+        deviceId,
+        objectIds: [numberId],
+        keyExpiresAt: null,
+      });
+      return issued.keyRef;
+    },
+    open: (keyRef, headers) =>
+      cloud.call('open', { ...company, key_ref: keyRef, number_id: numberId, actor: 'Driver 7' }, headers),
+    async startController() {
+      const config = loadConfig(configPath);
+      const driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+      const controller = new Controller(config, {
+        drivers: { simulated: driver },
+        reconnectMinMs: 50,
+        log: () => {},
+      });
+      await controller.start();
+      await waitOnline();
+      return controller;
+    },
+    waitOnline,
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Polls until the condition holds; fails naming `what` after `timeoutMs`. */
+export async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
