@@ -237,8 +237,23 @@ function printWelcome(cloud: RunningCloud, state: DemoState, dataDir: string): v
     `   curl -s -X POST '${base}/api/company.php?a=status' -H 'Content-Type: application/json' \\\n     -H "X-Service-Org: ${DEMO_DOMAIN}" -H "X-Service-Ts: $TS" -H "X-Service-Nonce: $NONCE" -H "X-Service-Sig: $SIG" -d "$BODY"`,
   );
   say();
+  say(
+    '4. The opening of step 1 with the TypeScript client (cloud/README.md, "The TypeScript client"), run in',
+  );
+  say('   this folder:');
+  say(`   node --input-type=module -e "import { GatelinkClient } from 'gatelink/client';`);
+  say(
+    `   const client = new GatelinkClient({ baseUrl: '${base}', auth: { orgId: ${orgId}, secret: '${secret}' } });`,
+  );
+  say(
+    `   console.log(await client.open({ key_ref: ${state.key.keyRef}, number_id: ${gate}, actor: 'Anna, shift 2' }));"`,
+  );
+  say();
   say(`Operators: ${adminCommand('company list')}   (also device list, journal; --json for machines)`);
-  say('The API: cloud/README.md. Stop with Ctrl-C; the data stays in the data folder for the next start.');
+  const token = cloud.operatorTokenFile ? `$(cat ${cloud.operatorTokenFile})` : '$OPERATOR_TOKEN';
+  say(`  metrics: curl -s -H "Authorization: Bearer ${token}" ${base}/metrics`);
+  say(`The API: cloud/README.md, and ${base}/api/reference (as OpenAPI 3.1: ${base}/api/openapi.json).`);
+  say('Stop with Ctrl-C; the data stays in the data folder for the next start.');
 }
 
 /**

@@ -86,6 +86,24 @@ async function openAsPrinted(output: string): Promise<unknown> {
   return response.json();
 }
 
+/** Runs a command the demo printed, with the line breaks it printed, in a shell of the project's folder. */
+function shellAsPrinted(output: string, command: RegExp): Promise<string> {
+  const found = command.exec(output);
+  expect(found, output).not.toBeNull();
+  const text = found![1]!.replaceAll('\n   ', '\n');
+  return new Promise((done) => {
+    const child = spawn('sh', ['-c', text], { cwd: ROOT, env: demoEnv({}) });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('close', () => done(out));
+  });
+}
+
 /** Does anything answer on `host:port`? */
 function answers(host: string, port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -116,6 +134,13 @@ describe.skipIf(onPostgres)('the demo, started and started again', () => {
     }
     expect(await answers('127.0.0.1', port)).toBe(true);
     expect(await openAsPrinted(first)).toMatchObject({ ok: 1 });
+    expect(await shellAsPrinted(first, /^ {3}(node --input-type=module -e "[^]*?\)\);")$/m)).toMatch(
+      /ok: 1, id: \d+/,
+    );
+    const scraped = await shellAsPrinted(first, /^ {2}metrics: (curl .*)$/m);
+    expect(scraped).toMatch(
+      /^gatelink_company_api_answers_total\{action="open",code="ok",status="200"\} 2$/m,
+    );
     expect(first).toContain(`GATELINK_DATA_DIR=${dataDir} npm run admin -- journal`);
     // The operators' line pastes as one command, not as a shell pipe of three.
     expect(first).toContain(`Operators: GATELINK_DATA_DIR=${dataDir} npm run admin -- company list   (also`);
@@ -137,7 +162,8 @@ describe.skipIf(onPostgres)('the demo, started and started again', () => {
       });
       child.on('close', () => done(out));
     });
-    expect(journal.match(/Anna, shift 2 +opened/g)).toHaveLength(2);
+    // Step 1 by curl and by the client at the first start, step 1 by curl at the second.
+    expect(journal.match(/Anna, shift 2 +opened/g)).toHaveLength(3);
     expect(JSON.parse(readFileSync(join(dataDir, 'cloud-address.json'), 'utf8')).url).toBe(base);
     await stop();
 
