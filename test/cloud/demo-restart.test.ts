@@ -134,7 +134,7 @@ describe.skipIf(onPostgres)('the demo, started and started again', () => {
     }
     expect(await answers('127.0.0.1', port)).toBe(true);
     expect(await openAsPrinted(first)).toMatchObject({ ok: 1 });
-    expect(await shellAsPrinted(first, /^ {3}(node --input-type=module -e "[^]*?\)\);")$/m)).toMatch(
+    expect(await shellAsPrinted(first, /^ {3}(node --input-type=module -e "[\s\S]*?\)\);")$/m)).toMatch(
       /ok: 1, id: \d+/,
     );
     const scraped = await shellAsPrinted(first, /^ {2}metrics: (curl .*)$/m);
