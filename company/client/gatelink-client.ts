@@ -66,12 +66,14 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** A request the customer granted: what `open` needs is there. */
+type KeyObject = { number_id: number; label: string };
+
+/** A request the customer granted: what `open` needs is there, and at least one object (consent asks for one). */
 export type IssuedStatus = StatusAnswer & {
   state: 'issued';
   key_ref: number;
   issued_at: string;
-  numbers: { number_id: number; label: string }[];
+  numbers: [KeyObject, ...KeyObject[]];
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -136,6 +138,15 @@ export class GatelinkClient {
     for (;;) {
       const status = await this.status(code, options.signal ? { signal: options.signal } : {});
       if (isIssued(status)) return status;
+      if (status.state === 'issued') {
+        // A key is granted on at least one object (docs/design.md section 10.3); anything else is not the API.
+        throw new GatelinkError({
+          code: 'unexpected_answer',
+          status: 200,
+          message: `Request ${status.code} is issued without key_ref or numbers.`,
+          attempts: 1,
+        });
+      }
       if (status.state === 'expired' || status.state === 'revoked') {
         throw new GatelinkError({
           code: status.state,
@@ -263,7 +274,7 @@ export class GatelinkClient {
 }
 
 function isIssued(status: StatusAnswer): status is IssuedStatus {
-  return status.state === 'issued' && status.key_ref !== undefined;
+  return status.state === 'issued' && status.key_ref !== undefined && (status.numbers?.length ?? 0) > 0;
 }
 
 function parseJson(text: string): unknown {

@@ -7,6 +7,7 @@ import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { runProgram } from '../support/program-run.js';
+import { ScriptedProxy } from '../support/scripted-proxy.js';
 import { grantRequest, type SimulatedBarrier, simulatedBarrier } from '../support/simulated-barrier.js';
 
 /**
@@ -32,6 +33,8 @@ let database: TestDatabase;
 let cloud: TestCloud;
 let barrier: SimulatedBarrier;
 let project: string;
+/** Between the snippet and the cloud, to see the snippet wait: it forwards everything. */
+let proxy: ScriptedProxy;
 
 beforeAll(async () => {
   keyFiles = new KeyFileServer();
@@ -39,6 +42,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   cloud = await startTestCloud({ database, env: { GATELINK_DEV_KEYFILE_URL: keyFiles.template } });
   barrier = await simulatedBarrier(cloud, 'Fiona');
+  proxy = new ScriptedProxy(cloud.baseUrl);
+  await proxy.start();
   // The developer's own project, with this copy of Gatelink installed in it as `npm install <folder>` does.
   project = mkdtempSync(join(tmpdir(), 'gatelink-first-day-'));
   mkdirSync(join(project, 'node_modules'));
@@ -46,6 +51,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await proxy?.stop();
   await barrier?.stop();
   await cloud?.stop();
   await database?.close();
@@ -74,34 +80,42 @@ describe('the first day', () => {
     const before = barrier.driver.pulses.get('gate') ?? 0;
     const run = await runWhileGranting(join(project, 'first-day.mjs'));
     expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/^Show your customer this link as a QR code: http:\S+\/c\/[0-9A-Z]{12}$/m);
     expect(run.output).toMatch(/^Opened Main gate, journal entry \d+$/m);
+    // It waited: one answer said the request was new, a later one that it was issued.
+    expect(run.polls).toBeGreaterThanOrEqual(2);
     expect(barrier.driver.pulses.get('gate')).toBe(before + 1);
   });
 });
 
 /**
- * Runs the snippet; when it prints the link to show the customer, the customer opens it and grants access,
- * while the snippet waits for that in `waitForAccess`.
+ * Runs the snippet. Once it has asked for its request's status and heard that the customer has not answered
+ * yet, that is while it waits in `waitForAccess`, the customer opens the link and grants access.
  */
-function runWhileGranting(file: string): Promise<{ code: number | null; output: string }> {
+function runWhileGranting(file: string): Promise<{ code: number | null; output: string; polls: number }> {
+  let granting: Promise<void> | undefined;
+  let polls = 0;
+  proxy.onAnswer = (seen, answer) => {
+    if (!seen.url.endsWith('a=status')) return;
+    polls += 1;
+    const { code, state } = JSON.parse(answer.body) as { code: string; state: string };
+    if (state === 'new' && !granting) granting = grantRequest(barrier, code);
+  };
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [file], {
       cwd: project,
-      env: { ...process.env, GATELINK_URL: cloud.baseUrl },
+      env: { ...process.env, GATELINK_URL: proxy.url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    let granting: Promise<void> | undefined;
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
-      const code = /\/c\/([0-9A-Z]{12})\b/.exec(output)?.[1];
-      if (code && !granting) granting = grantRequest(barrier, code);
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.on('error', fail);
     child.on('close', (code) => {
-      void (granting ?? Promise.resolve()).then(() => done({ code, output }), fail);
+      void (granting ?? Promise.resolve()).then(() => done({ code, output, polls }), fail);
     });
   });
 }

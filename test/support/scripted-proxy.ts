@@ -25,6 +25,8 @@ export interface Seen {
 export class ScriptedProxy {
   readonly seen: Seen[] = [];
   script: Step[] = [];
+  /** Told of every answer the cloud gave to a forwarded call, once it is on its way back. */
+  onAnswer: (seen: Seen, answer: { status: number; body: string }) => void = () => {};
   readonly #server: Server;
   #port = 0;
 
@@ -34,7 +36,8 @@ export class ScriptedProxy {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        this.seen.push({ headers: request.headers, body, url: request.url ?? '' });
+        const seen: Seen = { headers: request.headers, body, url: request.url ?? '' };
+        this.seen.push(seen);
         const step = this.script.shift() ?? 'forward';
         if (step === 'reset') {
           request.socket.destroy();
@@ -50,7 +53,9 @@ export class ScriptedProxy {
             request.socket.destroy();
             return;
           }
-          response.writeHead(answer.status, answer.headers).end(answer.body);
+          response
+            .writeHead(answer.status, answer.headers)
+            .end(answer.body, () => this.onAnswer(seen, answer));
         });
       });
     });
