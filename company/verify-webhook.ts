@@ -72,8 +72,8 @@ async function serviceKey(values: Values, env: Environment): Promise<string | Ve
   }
   if (key !== undefined) return key;
   const baseUrl = serviceUrl(values, env);
-  // Fetching the published key sends no credentials; the client is made with none that could be used.
-  return new GatelinkClient({ baseUrl, auth: { orgId: 0, secret: '' } }).webhookKey();
+  // Fetching the published key sends no credentials: the client is made with none.
+  return new GatelinkClient({ baseUrl }).webhookKey();
 }
 
 function checkTime(text: string | undefined): Date {

@@ -33,8 +33,11 @@ import {
 export interface GatelinkClientOptions {
   /** Where the cloud answers, e.g. `https://gatelink.example`; the path is added. */
   baseUrl: string;
-  /** `readKeyFile('company-key.json')` to sign, or `{ orgId, secret }` for a company without a domain. */
-  auth: ClientAuth;
+  /**
+   * `readKeyFile('company-key.json')` to sign, or `{ orgId, secret }` for a company without a domain. A program
+   * that only receives events may leave it out: `webhookKey()` sends no credentials, and a call then throws.
+   */
+  auth?: ClientAuth;
   /** Attempts after the first (default 3). */
   retries?: number;
   /** The longest wait for one attempt's answer (default 30 s: an opening may wait 8 s for the gate). */
@@ -89,7 +92,7 @@ type Attempt =
 
 export class GatelinkClient {
   readonly #baseUrl: string;
-  readonly #auth: ClientAuth;
+  readonly #auth: ClientAuth | undefined;
   readonly #retry: RetrySettings;
   readonly #timeoutMs: number;
   readonly #fetch: typeof fetch;
@@ -196,13 +199,19 @@ export class GatelinkClient {
   ): Promise<z.infer<S>> {
     const idempotencyKey =
       options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? randomUUID());
-    const body = callBody(this.#auth, fields);
+    if (!this.#auth) {
+      throw new TypeError(
+        `GatelinkClient: ${action} needs auth, readKeyFile(path) or { orgId, secret }; this client was made without`,
+      );
+    }
+    const auth = this.#auth;
+    const body = callBody(auth, fields);
     const traits: CallTraits = {
       repeatable: action === 'status' || idempotencyKey !== undefined,
       hasIdempotencyKey: idempotencyKey !== undefined,
     };
     for (let retry = 0; ; retry++) {
-      const attempt = await this.#attempt(action, body, idempotencyKey, options.signal);
+      const attempt = await this.#attempt(action, auth, body, idempotencyKey, options.signal);
       const facts: CallFacts = { attempts: retry + 1, idempotencyKey };
       if (attempt.kind === 'answer' && attempt.answer.status === 200)
         return readSuccess(schema, attempt.answer, facts);
@@ -236,6 +245,7 @@ export class GatelinkClient {
   /** One attempt: the same body, fresh authentication headers. */
   #attempt(
     action: Action,
+    auth: ClientAuth,
     body: string,
     idempotencyKey: string | undefined,
     signal?: AbortSignal,
@@ -243,7 +253,7 @@ export class GatelinkClient {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': this.#userAgent,
-      ...attemptHeaders(this.#auth, body, this.#now()),
+      ...attemptHeaders(auth, body, this.#now()),
       ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
     };
     const url = `${this.#baseUrl}/api/company.php?a=${action}`;

@@ -96,6 +96,12 @@ describe('a delivery of the cloud', () => {
     expect(event.at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   });
 
+  it('fetches the key with a client made without credentials, which refuses calls', async () => {
+    const receiving = new GatelinkClient({ baseUrl: cloud.baseUrl });
+    expect((await receiving.webhookKey()).base64).toBe(published);
+    await expect(receiving.status(code)).rejects.toThrow('status needs auth');
+  });
+
   it('verifies from a fetch Headers object, a record in any letter case, a string body, a base64 key', () => {
     const record = {
       'Webhook-Id': delivery.id,
