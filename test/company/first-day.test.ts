@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -62,6 +63,26 @@ afterAll(async () => {
 describe('the first day', () => {
   it('is at most ten lines', () => {
     expect(readmeSnippet().trimEnd().split('\n').length).toBeLessThanOrEqual(10);
+  });
+
+  it('type-checks as a strict TypeScript program against the built package', () => {
+    const file = join(project, 'first-day.mts');
+    writeFileSync(file, readmeSnippet());
+    const program = ts.createProgram([file], {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      noEmit: true,
+      skipLibCheck: true,
+      typeRoots: [join(ROOT, 'node_modules/@types')],
+      types: ['node'],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((problem) => ts.flattenDiagnosticMessageText(problem.messageText, '\n'));
+    expect(problems).toEqual([]);
   });
 
   it('keygen, publish, approval, and the README snippet opens the barrier the customer granted', async () => {
