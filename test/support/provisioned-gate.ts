@@ -42,12 +42,14 @@ clock:
   check: none
 `;
 
-export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> {
+/** A controller config written by `provision()` against the cloud's HTTP address, as an installer does. */
+export async function provisionedConfig(cloud: TestCloud, objectsYaml: string) {
   const dir = await mkdtemp(join(tmpdir(), 'gatelink-gate-'));
   const created = await cloud.ops('POST', '/ops/devices', { label: 'Yard' });
+  if (created.status !== 200) throw new Error(`device add failed: ${JSON.stringify(created.body)}`);
   const device = created.body.device as { device_id: string; provisioning_code: string };
   const objectsFile = join(dir, 'objects.yaml');
-  await writeFile(objectsFile, OBJECTS_YAML);
+  await writeFile(objectsFile, objectsYaml);
   const configPath = join(dir, 'device.yaml');
   const { response } = await provision({
     cloud: cloud.baseUrl,
@@ -55,20 +57,44 @@ export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> 
     configPath,
     objectsFrom: objectsFile,
   });
-  const numberId = response.numbers.find((n) => n.id === 'gate')!.number_id;
+  const numberOf = (id: string) => response.numbers.find((n) => n.id === id)!.number_id;
+  return { dir, configPath, response, numberOf };
+}
+
+/** The controller daemon in this process on simulated outputs, resolved once the cloud sees it online. */
+export async function startSimulatedController(cloud: TestCloud, configPath: string) {
+  const config = loadConfig(configPath);
+  const driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+  const controller = new Controller(config, {
+    drivers: { simulated: driver },
+    reconnectMinMs: 50,
+    log: () => {},
+  });
+  await controller.start();
+  await waitDeviceOnline(cloud, config.device_id);
+  return { controller, driver };
+}
+
+/** Polls the operator API until the device is online (or not). */
+export function waitDeviceOnline(cloud: TestCloud, deviceId: string, online = true): Promise<void> {
+  return waitFor(
+    async () => {
+      const answer = await cloud.ops('GET', '/ops/devices');
+      const devices = answer.body.devices as { id: string; online: boolean }[];
+      return devices.find((d) => d.id === deviceId)?.online === online;
+    },
+    `the controller ${deviceId} to be ${online ? 'online' : 'offline'}`,
+  );
+}
+
+export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> {
+  const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, OBJECTS_YAML);
+  const numberId = numberOf('gate');
   const customerId = (await createCustomer(cloud.ctx, { displayName: 'Gate Customer' })).id;
   await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code });
   const company = await secretCompany(cloud, 'Gate Couriers');
   const deviceId = response.device_id;
-  const waitOnline = (online = true) =>
-    waitFor(
-      async () => {
-        const answer = await cloud.ops('GET', '/ops/devices');
-        const devices = answer.body.devices as { id: string; online: boolean }[];
-        return devices.find((d) => d.id === deviceId)?.online === online;
-      },
-      `the controller to be ${online ? 'online' : 'offline'}`,
-    );
+  const waitOnline = (online = true) => waitDeviceOnline(cloud, deviceId, online);
   return {
     configPath,
     deviceId,
@@ -89,16 +115,7 @@ export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> 
     open: (keyRef, headers) =>
       cloud.call('open', { ...company, key_ref: keyRef, number_id: numberId, actor: 'Driver 7' }, headers),
     async startController() {
-      const config = loadConfig(configPath);
-      const driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
-      const controller = new Controller(config, {
-        drivers: { simulated: driver },
-        reconnectMinMs: 50,
-        log: () => {},
-      });
-      await controller.start();
-      await waitOnline();
-      return controller;
+      return (await startSimulatedController(cloud, configPath)).controller;
     },
     waitOnline,
     remove: () => rm(dir, { recursive: true, force: true }),

@@ -1,14 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { pairDevice } from '../../cloud/devices/devices.js';
-import { provision } from '../../device/cli/provision.js';
-import { loadConfig } from '../../device/config.js';
-import { SimulatedDriver } from '../../device/drivers/simulated.js';
-import { Controller } from '../../device/runtime/controller.js';
+import type { SimulatedDriver } from '../../device/drivers/simulated.js';
 import type { BrowserClient } from './browser-client.js';
 import type { TestCloud } from './cloud.js';
 import { signedInCustomer } from './customer-app.js';
+import { provisionedConfig, startSimulatedController } from './provisioned-gate.js';
 
 /**
  * What the company client's suites open: a real controller runtime with simulated outputs, provisioned against
@@ -43,29 +39,8 @@ export async function simulatedBarrier(
   cloud: TestCloud,
   customerName = 'Eva Customer',
 ): Promise<SimulatedBarrier> {
-  const dir = await mkdtemp(join(tmpdir(), 'gatelink-barrier-'));
-  const created = await cloud.ops('POST', '/ops/devices', { label: 'Yard' });
-  if (created.status !== 200) throw new Error(`device add failed: ${JSON.stringify(created.body)}`);
-  const device = created.body.device as { provisioning_code: string };
-  const objectsFile = join(dir, 'objects.yaml');
-  await writeFile(objectsFile, OBJECTS_YAML);
-  const configPath = join(dir, 'device.yaml');
-  const { response } = await provision({
-    cloud: cloud.baseUrl,
-    code: device.provisioning_code,
-    configPath,
-    objectsFrom: objectsFile,
-  });
-  const numberOf = (id: string) => response.numbers.find((n) => n.id === id)!.number_id;
-  const config = loadConfig(configPath);
-  const driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
-  const controller = new Controller(config, {
-    drivers: { simulated: driver },
-    reconnectMinMs: 50,
-    log: () => {},
-  });
-  await controller.start();
-  await waitUntilOnline(cloud, response.device_id);
+  const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, OBJECTS_YAML);
+  const { controller, driver } = await startSimulatedController(cloud, configPath);
   const customer = await signedInCustomer(cloud, customerName);
   await pairDevice(cloud.ctx, { customerId: customer.id, pairingCode: response.pairing_code });
   return {
@@ -100,15 +75,4 @@ export async function withdrawKey(barrier: SimulatedBarrier, keyRef: number): Pr
   await client.get(`/barriers/${barrier.deviceId}`);
   const withdrawn = await client.post(`/barriers/${barrier.deviceId}/keys/${keyRef}/withdraw`);
   if (withdrawn.status !== 303) throw new Error(`withdraw answered ${withdrawn.status}`);
-}
-
-async function waitUntilOnline(cloud: TestCloud, deviceId: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const answer = await cloud.ops('GET', '/ops/devices');
-    const devices = answer.body.devices as { id: string; online: boolean }[];
-    if (devices.find((d) => d.id === deviceId)?.online) return;
-    if (Date.now() > deadline) throw new Error(`the controller ${deviceId} did not come online`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
