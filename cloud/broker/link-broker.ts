@@ -37,6 +37,10 @@ export class LinkBroker implements Broker {
    * Nothing is sent to a device without a session (a gate must not open minutes later). Otherwise the signed
    * command goes out QoS 1, not retained, and the answer is its ack or, after the deadline, a timeout.
    */
+  journalWritten(commandId: string): Promise<unknown> | undefined {
+    return this.#options.waiters.journalWritten(commandId);
+  }
+
   async send(command: Command): Promise<DispatchResult> {
     const { ctx, transport, waiters, ackTimeoutMs } = this.#options;
     const deviceId = command.device_id;

@@ -12,6 +12,11 @@ export interface CommandDispatcher {
   sign(request: DispatchRequest): Command;
   /** Sends a signed command to the device it names and waits for the acknowledgement. */
   send(command: Command): Promise<DispatchResult>;
+  /**
+   * After `send` answered `acked`: the ack's journal write (with its event), which settles once written or
+   * failed; undefined where the journal is written before `send` answers.
+   */
+  journalWritten?(commandId: string): Promise<unknown> | undefined;
 }
 
 export interface DispatchRequest {

@@ -108,6 +108,8 @@ export class Opener {
   readonly #ctx: CloudContext;
   readonly #dispatcher: CommandDispatcher;
   readonly #routes: ObjectRoutes;
+  /** Per company, the journal write of its latest opening answered before it was written. */
+  readonly #unwritten = new Map<number, Promise<void>>();
 
   constructor(ctx: CloudContext, dispatcher: CommandDispatcher, routes = new ObjectRoutes()) {
     this.#ctx = ctx;
@@ -131,6 +133,7 @@ export class Opener {
     log: FastifyBaseLogger = this.#ctx.log,
   ): Promise<StoredAnswer> {
     const ctx = this.#ctx;
+    await this.#unwritten.get(caller.company.id);
     const [decision, early] = await Promise.all([
       decide(ctx, caller, body, commandId),
       this.#signMeanwhile(commandId, body.number_id),
@@ -143,6 +146,7 @@ export class Opener {
     const result = await this.#dispatcher.send(command);
     // An ack's outcome is the ack handler's to write in the journal (cloud/broker/handlers/ack.ts).
     if (result.kind === 'acked') {
+      this.#holdUntilWritten(caller.company.id, this.#dispatcher.journalWritten?.(command.id));
       const { outcome, detail } = ackOutcome(result.ack);
       logOpening(log, decision, outcome);
       if (outcome === 'opened') return openedAnswer(decision.journalId);
@@ -157,6 +161,23 @@ export class Opener {
       { outcome, detail: null, ackedAt: null, now: ctx.clock.now() },
     );
     throw new ApiError(outcome);
+  }
+
+  /**
+   * The answer leaves before the ack's journal write (cloud/broker/handlers/ack.ts). The company's next opening
+   * waits for that write, so that its events come after this opening's (docs/design.md section 6): an event's
+   * place is taken when it is written.
+   */
+  #holdUntilWritten(companyId: number, written: Promise<unknown> | undefined): void {
+    if (!written) return;
+    const settled = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#unwritten.set(companyId, settled);
+    void settled.then(() => {
+      if (this.#unwritten.get(companyId) === settled) this.#unwritten.delete(companyId);
+    });
   }
 
   /**

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../cloud/auth/authenticate.js';
 import { ObjectRoutes } from '../../cloud/opening/object-routes.js';
@@ -5,6 +6,26 @@ import { Opener } from '../../cloud/opening/open.js';
 import { BrokerEnv } from '../support/broker-env.js';
 import { type DeviceAccount, insertDevice } from '../support/fake-device.js';
 import { AckingDispatcher, openingCaller } from '../support/opening.js';
+
+/** Acknowledges at once, and holds each ack's journal write until the test lets it go. */
+class HeldWriteDispatcher extends AckingDispatcher {
+  readonly order: string[] = [];
+  release = () => {};
+
+  override async send(command: Parameters<AckingDispatcher['send']>[0]) {
+    this.order.push(`sent ${this.sent.length + 1}`);
+    return super.send(command);
+  }
+
+  journalWritten(): Promise<unknown> {
+    return new Promise<void>((resolve) => {
+      this.release = () => {
+        this.order.push('first written');
+        resolve();
+      };
+    });
+  }
+}
 
 /* The open flow's memory of where objects' commands go: a help to speed, never a say in where they go. */
 describe('the open flow', () => {
@@ -33,6 +54,18 @@ describe('the open flow', () => {
     expect(dispatcher.sent).toHaveLength(1);
     expect(dispatcher.sent[0]).toMatchObject({ device_id: device.id, object: 'gate', number_id: numberId });
     expect(routes.get(numberId)).toEqual({ deviceId: device.id, object: 'gate' });
+  });
+
+  it("waits, before a company's next opening, for the journal write of the one just answered", async () => {
+    const dispatcher = new HeldWriteDispatcher(env, device);
+    const opener = new Opener(env.context(), dispatcher);
+    expect((await opener.open(caller(numberId))).status).toBe(200);
+    const next = opener.open(caller(numberId));
+    // Every chance to go ahead: a few round trips to the database, as many as its checks take.
+    for (let i = 0; i < 5; i++) await sql`select 1`.execute(env.db);
+    dispatcher.release();
+    expect((await next).status).toBe(200);
+    expect(dispatcher.order).toEqual(['sent 1', 'first written', 'sent 2']);
   });
 
   it('signs each opening of the same object as a command of its own', async () => {

@@ -25,10 +25,12 @@ export const ackHandler: DeviceMessageHandler<Ack> = {
       );
       return;
     }
-    waiters.settle(ack);
     // The answer leaves first, as the write starts on the next turn of the event loop (a batch does): on
-    // PGlite, which runs in this process, it would otherwise hold the answer back.
-    const applied = await acks.apply(ack);
+    // PGlite, which runs in this process, it would otherwise hold the answer back. The dispatch gets the write,
+    // so the company's next opening waits for it (docs/design.md section 6).
+    const written = acks.apply(ack);
+    waiters.settle(ack, written);
+    const applied = await written;
     ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
   },
 };
