@@ -27,6 +27,15 @@ export interface ScrapeSources {
 
 export function registerScrapeGauges(metrics: CloudMetrics, sources: ScrapeSources): void {
   const reading = (name: string, read: () => Promise<number>) => bounded(name, read, sources);
+  // Read first, as gauges are read in this order: before this scrape's own queries wait for a connection.
+  const pool = () => sources.database.connections();
+  metrics.gauge(
+    'db_pool_connections',
+    'Database connections open (PGlite: its one).',
+    async () => pool().total,
+  );
+  metrics.gauge('db_pool_idle', 'Database connections open and unused.', async () => pool().idle);
+  metrics.gauge('db_pool_waiting', 'Queries waiting for a database connection.', async () => pool().waiting);
   metrics.gauge(
     'controllers_connected',
     'Controllers with a session on the broker now (embedded: connected clients; external: reported online).',
@@ -43,14 +52,6 @@ export function registerScrapeGauges(metrics: CloudMetrics, sources: ScrapeSourc
     'Undelivered events of companies whose endpoint is failing: held until the address changes or a retry.',
     reading('events_failing', async () => (await events()).failing),
   );
-  const pool = () => sources.database.connections();
-  metrics.gauge(
-    'db_pool_connections',
-    'Database connections open (PGlite: its one).',
-    async () => pool().total,
-  );
-  metrics.gauge('db_pool_idle', 'Database connections open and unused.', async () => pool().idle);
-  metrics.gauge('db_pool_waiting', 'Queries waiting for a database connection.', async () => pool().waiting);
   metrics.gauge(
     'nonces',
     `Rows in nonces (signed calls of the last 10 min); exact below ${EXACT_COUNT_LIMIT}, estimated above.`,
