@@ -1,9 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
+import type { z } from 'zod';
+import { orgIdSchema, secretSchema } from '../../shared/company-api/calls.js';
 import { ApiError } from '../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
 import type { CloudContext } from '../context.js';
-import { MAX_ID } from '../http/validation.js';
 
 /**
  * Company secrets (docs/design.md section 2): 32 random bytes behind a recognisable prefix, so secret scanners
@@ -61,15 +62,11 @@ export async function issueSecret(
 /** Checks org_id and secret from the body and returns the company. */
 export async function authenticateSecret(
   ctx: CloudContext,
-  orgId: unknown,
-  secret: unknown,
+  orgIdValue: unknown,
+  secretValue: unknown,
 ): Promise<Company> {
-  if (typeof orgId !== 'number' || !Number.isSafeInteger(orgId) || orgId < 1 || orgId > MAX_ID) {
-    throw new ApiError('invalid_field', { field: 'org_id', message: 'org_id must be a positive integer.' });
-  }
-  if (typeof secret !== 'string' || secret.length > 256) {
-    throw new ApiError('invalid_field', { field: 'secret', message: 'secret must be a string.' });
-  }
+  const orgId = checkedCredential(orgIdSchema, 'org_id', orgIdValue);
+  const secret = checkedCredential(secretSchema, 'secret', secretValue);
   const presented = hashSecret(secret);
   const credential = `secret:${orgId}:${presented.toString('hex')}`;
   const remembered = ctx.companies.get(credential);
@@ -99,4 +96,11 @@ export async function authenticateSecret(
   // Not remembered past the secret's retirement, which is exact to the second.
   ctx.companies.remember(credential, company, matched.retires_at ? new Date(matched.retires_at) : null);
   return company;
+}
+
+/** One credential checked by the company API's own schema (shared/company-api/calls.ts), named when refused. */
+function checkedCredential<T extends z.ZodType>(schema: T, field: string, value: unknown): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ApiError('invalid_field', { field, message: result.error.issues[0]!.message });
 }

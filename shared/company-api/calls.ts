@@ -97,26 +97,30 @@ export const openBodySchema = z
 
 /**
  * Secret mode's credentials (cloud/README.md, "Secret (companies without a domain)"), sent in the body beside
- * the action's fields; cloud/auth/secret.ts checks them (its limits are these). In signature mode `org_id` may be sent alone, and
- * must then be the signing company's id.
+ * the action's fields; cloud/auth/secret.ts checks them with `orgIdSchema` and `secretSchema`. In signature mode
+ * `org_id` may be sent alone, and must then be the signing company's id.
  */
+/** `org_id`: the company's id, as cloud/auth/secret.ts checks it (400 `invalid_field` with this message). */
+export const orgIdSchema = z
+  .number({ error: 'org_id must be a positive integer.' })
+  .int('org_id must be a positive integer.')
+  .positive('org_id must be a positive integer.')
+  .max(MAX_ID, 'org_id must be a positive integer.');
+
+/** `secret`: a string of at most 256 characters; whether it is the company's is the database's to say. */
+export const secretSchema = z
+  .string({ error: 'secret must be a string.' })
+  .max(256, 'secret must be a string.');
+
 export const secretCredentialsSchema = z
   .object({
-    org_id: z
-      .number()
-      .int()
-      .positive()
-      .max(MAX_ID)
+    org_id: orgIdSchema
       .optional()
       .meta({ description: "Your company's id (secret mode; optional in signature mode).", examples: [42] }),
-    secret: z
-      .string()
-      .max(256)
-      .optional()
-      .meta({
-        description: 'Your secret, `glsk_` and 43 base64url characters (secret mode only).',
-        examples: ['glsk_Ex4mpleSecretEx4mpleSecretEx4mpleSecret00'],
-      }),
+    secret: secretSchema.optional().meta({
+      description: 'Your secret, `glsk_` and 43 base64url characters (secret mode only).',
+      examples: ['glsk_Ex4mpleSecretEx4mpleSecretEx4mpleSecret00'],
+    }),
   })
   .meta({
     description:
