@@ -13,15 +13,15 @@ import {
   statusAnswerSchema,
 } from '../../shared/company-api/calls.js';
 import { strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
-import { type Answer, answerError, type CallFacts, errorCodeOf, readSuccess } from './answers.js';
+import { answerError, type CallFacts, errorCodeOf, readSuccess } from './answers.js';
 import { attemptHeaders, type ClientAuth, callBody } from './call-auth.js';
 import { GatelinkError } from './gatelink-error.js';
+import { type Attempt, exchange, networkError } from './http-exchange.js';
 import {
   backoffMs,
   type CallTraits,
   DEFAULT_RETRY,
   type Outcome,
-  parseRetryAfter,
   type RetrySettings,
   shouldRetry,
 } from './retry-policy.js';
@@ -82,13 +82,6 @@ export type IssuedStatus = StatusAnswer & {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_POLL_MS = 2000;
 const DEFAULT_USER_AGENT = `gatelink-client/1 node/${process.versions.node}`;
-
-/** Errors of a refused or unsent connection: the call never reached the cloud. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-
-type Attempt =
-  | { kind: 'answer'; answer: Answer }
-  | { kind: 'no_answer'; sent: 'not_sent' | 'maybe'; cause: unknown };
 
 export class GatelinkClient {
   readonly #baseUrl: string;
@@ -169,7 +162,7 @@ export class GatelinkClient {
   /** The cloud's public key for event deliveries, from `/.well-known/service.json` (cloud/README.md). */
   async webhookKey(options: Pick<CallOptions, 'signal'> = {}): Promise<VerifyKey> {
     const url = `${this.#baseUrl}/.well-known/service.json`;
-    const attempt = await this.#send(
+    const attempt = await this.#exchange(
       url,
       { method: 'GET', headers: { 'user-agent': this.#userAgent } },
       options,
@@ -243,6 +236,11 @@ export class GatelinkClient {
   }
 
   /** One attempt: the same body, fresh authentication headers. */
+  /** One exchange within this client's deadline for an answer. */
+  #exchange(url: string, init: RequestInit, options: { signal?: AbortSignal }): Promise<Attempt> {
+    return exchange(this.#fetch, url, init, { ...options, timeoutMs: this.#timeoutMs, now: this.#now });
+  }
+
   #attempt(
     action: Action,
     auth: ClientAuth,
@@ -257,65 +255,10 @@ export class GatelinkClient {
       ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
     };
     const url = `${this.#baseUrl}/api/company.php?a=${action}`;
-    return this.#send(url, { method: 'POST', headers, body }, signal ? { signal } : {});
-  }
-
-  async #send(url: string, init: RequestInit, options: { signal?: AbortSignal }): Promise<Attempt> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    try {
-      const response = await this.#fetch(url, { ...init, signal });
-      const text = await response.text();
-      return {
-        kind: 'answer',
-        answer: {
-          status: response.status,
-          json: parseJson(text),
-          requestId: response.headers.get('x-request-id') ?? undefined,
-          retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), this.#now()),
-        },
-      };
-    } catch (error) {
-      // The caller's own abort ends the call; it is not a network failure.
-      options.signal?.throwIfAborted();
-      return { kind: 'no_answer', sent: notSent(error) ? 'not_sent' : 'maybe', cause: error };
-    }
+    return this.#exchange(url, { method: 'POST', headers, body }, signal ? { signal } : {});
   }
 }
 
 function isIssued(status: StatusAnswer): status is IssuedStatus {
   return status.state === 'issued' && status.key_ref !== undefined && (status.numbers?.length ?? 0) > 0;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the failure shows that no byte of the call reached the cloud (the connection was never made). */
-function notSent(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return typeof cause?.code === 'string' && NOT_SENT_CODES.has(cause.code);
-}
-
-function networkError(attempt: Extract<Attempt, { kind: 'no_answer' }>, facts: CallFacts): GatelinkError {
-  const cause = attempt.cause as { name?: unknown; cause?: { code?: unknown } } | undefined;
-  const why =
-    cause?.name === 'TimeoutError'
-      ? 'no answer in time'
-      : typeof cause?.cause?.code === 'string'
-        ? cause.cause.code
-        : String((attempt.cause as Error | undefined)?.message ?? attempt.cause);
-  const reached = attempt.sent === 'maybe' ? '; the call may have reached the cloud' : '';
-  return new GatelinkError({
-    code: 'network_error',
-    status: 0,
-    message: `No answer from the cloud after ${facts.attempts} attempt(s): ${why}${reached}.`,
-    detail: why,
-    cause: attempt.cause,
-    ...facts,
-  });
 }
