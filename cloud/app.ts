@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
-import { apiContractRoutes } from './api-contract/routes.js';
-import type { Broker } from './broker/broker.js';
-import { companyApiRoutes } from './company-api/route.js';
 import type { CloudContext } from './context.js';
-import { notFoundPage } from './customer-app/not-found.js';
-import { provisioningRoute } from './devices/provisioning-route.js';
-import { answerClientError, answerConnect, serveDespiteExpectations } from './http/client-errors.js';
-import { answerFrameworkError, registerErrorHandling } from './http/errors.js';
-import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/timeouts.js';
-import { logoRoute } from './logos/logo-route.js';
-import { registerMetrics } from './metrics/metrics-routes.js';
-import { opsRoutes } from './ops/routes.js';
-import { signingKeyRoute } from './signing-key/signing-key-route.js';
-import { webAssets } from './web/assets-plugin.js';
-import { webPages } from './web/pages.js';
+import { apiContractRoutes } from './faces/api-contract/routes.js';
+import { companyApiRoutes } from './faces/company-api/route.js';
+import { notFoundPage } from './faces/customer-pages/not-found.js';
+import { opsRoutes } from './faces/operator-api/routes.js';
+import {
+  answerClientError,
+  answerConnect,
+  serveDespiteExpectations,
+} from './foundation/http/client-errors.js';
+import { answerFrameworkError, registerErrorHandling } from './foundation/http/errors.js';
+import { HTTP_TIMEOUTS, type HttpTimeouts } from './foundation/http/timeouts.js';
+import { registerMetrics } from './foundation/metrics/metrics-routes.js';
+import { webAssets } from './foundation/web/assets-plugin.js';
+import { webPages } from './foundation/web/pages.js';
+import type { Broker } from './links/controllers/broker.js';
+import { provisioningRoute } from './rules/devices/provisioning-route.js';
+import { logoRoute } from './rules/logos/logo-route.js';
+import { signingKeyRoute } from './rules/service-key/signing-key-route.js';
 
 /** Where the log's JSON lines go instead of standard output (pino's destination). */
 export interface LogStream {

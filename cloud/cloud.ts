@@ -5,17 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
 import { createHttpServer, type LogStream, registerRoutes } from './app.js';
-import { CompanyCache } from './auth/company-cache.js';
-import { NonceLedger } from './auth/nonces.js';
-import type { Broker } from './broker/broker.js';
-import { startBroker } from './broker/start.js';
-import { type Clock, systemClock } from './clock.js';
-import type { KeyFileFetcher } from './company-keys/confirm.js';
-import { defaultResolve, type Resolver } from './company-keys/keyfile-connection.js';
-import { fetchKeyFile } from './company-keys/keyfile-fetch.js';
 import { type Component, startInOrder } from './components.js';
-import type { CloudConfig } from './config.js';
 import type { CloudContext } from './context.js';
+import { type Clock, systemClock } from './foundation/clock.js';
+import type { CloudConfig } from './foundation/config.js';
 import {
   type DataFolderLock,
   localAddress,
@@ -23,16 +16,27 @@ import {
   makePrivate,
   recordAddress,
   tighten,
-} from './data-folder.js';
-import { type DatabaseHandle, openDatabase } from './db/database.js';
-import { configuredMailer, type Mailer } from './email-codes/mailer.js';
-import { DEFAULT_DELIVERY, type DeliveryOptions, EventDelivery } from './events/delivery-worker.js';
-import type { HttpTimeouts } from './http/timeouts.js';
+} from './foundation/data-folder.js';
+import { type DatabaseHandle, openDatabase } from './foundation/db/database.js';
+import type { HttpTimeouts } from './foundation/http/timeouts.js';
+import { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
+import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
-import { CloudMetrics } from './metrics/cloud-metrics.js';
-import { registerScrapeGauges } from './metrics/scrape-gauges.js';
-import { loadSigningKey } from './signing-key/signing-key-file.js';
+import type { Broker } from './links/controllers/broker.js';
+import { startBroker } from './links/controllers/start.js';
+import {
+  DEFAULT_DELIVERY,
+  type DeliveryOptions,
+  EventDelivery,
+} from './links/event-delivery/delivery-worker.js';
+import { configuredMailer, type Mailer } from './links/mail/mailer.js';
+import { fetchKeyFile } from './links/outbound-http/keyfile-fetch.js';
+import { defaultResolve, type Resolver } from './links/outbound-http/safe-connection.js';
+import { CompanyCache } from './rules/call-auth/company-cache.js';
+import { NonceLedger } from './rules/call-auth/nonces.js';
+import type { KeyFileFetcher } from './rules/domain-keys/confirm.js';
+import { loadSigningKey } from './rules/service-key/signing-key-file.js';
 
 export interface CloudOptions {
   config: CloudConfig;
@@ -50,10 +54,10 @@ export interface CloudOptions {
   ackTimeoutMs?: number;
   /** How this program is started, named to a second one that finds the data folder in use. */
   program?: string;
-  /** The HTTP server's timeouts (cloud/http/timeouts.ts); tests use small ones. */
+  /** The HTTP server's timeouts (cloud/foundation/http/timeouts.ts); tests use small ones. */
   httpTimeouts?: HttpTimeouts;
   /**
-   * The delivery of events to callback addresses (cloud/events/delivery-worker.ts), on by default; tests that
+   * The delivery of events to callback addresses (cloud/links/event-delivery/delivery-worker.ts), on by default; tests that
    * deliver by hand (`deliverDue`) turn it off, others give a short timeout or their own resolver.
    */
   eventDelivery?: Partial<DeliveryOptions> | false;

@@ -1,14 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
-import type { CompanyCache } from './auth/company-cache.js';
-import type { NonceLedger } from './auth/nonces.js';
-import type { Clock } from './clock.js';
-import type { KeyFileFetcher } from './company-keys/confirm.js';
-import type { Resolver } from './company-keys/keyfile-connection.js';
-import type { CloudConfig } from './config.js';
-import type { Database } from './db/database.js';
-import type { Mailer } from './email-codes/mailer.js';
-import type { CloudMetrics } from './metrics/cloud-metrics.js';
+import type { Clock } from './foundation/clock.js';
+import type { CloudConfig } from './foundation/config.js';
+import type { Database } from './foundation/db/database.js';
+import type { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
+import type { Mailer } from './links/mail/mailer.js';
+import type { Resolver } from './links/outbound-http/safe-connection.js';
+import type { CompanyCache } from './rules/call-auth/company-cache.js';
+import type { NonceLedger } from './rules/call-auth/nonces.js';
+import type { KeyFileFetcher } from './rules/domain-keys/confirm.js';
 
 /**
  * What every part of the cloud is handed: configuration, database, clock, logger and the few shared

@@ -1,5 +1,5 @@
 import { startCloud } from './cloud.js';
-import { ConfigError, loadCloudConfig } from './config.js';
+import { ConfigError, loadCloudConfig } from './foundation/config.js';
 
 /** `npm run cloud`: the cloud alone, configured by the environment (docs/design.md section 8). */
 async function main(): Promise<void> {

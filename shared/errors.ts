@@ -1,6 +1,6 @@
 /**
  * Every error the service can answer with: its code, HTTP status and one readable sentence.
- * The cloud turns an `ApiError` into `{"error", "message", "field"?}` in one place (cloud/http/errors.ts);
+ * The cloud turns an `ApiError` into `{"error", "message", "field"?}` in one place (cloud/foundation/http/errors.ts);
  * the table is also the documentation checked against cloud/README.md by a test.
  */
 import {

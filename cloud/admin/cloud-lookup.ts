@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { recordedAddress } from '../data-folder.js';
+import { recordedAddress } from '../foundation/data-folder.js';
 import { UsageError } from './operator-client.js';
 
 /**

@@ -1,11 +1,11 @@
 import { networkInterfaces } from 'node:os';
 import qrcode from 'qrcode-terminal';
 import { type RunningCloud, startCloud } from '../cloud.js';
-import type { KeyFileFetcher } from '../company-keys/confirm.js';
-import { fetchKeyFile } from '../company-keys/keyfile-fetch.js';
-import { type CloudConfig, ConfigError, loadCloudConfig } from '../config.js';
-import { pairingCodeFor } from '../devices/pairing-renewal.js';
-import type { Mailer } from '../email-codes/mailer.js';
+import { type CloudConfig, ConfigError, loadCloudConfig } from '../foundation/config.js';
+import type { Mailer } from '../links/mail/mailer.js';
+import { fetchKeyFile } from '../links/outbound-http/keyfile-fetch.js';
+import { pairingCodeFor } from '../rules/devices/pairing-renewal.js';
+import type { KeyFileFetcher } from '../rules/domain-keys/confirm.js';
 import {
   DEMO_BARRIER,
   type DemoAddresses,

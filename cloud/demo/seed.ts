@@ -2,14 +2,14 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import { issueKey } from '../access-keys/access-keys.js';
-import { issueSecret } from '../auth/secret.js';
-import { approveCompany, createCompany } from '../companies/companies.js';
 import type { CloudContext } from '../context.js';
-import { createCustomer } from '../customers/customers.js';
-import { createDevice, pairDevice } from '../devices/devices.js';
-import { claimRequest } from '../requests/claim.js';
-import { createRequest } from '../requests/requests.js';
+import { issueKey } from '../rules/access-keys/access-keys.js';
+import { issueSecret } from '../rules/call-auth/secret.js';
+import { approveCompany, createCompany } from '../rules/companies/companies.js';
+import { createCustomer } from '../rules/customers/customers.js';
+import { createDevice, pairDevice } from '../rules/devices/devices.js';
+import { claimRequest } from '../rules/requests/claim.js';
+import { createRequest } from '../rules/requests/requests.js';
 import {
   DEMO_BARRIER,
   type DemoControllerSpec,

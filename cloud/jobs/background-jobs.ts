@@ -1,15 +1,15 @@
-import { purgeNonces } from '../auth/nonces.js';
-import { purgeIdempotencyKeys } from '../company-api/idempotency.js';
-import { reconfirmDueKeys } from '../company-keys/confirm.js';
 import type { CloudContext } from '../context.js';
-import { purgeEmailCodes } from '../email-codes/codes.js';
-import { purgeEvents } from '../events/delivery-store.js';
-import { RETRY_WINDOW_MS } from '../events/retry-schedule.js';
-import { UnansweredOpenings } from '../opening/unanswered.js';
-import { purgeCeremonies } from '../passkeys/challenges.js';
-import { sweepExpired } from '../requests/expiry.js';
-import { purgeSessions } from '../sessions/sessions.js';
-import { purgeRateCounters } from '../web/rate-counter.js';
+import { purgeIdempotencyKeys } from '../faces/company-api/idempotency.js';
+import { purgeRateCounters } from '../foundation/web/rate-counter.js';
+import { purgeNonces } from '../rules/call-auth/nonces.js';
+import { reconfirmDueKeys } from '../rules/domain-keys/confirm.js';
+import { purgeEvents } from '../rules/events/delivery-store.js';
+import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
+import { UnansweredOpenings } from '../rules/opening/unanswered.js';
+import { purgeCeremonies } from '../rules/passkeys/challenges.js';
+import { sweepExpired } from '../rules/requests/expiry.js';
+import { purgeSessions } from '../rules/sessions/sessions.js';
+import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 
 /** The cloud's background jobs and how often each runs; cloud.ts starts them last and stops them first. */

@@ -7,7 +7,7 @@ import { notPrintableMessage, PRINTABLE_TEXT } from '../printable-text.js';
  * action accepts and the answer it gives. The cloud validates bodies with these very schemas, the OpenAPI
  * document is generated from them, and the company client takes its types from them, so the three cannot
  * drift apart. Bodies are loose objects: auth fields (`org_id`, `secret`) and fields added later pass through.
- * The `.meta` descriptions and examples are what the document (cloud/api-contract/) and its reference page say.
+ * The `.meta` descriptions and examples are what the document (cloud/faces/api-contract/) and its reference page say.
  */
 export const ACTIONS = ['request', 'status', 'open'] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -97,10 +97,10 @@ export const openBodySchema = z
 
 /**
  * Secret mode's credentials (cloud/README.md, "Secret (companies without a domain)"), sent in the body beside
- * the action's fields; cloud/auth/secret.ts checks them with `orgIdSchema` and `secretSchema`. In signature mode
+ * the action's fields; cloud/rules/call-auth/secret.ts checks them with `orgIdSchema` and `secretSchema`. In signature mode
  * `org_id` may be sent alone, and must then be the signing company's id.
  */
-/** `org_id`: the company's id, as cloud/auth/secret.ts checks it (400 `invalid_field` with this message). */
+/** `org_id`: the company's id, as cloud/rules/call-auth/secret.ts checks it (400 `invalid_field` with this message). */
 export const orgIdSchema = z
   .number({ error: 'org_id must be a positive integer.' })
   .int('org_id must be a positive integer.')

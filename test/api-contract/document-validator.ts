@@ -1,5 +1,5 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonSchema, OpenApiDocument } from '../../cloud/api-contract/openapi-document.js';
+import type { JsonSchema, OpenApiDocument } from '../../cloud/faces/api-contract/openapi-document.js';
 import type { Action } from '../../shared/company-api/calls.js';
 
 /**

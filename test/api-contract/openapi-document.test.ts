@@ -1,12 +1,12 @@
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { ACTION_ERRORS } from '../../cloud/api-contract/action-errors.js';
+import { ACTION_ERRORS } from '../../cloud/faces/api-contract/action-errors.js';
 import {
   ACTION_SCHEMAS,
   actionPath,
   type OpenApiDocument,
   openApiDocument,
-} from '../../cloud/api-contract/openapi-document.js';
+} from '../../cloud/faces/api-contract/openapi-document.js';
 import { ACTIONS } from '../../shared/company-api/calls.js';
 import { SIGNATURE_HEADERS } from '../../shared/crypto/request-signing.js';
 import { ERRORS, type ErrorCode } from '../../shared/errors.js';

@@ -3,7 +3,7 @@ import {
   ACTION_SCHEMAS,
   type JsonSchema,
   openApiDocument,
-} from '../../cloud/api-contract/openapi-document.js';
+} from '../../cloud/faces/api-contract/openapi-document.js';
 import { ACTIONS, type Action } from '../../shared/company-api/calls.js';
 import { MAX_ID } from '../../shared/limits.js';
 import { DocumentValidator } from './document-validator.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/access-keys/access-keys.js';
-import { openApiDocument } from '../../cloud/api-contract/openapi-document.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { openApiDocument } from '../../cloud/faces/api-contract/openapi-document.js';
+import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import type { Action } from '../../shared/company-api/calls.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { insertBarrier, type SecretAuth } from '../support/customer-app.js';

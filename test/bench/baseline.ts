@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Database } from '../../cloud/db/database.js';
+import type { Database } from '../../cloud/foundation/db/database.js';
 
 /**
  * The baseline the API is compared with in the same run: a bare Fastify route that does one database insert

@@ -28,7 +28,7 @@ const [mode, url, ...args] = process.argv.slice(2);
 const clients: MqttClient[] = [];
 /**
  * Connections opened at once by one process: enough to be quick, and under the embedded broker's 32 logins
- * pending per source address (cloud/broker/connection-limits.ts), which a fleet behind one address would meet.
+ * pending per source address (cloud/links/controllers/connection-limits.ts), which a fleet behind one address would meet.
  */
 const IN_FLIGHT = 24;
 

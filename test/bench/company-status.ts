@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueSecret } from '../../cloud/auth/secret.js';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
-import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
+import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
+import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
 import { localCloudConfig } from '../support/cloud.js';

@@ -1,14 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
-import { issueSecret } from '../../cloud/auth/secret.js';
 import type { RunningCloud } from '../../cloud/cloud.js';
-import { approveCompany, createCompany } from '../../cloud/companies/companies.js';
 import type { CloudContext } from '../../cloud/context.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { createDevice, pairDevice } from '../../cloud/devices/devices.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
-import { createRequest } from '../../cloud/requests/requests.js';
+import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
+import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { createDevice, pairDevice } from '../../cloud/rules/devices/devices.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { createRequest } from '../../cloud/rules/requests/requests.js';
 import { provision } from '../../device/cli/provision.js';
 
 /** One barrier of the fleet: its controller's config, the objects' numbers and the keys a company holds on it. */

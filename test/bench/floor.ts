@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PublishPacket } from 'aedes';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Database } from '../../cloud/db/database.js';
+import type { Database } from '../../cloud/foundation/db/database.js';
 import { type PlainBroker, startPlainBroker } from './mqtt-baseline.js';
 import { ClientsProcess, type SignedEnvelope } from './mqtt-clients.js';
 

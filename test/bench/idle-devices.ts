@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
-import { hashDevicePassword, newDevicePassword } from '../../cloud/devices/credentials.js';
+import { hashDevicePassword, newDevicePassword } from '../../cloud/rules/devices/credentials.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckJournal } from '../../cloud/journal/ack-journal.js';
-import { completeEntry } from '../../cloud/journal/journal.js';
+import { AckJournal } from '../../cloud/rules/journal/ack-journal.js';
+import { completeEntry } from '../../cloud/rules/journal/journal.js';
 import { type Ack, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { BrokerEnv, insertOpenEntry, type OpenEntry } from '../support/broker-env.js';

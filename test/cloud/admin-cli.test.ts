@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { pairDevice } from '../../cloud/devices/devices.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { pairDevice } from '../../cloud/rules/devices/devices.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import type { ProvisionResponse } from '../../shared/protocol/provisioning.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCloud } from '../../cloud/admin/cloud-lookup.js';
-import { recordAddress } from '../../cloud/data-folder.js';
+import { recordAddress } from '../../cloud/foundation/data-folder.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type ProgramRun, runProgram } from '../support/program-run.js';

@@ -1,8 +1,8 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker } from '../../cloud/broker/broker.js';
-import { completeEntry } from '../../cloud/journal/journal.js';
-import { COMMAND_LIFETIME_MS } from '../../cloud/opening/dispatcher.js';
+import type { Broker } from '../../cloud/links/controllers/broker.js';
+import { completeEntry } from '../../cloud/rules/journal/journal.js';
+import { COMMAND_LIFETIME_MS } from '../../cloud/rules/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Client, PublishPacket } from 'aedes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deviceAccessHooks } from '../../cloud/broker/embedded-access.js';
+import { deviceAccessHooks } from '../../cloud/links/controllers/embedded-access.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import { BrokerEnv, PREFIX } from '../support/broker-env.js';
 import { newDeviceId } from '../support/fake-device.js';

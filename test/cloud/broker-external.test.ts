@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker } from '../../cloud/broker/start.js';
+import { startBroker } from '../../cloud/links/controllers/start.js';
 import {
   BrokerEnv,
   brokerKindSkipReason,

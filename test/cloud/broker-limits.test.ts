@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker } from '../../cloud/broker/broker.js';
+import type { Broker } from '../../cloud/links/controllers/broker.js';
 import {
   CONNECTING_MAX_BYTES,
   PACKET_MAX_BYTES,
   PENDING_PER_ADDRESS,
-} from '../../cloud/broker/connection-limits.js';
-import type { DispatchResult } from '../../cloud/opening/dispatcher.js';
+} from '../../cloud/links/controllers/connection-limits.js';
+import type { DispatchResult } from '../../cloud/rules/opening/dispatcher.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import {
   BrokerEnv,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { companyInitial } from '../../cloud/companies/display.js';
+import { companyInitial } from '../../cloud/rules/companies/display.js';
 
 /**
  * The stand-in for a company's logo (docs/design.md section 10): the first grapheme of its name, upper-cased.

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadCloudConfig } from '../../cloud/config.js';
+import { ConfigError, loadCloudConfig } from '../../cloud/foundation/config.js';
 
 /** The cloud's configuration (docs/design.md section 8): defaults, and one clear line for each bad value. */
 

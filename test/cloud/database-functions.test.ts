@@ -1,16 +1,16 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../cloud/db/database.js';
-import type { FunctionResult } from '../../cloud/db/function-result.js';
-import { applyFunctions, functionDefinitions } from '../../cloud/db/functions.js';
-import { completeEntryResult } from '../../cloud/journal/journal.js';
-import { openAttemptResult } from '../../cloud/opening/open.js';
+import { openDatabase } from '../../cloud/foundation/db/database.js';
+import type { FunctionResult } from '../../cloud/foundation/db/function-result.js';
+import { applyFunctions, functionDefinitions } from '../../cloud/foundation/db/functions.js';
+import { completeEntryResult } from '../../cloud/rules/journal/journal.js';
+import { openAttemptResult } from '../../cloud/rules/opening/open.js';
 import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
  * The database functions are defined in `.sql` files beside their callers and applied after the migrations on
- * every start (cloud/db/functions.ts). What each returns is declared once in TypeScript beside its caller
- * (cloud/db/function-result.ts); these tests hold the two to each other through the database's own catalog.
+ * every start (cloud/foundation/db/functions.ts). What each returns is declared once in TypeScript beside its caller
+ * (cloud/foundation/db/function-result.ts); these tests hold the two to each other through the database's own catalog.
  */
 
 /** Every result declaration in the cloud: a new database function adds its own here. */

@@ -6,7 +6,7 @@ import {
   isAsciiDomain,
   mixesScripts,
   normalizeDomain,
-} from '../../cloud/companies/domains.js';
+} from '../../cloud/rules/companies/domains.js';
 
 describe('mixesScripts: one label, judged per letter', () => {
   const mixed: [label: string, text: string][] = [

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue } from '../../cloud/events/delivery-worker.js';
-import { FAILURE_PAUSE_MS } from '../../cloud/events/retry-schedule.js';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { FAILURE_PAUSE_MS } from '../../cloud/rules/events/retry-schedule.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

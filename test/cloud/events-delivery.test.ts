@@ -1,14 +1,14 @@
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryLog, endpointState } from '../../cloud/events/delivery-log.js';
-import { purgeEvents, retryNow } from '../../cloud/events/delivery-store.js';
-import { type DeliveryOptions, deliverDue } from '../../cloud/events/delivery-worker.js';
+import { type DeliveryOptions, deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { deliveryLog, endpointState } from '../../cloud/rules/events/delivery-log.js';
+import { purgeEvents, retryNow } from '../../cloud/rules/events/delivery-store.js';
 import {
   FAILURE_PAUSE_MS,
   MAX_ATTEMPTS,
   RETRY_DELAYS_MS,
   RETRY_WINDOW_MS,
-} from '../../cloud/events/retry-schedule.js';
+} from '../../cloud/rules/events/retry-schedule.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue } from '../../cloud/events/delivery-worker.js';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings } from '../support/event-company.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker } from '../../cloud/broker/broker.js';
-import { indexedMemoryPersistence, topicMatches } from '../../cloud/broker/retained-messages.js';
-import { systemClock } from '../../cloud/clock.js';
-import { DeviceStates } from '../../cloud/devices/device-states.js';
+import { systemClock } from '../../cloud/foundation/clock.js';
+import type { Broker } from '../../cloud/links/controllers/broker.js';
+import { indexedMemoryPersistence, topicMatches } from '../../cloud/links/controllers/retained-messages.js';
+import { DeviceStates } from '../../cloud/rules/devices/device-states.js';
 import { type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { BrokerEnv, PREFIX } from '../support/broker-env.js';
 import { type DeviceAccount, FakeDevice, insertDevice, tryConnect } from '../support/fake-device.js';

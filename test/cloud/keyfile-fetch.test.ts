@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { domainToASCII } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Connector, ResolvedAddress } from '../../cloud/company-keys/keyfile-connection.js';
-import { fetchKeyFile, type KeyFileResult } from '../../cloud/company-keys/keyfile-fetch.js';
+import { fetchKeyFile, type KeyFileResult } from '../../cloud/links/outbound-http/keyfile-fetch.js';
+import type { Connector, ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
 
 /*
  * Every test talks only to servers it starts on 127.0.0.1, port 0. Cases that need a name resolving to a public

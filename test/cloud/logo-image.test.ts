@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { acceptLogo, type LogoUpload, MAX_LOGO_BYTES } from '../../cloud/logos/logo-image.js';
+import { acceptLogo, type LogoUpload, MAX_LOGO_BYTES } from '../../cloud/rules/logos/logo-image.js';
 import { ApiError } from '../../shared/errors.js';
 import {
   animatedPng,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue } from '../../cloud/events/delivery-worker.js';
-import { RETRY_DELAYS_MS } from '../../cloud/events/retry-schedule.js';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { RETRY_DELAYS_MS } from '../../cloud/rules/events/retry-schedule.js';
 import type { Controller } from '../../device/runtime/controller.js';
 import { FakeClock } from '../support/clock.js';
 import { secretCompany, signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NonceLedger } from '../../cloud/auth/nonces.js';
-import { systemClock } from '../../cloud/clock.js';
+import { systemClock } from '../../cloud/foundation/clock.js';
+import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import {
   type Answer,

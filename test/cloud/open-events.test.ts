@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../../cloud/auth/authenticate.js';
-import { OPEN_EVENT_FIELDS } from '../../cloud/events/event-data.js';
-import { completeEntry } from '../../cloud/journal/journal.js';
-import type { CommandDispatcher, DispatchResult } from '../../cloud/opening/dispatcher.js';
-import { Opener } from '../../cloud/opening/open.js';
+import type { Caller } from '../../cloud/rules/call-auth/authenticate.js';
+import { OPEN_EVENT_FIELDS } from '../../cloud/rules/events/event-data.js';
+import { completeEntry } from '../../cloud/rules/journal/journal.js';
+import type { CommandDispatcher, DispatchResult } from '../../cloud/rules/opening/dispatcher.js';
+import { Opener } from '../../cloud/rules/opening/open.js';
 import { BrokerEnv, insertOpenEntry, type OpenEntry } from '../support/broker-env.js';
 import { insertDevice } from '../support/fake-device.js';
 import { openingCaller } from '../support/opening.js';
 
 /**
  * An opening's event is recorded by open_attempt (a refusal) or by complete_entry (an outcome), both through
- * open_event_data (cloud/events/open-event.sql): a company reads the same fields whichever wrote it, and they
- * are the fields cloud/events/event-data.ts declares.
+ * open_event_data (cloud/rules/events/open-event.sql): a company reads the same fields whichever wrote it, and they
+ * are the fields cloud/rules/events/event-data.ts declares.
  */
 
 /** No command may leave in these tests: every opening here is refused before it would. */

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Caller } from '../../cloud/auth/authenticate.js';
-import { ObjectRoutes } from '../../cloud/opening/object-routes.js';
-import { Opener } from '../../cloud/opening/open.js';
+import type { Caller } from '../../cloud/rules/call-auth/authenticate.js';
+import { ObjectRoutes } from '../../cloud/rules/opening/object-routes.js';
+import { Opener } from '../../cloud/rules/opening/open.js';
 import { BrokerEnv } from '../support/broker-env.js';
 import { type DeviceAccount, insertDevice } from '../support/fake-device.js';
 import { AckingDispatcher, openingCaller } from '../support/opening.js';

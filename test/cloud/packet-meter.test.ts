@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PacketMeter } from '../../cloud/broker/packet-meter.js';
+import { PacketMeter } from '../../cloud/links/controllers/packet-meter.js';
 import { fixedHeader } from '../support/raw-mqtt.js';
 
 /** A packet of `remaining` body bytes after its fixed header, as the broker receives it. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
 import { isPrintableText } from '../../shared/printable-text.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';

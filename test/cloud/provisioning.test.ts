@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { pairDevice } from '../../cloud/devices/devices.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import type { ProvisionRequest } from '../../shared/protocol/provisioning.js';
 import { FakeClock } from '../support/clock.js';

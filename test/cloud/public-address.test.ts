@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, nonPublicRange } from '../../cloud/company-keys/public-address.js';
+import { isPublicAddress, nonPublicRange } from '../../cloud/rules/domain-keys/public-address.js';
 
 /** Addresses the key file fetcher must never connect to, each with the range it falls in. */
 const REFUSED: [label: string, address: string, range: RegExp][] = [

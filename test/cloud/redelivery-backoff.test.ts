@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDELIVERY_DELAYS, RedeliveryBackoff } from '../../cloud/broker/redelivery-backoff.js';
+import { REDELIVERY_DELAYS, RedeliveryBackoff } from '../../cloud/links/controllers/redelivery-backoff.js';
 
 describe('the back-off after a message the cloud could not take', () => {
   it('doubles from the first delay up to the longest while refusals follow each other', () => {

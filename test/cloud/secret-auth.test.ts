@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPANY_CACHE_MS } from '../../cloud/auth/company-cache.js';
+import { COMPANY_CACHE_MS } from '../../cloud/rules/call-auth/company-cache.js';
 import { FakeClock } from '../support/clock.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpTimeouts } from '../../cloud/http/timeouts.js';
+import type { HttpTimeouts } from '../../cloud/foundation/http/timeouts.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { open, parseResponses, type RawResponse, sendRaw, trickle } from '../support/raw-http.js';
 
 /**
- * Slow HTTP clients (cloud/http/timeouts.ts): a client that sends its request a byte at a time is cut off
+ * Slow HTTP clients (cloud/foundation/http/timeouts.ts): a client that sends its request a byte at a time is cut off
  * with 408 `request_timeout` in the error contract, and while many do, real calls keep being answered. The
  * timeouts are small here so that the cut comes soon; nothing below depends on how soon.
  */

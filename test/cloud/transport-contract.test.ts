@@ -1,8 +1,12 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandWaiters } from '../../cloud/broker/command-waiters.js';
-import { DeviceMessages } from '../../cloud/broker/device-messages.js';
-import { type BrokerTransport, type DeviceMessage, NotConnectedError } from '../../cloud/broker/transport.js';
+import { CommandWaiters } from '../../cloud/links/controllers/command-waiters.js';
+import { DeviceMessages } from '../../cloud/links/controllers/device-messages.js';
+import {
+  type BrokerTransport,
+  type DeviceMessage,
+  NotConnectedError,
+} from '../../cloud/links/controllers/transport.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { deviceTopic, parseDeviceTopic } from '../../shared/protocol/topics.js';
@@ -19,12 +23,12 @@ import { type DeviceAccount, type FakeDevice, tryConnect } from '../support/fake
 import { RefusingListener } from '../support/refusing-listener.js';
 
 /*
- * The promises of BrokerTransport (cloud/broker/transport.ts), written once and kept by both transports, as
+ * The promises of BrokerTransport (cloud/links/controllers/transport.ts), written once and kept by both transports, as
  * MQTT.js runs one store suite against every store. The cloud's own listener sits behind a RefusingListener,
  * which rejects chosen messages as the cloud does when the journal cannot take an ack.
  */
 
-/** Short, so that a refused message comes back at once; the real delays are in cloud/broker/redelivery-backoff.ts. */
+/** Short, so that a refused message comes back at once; the real delays are in cloud/links/controllers/redelivery-backoff.ts. */
 const REDELIVERY_DELAYS = { firstMs: 10, maxMs: 80 };
 
 describe.each(BROKER_KINDS)('the %s transport', (kind) => {

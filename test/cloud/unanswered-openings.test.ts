@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Caller } from '../../cloud/auth/authenticate.js';
-import { claimIdempotencyKey } from '../../cloud/company-api/idempotency.js';
-import { handleOpenIdempotently } from '../../cloud/company-api/open-idempotency.js';
 import type { CloudContext } from '../../cloud/context.js';
-import { applyAck } from '../../cloud/journal/journal.js';
+import { claimIdempotencyKey } from '../../cloud/faces/company-api/idempotency.js';
+import { handleOpenIdempotently } from '../../cloud/faces/company-api/open-idempotency.js';
+import type { Caller } from '../../cloud/rules/call-auth/authenticate.js';
+import { applyAck } from '../../cloud/rules/journal/journal.js';
 import {
   type CommandDispatcher,
   type DispatchRequest,
   type DispatchResult,
   signOpenCommand,
-} from '../../cloud/opening/dispatcher.js';
-import { Opener } from '../../cloud/opening/open.js';
-import { SETTLE_GRACE_MS, SETTLED_DETAIL, UnansweredOpenings } from '../../cloud/opening/unanswered.js';
+} from '../../cloud/rules/opening/dispatcher.js';
+import { Opener } from '../../cloud/rules/opening/open.js';
+import { SETTLE_GRACE_MS, SETTLED_DETAIL, UnansweredOpenings } from '../../cloud/rules/opening/unanswered.js';
 import type { Command } from '../../shared/protocol/messages.js';
 import { BrokerEnv } from '../support/broker-env.js';
 import { FakeClock } from '../support/clock.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { deliverDue } from '../../cloud/events/delivery-worker.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import {
   GatelinkClient,
   SigningKey,

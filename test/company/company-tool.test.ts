@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseKeyFile } from '../../cloud/company-keys/keyfile-parse.js';
+import { parseKeyFile } from '../../cloud/rules/domain-keys/keyfile-parse.js';
 import { readKeyFile } from '../../company/key-file.js';
 import { runCompanyTool } from '../../company/tool.js';
 import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';

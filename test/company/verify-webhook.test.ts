@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue } from '../../cloud/events/delivery-worker.js';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { runCompanyTool } from '../../company/tool.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { pairDevice } from '../../cloud/devices/devices.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { pairDevice } from '../../cloud/rules/devices/devices.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
@@ -450,7 +450,7 @@ describe.each(CLUSTER_KINDS)('open through the %s broker to a real controller', 
         expect(controller!.outbox.size).toBe(1);
       }
       // Mosquitto took it from the controller and keeps it for the cloud's session, which withheld its PUBACK:
-      // it comes again each time the session resumes (cloud/broker/external-delivery.ts).
+      // it comes again each time the session resumes (cloud/links/controllers/external-delivery.ts).
     } finally {
       await acceptCompletions();
     }

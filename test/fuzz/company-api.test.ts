@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { ERRORS, type ErrorCode } from '../../shared/errors.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Database } from '../../cloud/db/database.js';
+import type { Database } from '../../cloud/foundation/db/database.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { ACK_REASONS, type Ack, PROTOCOL_VERSION, type UnsignedAck } from '../../shared/protocol/messages.js';
 import { signAck } from '../../shared/protocol/signing.js';

@@ -1,4 +1,4 @@
-import type { Database } from '../../cloud/db/database.js';
+import type { Database } from '../../cloud/foundation/db/database.js';
 import {
   type Ack,
   ackSchema,
@@ -13,12 +13,12 @@ import { PREFIX } from '../support/broker-env.js';
 import type { BuiltMessage, Cast, Signer } from './device-message-cases.js';
 
 /**
- * What the cloud must make of one device message (shared/README.md, "Messages"; cloud/broker/device-messages.ts):
+ * What the cloud must make of one device message (shared/README.md, "Messages"; cloud/links/controllers/device-messages.ts):
  * the verdict, worked out from how the message was built rather than by the handlers; the rows it may touch,
  * read before and after; and what every stored value must look like whatever was sent.
  */
 
-/** The cloud reads no further than this (cloud/broker/device-messages.ts). */
+/** The cloud reads no further than this (cloud/links/controllers/device-messages.ts). */
 export const MAX_PAYLOAD_BYTES = 16 * 1024;
 
 /** Where a message was turned away; all but `signature` before the database is asked anything. */

@@ -10,10 +10,10 @@ import {
   PostgresQueryCompiler,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker } from '../../cloud/broker/broker.js';
-import { CommandWaiters } from '../../cloud/broker/command-waiters.js';
-import { DeviceMessages } from '../../cloud/broker/device-messages.js';
-import type { DB } from '../../cloud/db/schema.js';
+import type { DB } from '../../cloud/foundation/db/schema.js';
+import type { Broker } from '../../cloud/links/controllers/broker.js';
+import { CommandWaiters } from '../../cloud/links/controllers/command-waiters.js';
+import { DeviceMessages } from '../../cloud/links/controllers/device-messages.js';
 import {
   BROKER_KINDS,
   BrokerEnv,
@@ -44,7 +44,7 @@ import { fuzzParameters, fuzzTimeoutMs } from './settings.js';
 
 /*
  * What a device publishes on its own channels (shared/README.md, "Messages"), arbitrary and near-valid, first
- * handed straight to the cloud's dispatcher (cloud/broker/device-messages.ts), then sent by a real
+ * handed straight to the cloud's dispatcher (cloud/links/controllers/device-messages.ts), then sent by a real
  * authenticated device through each broker. Whatever arrives: the process never fails, the broker keeps
  * serving, the journal and the device's rows change only through valid messages (acks signed by the device
  * itself), and each malformed message is dropped with one log line.
@@ -59,13 +59,16 @@ let embedded: Promise<BrokerEnv> | null = null;
 /**
  * What became of a message a real device published: the cloud's verdict; null when the embedded broker refused
  * the publish; UNSEEN when Mosquitto discarded it, over the shipped configuration's `message_size_limit`,
- * so that the cloud never saw it (cloud/broker/mosquitto/README.md, "Limits").
+ * so that the cloud never saw it (cloud/links/controllers/mosquitto/README.md, "Limits").
  */
 type Outcome = Verdict | null | typeof UNSEEN;
 const UNSEEN = { kind: 'unseen' } as const;
 const MOSQUITTO_MESSAGE_LIMIT = Number(
   /^message_size_limit (\d+)$/m.exec(
-    readFileSync(resolve(import.meta.dirname, '../../cloud/broker/mosquitto/mosquitto.conf'), 'utf8'),
+    readFileSync(
+      resolve(import.meta.dirname, '../../cloud/links/controllers/mosquitto/mosquitto.conf'),
+      'utf8',
+    ),
   )?.[1],
 );
 
@@ -259,7 +262,7 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
 
     /**
      * Sends one message as the device. The embedded broker refuses a retained message on a channel that is
-     * never retained and closes the connection (cloud/broker/device-access.ts): the device connects again.
+     * never retained and closes the connection (cloud/links/controllers/device-access.ts): the device connects again.
      * Otherwise the cloud gets it live, without the retain flag, on either broker.
      */
     async function publish(brokerKind: BrokerKind, message: BuiltMessage): Promise<Outcome> {
@@ -320,7 +323,7 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
 
 /**
  * Kept within the broker's limits: one byte past the cloud's own, so that the cloud's check is tried, but
- * short of anything a broker may refuse on its own (cloud/broker/embedded-broker.ts).
+ * short of anything a broker may refuse on its own (cloud/links/controllers/embedded-broker.ts).
  */
 function capped(message: BuiltMessage): BuiltMessage {
   return { ...message, payload: message.payload.subarray(0, MAX_PAYLOAD_BYTES + 1) };

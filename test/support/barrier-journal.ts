@@ -1,10 +1,10 @@
 import type { Insertable } from 'kysely';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
 import type { CloudContext } from '../../cloud/context.js';
-import type { JournalTable } from '../../cloud/db/schema.js';
-import type { EntryOutcome } from '../../cloud/journal/outcome-words.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
-import { createRequest } from '../../cloud/requests/requests.js';
+import type { JournalTable } from '../../cloud/foundation/db/schema.js';
+import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import type { EntryOutcome } from '../../cloud/rules/journal/outcome-words.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { createRequest } from '../../cloud/rules/requests/requests.js';
 import { newDeviceId } from './fake-device.js';
 
 /**

@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { CompanyCache } from '../../cloud/auth/company-cache.js';
-import { NonceLedger } from '../../cloud/auth/nonces.js';
-import type { Broker } from '../../cloud/broker/broker.js';
+import type { CloudContext } from '../../cloud/context.js';
+import { systemClock } from '../../cloud/foundation/clock.js';
+import { loadCloudConfig } from '../../cloud/foundation/config.js';
+import type { Database } from '../../cloud/foundation/db/database.js';
+import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
+import type { Broker } from '../../cloud/links/controllers/broker.js';
 import {
   type StartBrokerOptions,
   startBroker,
   startTransport,
   type TransportOptions,
-} from '../../cloud/broker/start.js';
-import type { BrokerTransport, DeviceMessageListener } from '../../cloud/broker/transport.js';
-import { systemClock } from '../../cloud/clock.js';
-import { loadCloudConfig } from '../../cloud/config.js';
-import type { CloudContext } from '../../cloud/context.js';
-import type { Database } from '../../cloud/db/database.js';
-import { logMailer } from '../../cloud/email-codes/mailer.js';
-import { CloudMetrics } from '../../cloud/metrics/cloud-metrics.js';
-import type { DispatchRequest, DispatchResult } from '../../cloud/opening/dispatcher.js';
+} from '../../cloud/links/controllers/start.js';
+import type { BrokerTransport, DeviceMessageListener } from '../../cloud/links/controllers/transport.js';
+import { logMailer } from '../../cloud/links/mail/mailer.js';
+import { CompanyCache } from '../../cloud/rules/call-auth/company-cache.js';
+import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
+import type { DispatchRequest, DispatchResult } from '../../cloud/rules/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
@@ -242,7 +242,7 @@ export interface OpenEntry {
 }
 
 /**
- * What the open flow leaves before dispatching (cloud/opening/open.ts): a company's key to the device, one
+ * What the open flow leaves before dispatching (cloud/rules/opening/open.ts): a company's key to the device, one
  * object, and a journal entry without outcome carrying the command id.
  */
 export async function insertOpenEntry(db: Database, deviceId: string): Promise<OpenEntry> {

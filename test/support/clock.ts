@@ -1,4 +1,4 @@
-import type { Clock } from '../../cloud/clock.js';
+import type { Clock } from '../../cloud/foundation/clock.js';
 
 /** A clock that moves only when told, for expiry and lifetimes. */
 export class FakeClock implements Clock {

@@ -1,5 +1,5 @@
-import { registerCompany } from '../../cloud/companies/members.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
+import { registerCompany } from '../../cloud/rules/companies/members.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { BrowserClient } from './browser-client.js';
 import type { TestCloud } from './cloud.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createCustomer } from '../../cloud/customers/customers.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
 import { BrowserClient } from './browser-client.js';
 import type { Answer, TestCloud } from './cloud.js';

@@ -10,9 +10,9 @@ import {
   type DatabaseLocation,
   migrate,
   openDatabase,
-} from '../../cloud/db/database.js';
-import { PGliteDialect } from '../../cloud/db/pglite-dialect.js';
-import type { DB } from '../../cloud/db/schema.js';
+} from '../../cloud/foundation/db/database.js';
+import { PGliteDialect } from '../../cloud/foundation/db/pglite-dialect.js';
+import type { DB } from '../../cloud/foundation/db/schema.js';
 
 /**
  * One database per test file: PGlite in memory by default, or a fresh PostgreSQL database on the server
@@ -52,7 +52,7 @@ async function createServerDatabase(serverUrl: string): Promise<{ url: string; d
 }
 
 /**
- * A database as the releases before cloud/db/functions.ts left it: the migrations alone, with the functions
+ * A database as the releases before cloud/foundation/db/functions.ts left it: the migrations alone, with the functions
  * they created. A PGlite data folder of its own, or a fresh database on the server named by DATABASE_URL. Not
  * open: the test opens it with openDatabase, as a new release would, and `remove` deletes it. `inspect` sees it
  * as the migrations left it.

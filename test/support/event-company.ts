@@ -1,11 +1,11 @@
-import { createCompany } from '../../cloud/companies/companies.js';
 import type { CloudContext } from '../../cloud/context.js';
-import { ping } from '../../cloud/events/event-data.js';
-import { enqueueEvent } from '../../cloud/events/outbox.js';
+import { createCompany } from '../../cloud/rules/companies/companies.js';
+import { ping } from '../../cloud/rules/events/event-data.js';
+import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
 
 /**
  * What the event delivery's suites share: a company with a callback address, set straight in the database (the
- * address is checked where a member saves it, cloud/companies/callback-address.ts), and test events in its outbox.
+ * address is checked where a member saves it, cloud/rules/companies/callback-address.ts), and test events in its outbox.
  */
 export async function callbackCompany(
   ctx: CloudContext,

@@ -1,5 +1,5 @@
 import { startCloud } from '../../cloud/cloud.js';
-import { loadCloudConfig } from '../../cloud/config.js';
+import { loadCloudConfig } from '../../cloud/foundation/config.js';
 
 /**
  * `npm run cloud` as the event delivery's restart suite needs it (test/chaos/events-restart.test.ts): configured

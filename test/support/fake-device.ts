@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import type { Database } from '../../cloud/db/database.js';
-import { hashDevicePassword, newDevicePassword } from '../../cloud/devices/credentials.js';
+import type { Database } from '../../cloud/foundation/db/database.js';
+import { hashDevicePassword, newDevicePassword } from '../../cloud/rules/devices/credentials.js';
 import { SigningKey, type VerifyKey } from '../../shared/crypto/ed25519.js';
 import { brokerConnection } from '../../shared/protocol/broker-urls.js';
 import {

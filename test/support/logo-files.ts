@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import type { LogoUpload } from '../../cloud/logos/logo-image.js';
+import type { LogoUpload } from '../../cloud/rules/logos/logo-image.js';
 
 /**
  * The image files the logo suites upload, each made here from nothing: good logos, and every kind of file the

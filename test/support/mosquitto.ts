@@ -7,14 +7,14 @@ import { promisify } from 'node:util';
 import { accepts, freePort } from './ports.js';
 
 /**
- * A private Mosquitto for a test file, set up the way cloud/broker/mosquitto/README.md tells operators:
+ * A private Mosquitto for a test file, set up the way cloud/links/controllers/mosquitto/README.md tells operators:
  * the shipped mosquitto.conf (with this test's port and folder), `mosquitto_ctrl dynsec init`, then the
  * shipped setup-dynsec.sh. Listens on 127.0.0.1 only, on a free port.
  */
 export const MOSQUITTO_BINARY = '/usr/sbin/mosquitto';
 export const mosquittoAvailable = existsSync(MOSQUITTO_BINARY);
 
-const SHIPPED = resolve(import.meta.dirname, '../../cloud/broker/mosquitto');
+const SHIPPED = resolve(import.meta.dirname, '../../cloud/links/controllers/mosquitto');
 const run = promisify(execFile);
 
 export interface TestMosquitto {

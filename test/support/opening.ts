@@ -1,10 +1,10 @@
-import type { Caller } from '../../cloud/auth/authenticate.js';
+import type { Caller } from '../../cloud/rules/call-auth/authenticate.js';
 import {
   type CommandDispatcher,
   type DispatchRequest,
   type DispatchResult,
   signOpenCommand,
-} from '../../cloud/opening/dispatcher.js';
+} from '../../cloud/rules/opening/dispatcher.js';
 import { type Ack, type Command, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { type BrokerEnv, insertOpenEntry, type OpenEntry } from './broker-env.js';

@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { pairDevice } from '../../cloud/devices/devices.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { pairDevice } from '../../cloud/rules/devices/devices.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';

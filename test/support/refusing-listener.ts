@@ -1,4 +1,4 @@
-import type { DeviceMessage, DeviceMessageListener } from '../../cloud/broker/transport.js';
+import type { DeviceMessage, DeviceMessageListener } from '../../cloud/links/controllers/transport.js';
 
 interface Refusal {
   matches: (message: DeviceMessage) => boolean;

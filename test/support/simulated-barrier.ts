@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { pairDevice } from '../../cloud/devices/devices.js';
+import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import type { SimulatedDriver } from '../../device/drivers/simulated.js';
 import type { BrowserClient } from './browser-client.js';
 import type { TestCloud } from './cloud.js';

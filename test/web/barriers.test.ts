@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/access-keys/access-keys.js';
-import { PAIRING_ATTEMPTS } from '../../cloud/customer-app/barrier-routes.js';
-import { claimRequest } from '../../cloud/requests/claim.js';
+import { PAIRING_ATTEMPTS } from '../../cloud/faces/customer-pages/barrier-routes.js';
+import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDue } from '../../cloud/events/delivery-worker.js';
-import { RETRY_DELAYS_MS } from '../../cloud/events/retry-schedule.js';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { RETRY_DELAYS_MS } from '../../cloud/rules/events/retry-schedule.js';
 import { visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOGO_UPLOADS } from '../../cloud/company-area/logo-routes.js';
-import { createRequest } from '../../cloud/requests/requests.js';
+import { LOGO_UPLOADS } from '../../cloud/faces/company-area/logo-routes.js';
+import { createRequest } from '../../cloud/rules/requests/requests.js';
 import { grantKey, insertEntries, journalBarrier } from '../support/barrier-journal.js';
 import { type BrowserClient, type PageAnswer, visibleText } from '../support/browser-client.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { approveDirectly, companyOwner } from '../support/company-area.js';

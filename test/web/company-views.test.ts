@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { createRequest } from '../../cloud/requests/requests.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { createRequest } from '../../cloud/rules/requests/requests.js';
 import { grantKey, insertEntries, journalBarrier, type KeyHolder } from '../support/barrier-journal.js';
 import { visibleText } from '../support/browser-client.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';

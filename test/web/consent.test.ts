@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CODE_LOOKUPS } from '../../cloud/customer-app/request-routes.js';
+import { CODE_LOOKUPS } from '../../cloud/faces/customer-pages/request-routes.js';
 import type { BrowserClient } from '../support/browser-client.js';
 import { visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { startOperatorSession } from '../../cloud/operators/operator-sessions.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCloudConfig } from '../../cloud/config.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { purgeEmailCodes } from '../../cloud/email-codes/codes.js';
-import { configuredMailer, logMailer } from '../../cloud/email-codes/mailer.js';
+import { loadCloudConfig } from '../../cloud/foundation/config.js';
+import { configuredMailer, logMailer } from '../../cloud/links/mail/mailer.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { purgeEmailCodes } from '../../cloud/rules/sign-in-codes/codes.js';
 import { BrowserClient, type PageAnswer, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -1,9 +1,9 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { barrierScope } from '../../cloud/journal/barrier-journal.js';
-import { csvCell, csvLine, neutraliseFormula } from '../../cloud/journal/csv.js';
-import { JOURNAL_CSV_HEADER, journalCsvStream } from '../../cloud/journal/journal-csv.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { barrierScope } from '../../cloud/rules/journal/barrier-journal.js';
+import { csvCell, csvLine, neutraliseFormula } from '../../cloud/rules/journal/csv.js';
+import { JOURNAL_CSV_HEADER, journalCsvStream } from '../../cloud/rules/journal/journal-csv.js';
 import {
   insertEntries,
   type JournalBarrier,

@@ -1,10 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeKey } from '../../cloud/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/customers/customers.js';
-import { PAGE_SIZE } from '../../cloud/journal/barrier-journal.js';
-import { ENTRY_OUTCOMES, OUTCOME_WORDS } from '../../cloud/journal/outcome-words.js';
-import { startSession } from '../../cloud/sessions/sessions.js';
+import { revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { PAGE_SIZE } from '../../cloud/rules/journal/barrier-journal.js';
+import { ENTRY_OUTCOMES, OUTCOME_WORDS } from '../../cloud/rules/journal/outcome-words.js';
+import { startSession } from '../../cloud/rules/sessions/sessions.js';
 import {
   grantKey,
   insertEntries,

@@ -1,8 +1,8 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logMailer } from '../../cloud/email-codes/mailer.js';
-import { purgeCeremonies } from '../../cloud/passkeys/challenges.js';
+import { logMailer } from '../../cloud/links/mail/mailer.js';
+import { purgeCeremonies } from '../../cloud/rules/passkeys/challenges.js';
 import {
   addVirtualAuthenticator,
   chromiumMissing,

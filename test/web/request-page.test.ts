@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CODE_LOOKUPS } from '../../cloud/customer-app/request-routes.js';
-import { openDatabase } from '../../cloud/db/database.js';
+import { CODE_LOOKUPS } from '../../cloud/faces/customer-pages/request-routes.js';
+import { openDatabase } from '../../cloud/foundation/db/database.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { secretCompany, signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer } from '../../cloud/customers/customers.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

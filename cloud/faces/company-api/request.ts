@@ -1,0 +1,41 @@
+import { requestBodySchema, TTL_HOURS } from '../../../shared/company-api/calls.js';
+import type { CloudContext } from '../../context.js';
+import { formatTimestamp } from '../../foundation/http/timestamps.js';
+import { validate } from '../../foundation/http/validation.js';
+import type { Caller } from '../../rules/call-auth/authenticate.js';
+import { createRequest } from '../../rules/requests/requests.js';
+import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
+
+/** `a=request`: a new access request whose `url` the company shows as a QR code. */
+export async function handleRequest(
+  ctx: CloudContext,
+  caller: Caller,
+  idempotency: Omit<IdempotencyClaim, 'companyId' | 'action'> | undefined,
+): Promise<StoredAnswer> {
+  const body = validate(requestBodySchema, caller.body);
+  const ttlHours = body.ttl_hours ?? TTL_HOURS.default;
+  return ctx.db.transaction().execute(async (trx) => {
+    const claim = idempotency && { ...idempotency, companyId: caller.company.id, action: 'request' };
+    if (claim) {
+      const previous = await claimIdempotencyKey(ctx, trx, claim);
+      if (previous) return previous;
+    }
+    const request = await createRequest(trx, {
+      companyId: caller.company.id,
+      ref: body.ref,
+      ttlHours,
+      now: ctx.clock.now(),
+    });
+    const answer: StoredAnswer = {
+      status: 200,
+      body: {
+        code: request.code,
+        url: `${ctx.baseUrl()}/c/${request.code}`,
+        expires_in_hours: ttlHours,
+        expires_at: formatTimestamp(request.expires_at),
+      },
+    };
+    if (claim) await storeAnswer(trx, claim, answer);
+    return answer;
+  });
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import { ACTIONS, type Action } from '../../../shared/company-api/calls.js';
+import { ApiError } from '../../../shared/errors.js';
+import { BODY_LIMIT_BYTES } from '../../../shared/limits.js';
+import type { CloudContext } from '../../context.js';
+import { countCompanyAnswers } from '../../foundation/metrics/company-answers.js';
+import { answerOnceFresh, authenticate } from '../../rules/call-auth/authenticate.js';
+import { VerifyKeyCache } from '../../rules/domain-keys/verify-keys.js';
+import type { CommandDispatcher } from '../../rules/opening/dispatcher.js';
+import { Opener } from '../../rules/opening/open.js';
+import { hashBody, readIdempotencyKey, type StoredAnswer } from './idempotency.js';
+import { handleOpenIdempotently } from './open-idempotency.js';
+import { handleRequest } from './request.js';
+import { handleStatus } from './status.js';
+
+/** Bodies over 16 KiB are refused before they are read in full (docs/design.md section 1). */
+export const COMPANY_BODY_LIMIT = BODY_LIMIT_BYTES;
+
+function readAction(query: unknown): Action {
+  const action = (query as Record<string, unknown> | undefined)?.a;
+  if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action)) {
+    throw new ApiError('unknown_action');
+  }
+  return action as Action;
+}
+
+/**
+ * `POST /api/company.php?a=request|status|open`, version 1 for good (only additive changes). The body is
+ * kept as raw bytes: a signature covers exactly the bytes sent.
+ */
+export async function companyApiRoutes(
+  app: FastifyInstance,
+  options: { ctx: CloudContext; dispatcher: CommandDispatcher },
+): Promise<void> {
+  const { ctx, dispatcher } = options;
+  const keys = new VerifyKeyCache();
+  const opener = new Opener(ctx, dispatcher);
+  countCompanyAnswers(app, ctx.metrics);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.post('/api/company.php', { bodyLimit: COMPANY_BODY_LIMIT }, async (request, reply) => {
+    const action = readAction(request.query);
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    // `status` only reads: its nonce is decided beside the read (docs/design.md section 2.1).
+    const caller = await authenticate(
+      ctx,
+      request.headers,
+      raw,
+      keys,
+      action === 'status' ? 'reads' : 'writes',
+    );
+    const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
+    const idempotency =
+      idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: hashBody(raw) };
+    let answer: StoredAnswer;
+    switch (action) {
+      case 'request':
+        answer = await handleRequest(ctx, caller, idempotency);
+        break;
+      case 'status':
+        answer = await answerOnceFresh(caller, handleStatus(ctx, caller));
+        break;
+      case 'open':
+        answer = idempotency
+          ? await handleOpenIdempotently(ctx, opener, caller, idempotency, request.log)
+          : await opener.open(caller, request.log);
+        break;
+    }
+    return reply.code(answer.status).send(answer.body);
+  });
+
+  // Every call is a POST (cloud/README.md, "Calls"): another method on this path is told so, with
+  // `Allow` as 405 requires (RFC 9110, 15.5.6), rather than answered as an unknown endpoint. OPTIONS too:
+  // the API is for companies' servers, and a browser's preflight has nothing to be allowed.
+  app.route({
+    method: app.supportedMethods.filter((method) => method !== 'POST'),
+    url: '/api/company.php',
+    handler: async () => {
+      throw new ApiError('method_not_allowed', { headers: { allow: 'POST' } });
+    },
+  });
+}

@@ -1,0 +1,12 @@
+import { statusBodySchema } from '../../../shared/company-api/calls.js';
+import type { CloudContext } from '../../context.js';
+import { validate } from '../../foundation/http/validation.js';
+import type { Caller } from '../../rules/call-auth/authenticate.js';
+import { requestStatus } from '../../rules/requests/requests.js';
+import type { StoredAnswer } from './idempotency.js';
+
+/** `a=status`: the state of one of the company's requests. */
+export async function handleStatus(ctx: CloudContext, caller: Caller): Promise<StoredAnswer> {
+  const body = validate(statusBodySchema, caller.body);
+  return { status: 200, body: await requestStatus(ctx.db, caller.company.id, body.code, ctx.clock.now()) };
+}

@@ -1,0 +1,88 @@
+import type { VNode } from 'preact';
+import { TextField } from '../../foundation/web/form-fields.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
+import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { MAX_CALLBACK_URL_LENGTH } from '../../rules/companies/callback-address.js';
+import type { Company } from '../../rules/companies/companies.js';
+import { CompanyFrame, companyPath } from './company-frame.js';
+
+/**
+ * `/company/<id>/callback` (docs/design.md section 11.4): the address Gatelink sends the company's events to,
+ * what they are and how they are signed.
+ */
+export interface CallbackPageProps {
+  page: PageContext;
+  company: Company;
+  baseUrl: string;
+  notice?: string | undefined;
+  value?: string;
+  errors?: FieldErrors;
+}
+
+const EVENT_KINDS = [
+  ['request.claimed', 'a customer opened your request'],
+  ['request.issued', 'a customer granted access: the key and its objects'],
+  ['request.revoked', 'a customer withdrew access'],
+  ['request.expired', 'a request ran out unanswered'],
+  ['key.expired', "a key's lifetime ended"],
+  ['open.succeeded', 'an opening the controller confirmed'],
+  ['open.failed', 'an opening refused or failed, with its reason'],
+] as const;
+
+export function CallbackPage(props: CallbackPageProps): VNode {
+  const { company } = props;
+  const action = companyPath(company, 'callback');
+  return (
+    <CompanyFrame
+      page={props.page}
+      company={company}
+      section="callback"
+      title="Callback address"
+      notice={props.notice}
+      errors={props.errors}
+    >
+      <section class="card">
+        <p>
+          Gatelink will send events here as they happen, so you need not ask with <code>status</code>. Each is
+          a POST of JSON, signed in the Standard Webhooks form with Gatelink's key, published at{' '}
+          <code>{`${props.baseUrl}/.well-known/service.json`}</code>.
+        </p>
+        <form method="post" action={action} novalidate>
+          <CsrfField page={props.page} />
+          <TextField
+            id="callback_url"
+            name="callback_url"
+            label="Callback address"
+            hint="An https address on a public host. Gatelink never follows redirects from it."
+            value={props.value ?? company.callback_url ?? ''}
+            errors={props.errors}
+            autocomplete="url"
+            spellcheck={false}
+            maxLength={MAX_CALLBACK_URL_LENGTH}
+          />
+          <p class="actions">
+            <button type="submit">Save address</button>
+          </p>
+        </form>
+        {company.callback_url ? (
+          <form method="post" action={`${action}/remove`} class="actions">
+            <CsrfField page={props.page} />
+            <button type="submit" class="secondary">
+              Remove the address
+            </button>
+          </form>
+        ) : null}
+      </section>
+      <section class="card" aria-labelledby="events-title">
+        <h3 id="events-title">What is sent</h3>
+        <ul>
+          {EVENT_KINDS.map(([kind, text]) => (
+            <li key={kind}>
+              <code>{kind}</code>: {text}
+            </li>
+          ))}
+        </ul>
+      </section>
+    </CompanyFrame>
+  );
+}

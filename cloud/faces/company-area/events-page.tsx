@@ -1,0 +1,155 @@
+import type { VNode } from 'preact';
+import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import type { Company } from '../../rules/companies/companies.js';
+import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-log.js';
+import { CompanyFrame, companyPath } from './company-frame.js';
+
+/**
+ * `/company/<id>/events` (docs/design.md section 6): whether the company's callback address receives its
+ * events, the delivery log newest first in pages, a test event, and a retry once the endpoint is failing.
+ */
+export interface EventsPageProps {
+  page: PageContext;
+  company: Company;
+  endpoint: EndpointState;
+  log: LoggedAttempt[];
+  /** The log row the next (older) page starts before, when there is one. */
+  older: number | undefined;
+  /** This page starts before that row: not the newest. */
+  before: number | undefined;
+  notice?: { tone: 'ok' | 'error'; text: string } | undefined;
+}
+
+export function EventsPage(props: EventsPageProps): VNode {
+  const path = companyPath(props.company, 'events');
+  return (
+    <CompanyFrame page={props.page} company={props.company} section="events" title="Events">
+      {props.notice ? (
+        <div class={`notice ${props.notice.tone}`} role={props.notice.tone === 'ok' ? 'status' : 'alert'}>
+          {props.notice.text}
+        </div>
+      ) : null}
+      <Endpoint {...props} />
+      <section class="card" aria-labelledby="log-title">
+        <h3 id="log-title">{props.before === undefined ? 'Delivery log' : 'Delivery log, older attempts'}</h3>
+        {props.log.length === 0 ? (
+          <p class="muted">No attempts yet.</p>
+        ) : (
+          <ul class="list">
+            {props.log.map((attempt) => (
+              <LogLine key={attempt.id} attempt={attempt} />
+            ))}
+          </ul>
+        )}
+        <p class="actions">
+          {props.before !== undefined ? <a href={path}>Newest attempts</a> : null}
+          {props.older !== undefined ? <a href={`${path}?before=${props.older}`}>Older attempts</a> : null}
+        </p>
+      </section>
+    </CompanyFrame>
+  );
+}
+
+function Endpoint(props: EventsPageProps): VNode {
+  const { endpoint } = props;
+  const path = companyPath(props.company, 'events');
+  if (endpoint.url === null) {
+    return (
+      <section class="card" aria-labelledby="endpoint-title">
+        <h3 id="endpoint-title">No callback address</h3>
+        <p>
+          Set a <a href={companyPath(props.company, 'callback')}>callback address</a> to receive the company's
+          events. Until then they are kept for about three days and then dropped.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section class="card" aria-labelledby="endpoint-title">
+      <h3 id="endpoint-title">
+        Callback address <span class={`badge ${endpointTone(endpoint)}`}>{endpointWords(endpoint)}</span>
+      </h3>
+      <p class="address">{endpoint.url}</p>
+      {endpoint.failingSince ? (
+        <p>
+          Failing since <Moment date={endpoint.failingSince} />: an event could not be delivered for about
+          three days, so nothing more is sent until you change the address or retry. {endpoint.waiting} event
+          {endpoint.waiting === 1 ? ' is' : 's are'} waiting.
+        </p>
+      ) : endpoint.pausedUntil ? (
+        <p>
+          The last attempt failed; the next one is made after <Moment date={endpoint.pausedUntil} />.{' '}
+          {endpoint.retrying} event{endpoint.retrying === 1 ? '' : 's'} will be retried.
+        </p>
+      ) : (
+        <p class="muted">
+          {endpoint.waiting === 0
+            ? 'Every event has been delivered.'
+            : `${endpoint.waiting} event${endpoint.waiting === 1 ? ' is' : 's are'} on the way${endpoint.retrying > 0 ? `, ${endpoint.retrying} of them retried on a schedule` : ''}.`}
+        </p>
+      )}
+      {endpoint.lastError && (endpoint.failingSince || endpoint.pausedUntil) ? (
+        <p class="small">Last error: {endpoint.lastError}</p>
+      ) : null}
+      <div class="actions">
+        {endpoint.failingSince || endpoint.retrying > 0 ? (
+          <form method="post" action={`${path}/retry`}>
+            <CsrfField page={props.page} />
+            <button type="submit">Retry now</button>
+          </form>
+        ) : null}
+        <form method="post" action={`${path}/test`}>
+          <CsrfField page={props.page} />
+          <button type="submit" class="secondary">
+            Send a test event
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+function endpointWords(endpoint: EndpointState): string {
+  if (endpoint.failingSince) return 'Failing';
+  if (endpoint.pausedUntil) return 'Retrying';
+  return 'Working';
+}
+
+function endpointTone(endpoint: EndpointState): 'ok' | 'bad' | 'wait' {
+  if (endpoint.failingSince) return 'bad';
+  if (endpoint.pausedUntil) return 'wait';
+  return 'ok';
+}
+
+const OUTCOME_WORDS: Record<LoggedAttempt['outcome'], string> = {
+  delivered: 'Delivered',
+  retry: 'Failed, will retry',
+  failing: 'Failed, last attempt',
+};
+
+function LogLine(props: { attempt: LoggedAttempt }): VNode {
+  const { attempt } = props;
+  return (
+    <li class="row">
+      <div class="grow">
+        <div>
+          <code>{attempt.type}</code> · attempt {attempt.attempt} ·{' '}
+          <span class={`badge ${attempt.outcome === 'delivered' ? 'ok' : 'bad'}`}>
+            {OUTCOME_WORDS[attempt.outcome]}
+          </span>
+        </div>
+        <div class="muted small">
+          <Moment date={attempt.at} /> · event <code>{attempt.eventId}</code>
+          {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''} · {attempt.durationMs} ms
+        </div>
+        {attempt.error ? <div class="small">{attempt.error}</div> : null}
+        {attempt.nextAttemptAt ? (
+          <div class="muted small">
+            Next attempt after <Moment date={attempt.nextAttemptAt} />
+          </div>
+        ) : null}
+      </div>
+    </li>
+  );
+}

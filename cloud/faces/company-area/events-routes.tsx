@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
+import { onForm } from '../../foundation/web/form-problem.js';
+import { sendPage } from '../../foundation/web/page.js';
+import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { deliveryLog, endpointState, LOG_PAGE } from '../../rules/events/delivery-log.js';
+import { retryNow } from '../../rules/events/delivery-store.js';
+import { ping } from '../../rules/events/event-data.js';
+import { enqueueEvent } from '../../rules/events/outbox.js';
+import { companyVisit } from './company-access.js';
+import { companyPath } from './company-frame.js';
+import { EventsPage, type EventsPageProps } from './events-page.js';
+
+/**
+ * A company's events (docs/design.md section 6): any member reads the endpoint's state and the delivery log,
+ * sends a test event (`ping`, through the outbox and the signature like every event) and asks for a retry.
+ * Test events make the service post, so they are limited per company.
+ */
+export const TEST_EVENTS: AttemptLimit = {
+  bucket: 'test-events',
+  max: 20,
+  windowMs: 3600_000,
+  message: (wait) => `Too many test events this hour; try again in ${wait}.`,
+};
+
+const pageQuery = z.object({
+  before: z.coerce.number().int().positive().optional().catch(undefined),
+  done: z.enum(['test', 'retry']).optional().catch(undefined),
+});
+
+const DONE: Record<'test' | 'retry', string> = {
+  test: "A test event joined the company's events; its attempt appears in the log below once it is made.",
+  retry: 'Delivery resumed: every event not delivered yet is sent again, in order.',
+};
+
+export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  const { ctx } = deps;
+
+  const props = async (
+    company: EventsPageProps['company'],
+    before: number | undefined,
+  ): Promise<Omit<EventsPageProps, 'page'>> => {
+    const [endpoint, rows] = await Promise.all([
+      endpointState(ctx, company.id),
+      deliveryLog(ctx, company.id, { before, limit: LOG_PAGE + 1 }),
+    ]);
+    const log = rows.slice(0, LOG_PAGE);
+    const older = rows.length > LOG_PAGE ? log[log.length - 1]?.id : undefined;
+    return { company, endpoint, log, older, before };
+  };
+
+  app.get('/company/:companyId/events', async (request, reply) => {
+    const visit = await companyVisit(deps, request, reply);
+    if (!visit) return reply;
+    const query = pageQuery.parse(request.query);
+    const notice = query.done ? { tone: 'ok' as const, text: DONE[query.done] } : undefined;
+    return sendPage(
+      reply,
+      <EventsPage
+        page={pageContext(request, reply)}
+        {...(await props(visit.membership.company, query.before))}
+        notice={notice}
+      />,
+    );
+  });
+
+  app.post('/company/:companyId/events/test', async (request, reply) => {
+    const visit = (await companyVisit(deps, request, reply))!;
+    const company = visit.membership.company;
+    const refuse = async (status: number, text: string) =>
+      sendPage(
+        reply,
+        <EventsPage
+          page={pageContext(request, reply)}
+          {...(await props(company, undefined))}
+          notice={{ tone: 'error', text }}
+        />,
+        status,
+      );
+    const endpoint = await endpointState(ctx, company.id);
+    if (endpoint.url === null) return refuse(409, 'Set a callback address first: a test event goes there.');
+    const counted = await onForm(reply, ['too_many_attempts'], () =>
+      countAttempt(ctx, TEST_EVENTS, String(company.id)),
+    );
+    if (!counted.ok) return refuse(counted.status, counted.message);
+    await ctx.db
+      .transaction()
+      .execute((trx) =>
+        enqueueEvent(trx, { companyId: company.id, type: 'ping', at: ctx.clock.now(), data: ping() }),
+      );
+    return reply.redirect(`${companyPath(company, 'events')}?done=test`, 303);
+  });
+
+  app.post('/company/:companyId/events/retry', async (request, reply) => {
+    const visit = (await companyVisit(deps, request, reply))!;
+    const company = visit.membership.company;
+    await retryNow(ctx, company.id);
+    return reply.redirect(`${companyPath(company, 'events')}?done=retry`, 303);
+  });
+}

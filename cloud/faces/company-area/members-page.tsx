@@ -1,0 +1,103 @@
+import type { VNode } from 'preact';
+import type { MemberRole } from '../../foundation/db/schema.js';
+import { TextField } from '../../foundation/web/form-fields.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
+import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import type { Company } from '../../rules/companies/companies.js';
+import { MAX_MEMBERS, type Member } from '../../rules/companies/members.js';
+import { MAX_EMAIL_LENGTH } from '../../rules/sign-in-codes/email-address.js';
+import { CompanyFrame, companyPath } from './company-frame.js';
+
+/**
+ * `/company/<id>/members` (docs/design.md section 11.1): who acts for the company; the owner adds people by
+ * e-mail address and removes them. Each member signs in to their own account, with their own passkeys.
+ */
+export interface MembersPageProps {
+  page: PageContext;
+  company: Company;
+  role: MemberRole;
+  /** The visitor's own membership, so that the list can say "you". */
+  memberId: number;
+  members: Member[];
+  notice?: string | undefined;
+  email?: string;
+  errors?: FieldErrors;
+}
+
+export function MembersPage(props: MembersPageProps): VNode {
+  const owner = props.role === 'owner';
+  return (
+    <CompanyFrame
+      page={props.page}
+      company={props.company}
+      section="members"
+      title="Members"
+      notice={props.notice}
+      errors={props.errors}
+    >
+      <section class="card" aria-label="Members">
+        <ul class="list">
+          {props.members.map((member) => (
+            <li key={member.id} class="row">
+              <div class="grow">
+                <div>
+                  {member.displayName ?? member.email}
+                  {member.id === props.memberId ? ' (you)' : ''}
+                </div>
+                <div class="muted small">
+                  {member.role === 'owner' ? 'Owner' : 'Member'}
+                  {member.displayName && member.email ? ` · ${member.email}` : ''}
+                  {member.customerId === null ? ' · has not signed in yet' : ''} · added{' '}
+                  <Moment date={member.addedAt} />
+                </div>
+              </div>
+              {owner && member.role !== 'owner' ? (
+                <form method="post" action={`${companyPath(props.company, 'members')}/${member.id}/remove`}>
+                  <CsrfField page={props.page} />
+                  <button
+                    type="submit"
+                    class="danger"
+                    aria-label={`Remove ${member.displayName ?? member.email ?? 'member'}`}
+                  >
+                    Remove
+                  </button>
+                </form>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+      {owner ? <AddMember {...props} /> : <p class="muted">The company's owner adds and removes members.</p>}
+    </CompanyFrame>
+  );
+}
+
+function AddMember(props: MembersPageProps): VNode {
+  return (
+    <section class="card" aria-labelledby="add-member-title">
+      <h3 id="add-member-title">Add a member</h3>
+      <p class="muted small">
+        They become a member when they sign in to Gatelink with this address confirmed; we e-mail them to say
+        so. A company has at most {MAX_MEMBERS} members.
+      </p>
+      <form method="post" action={companyPath(props.company, 'members')} novalidate>
+        <CsrfField page={props.page} />
+        <TextField
+          id="email"
+          name="email"
+          label="Their e-mail address"
+          type="email"
+          value={props.email}
+          errors={props.errors}
+          inputMode="email"
+          autocomplete="off"
+          maxLength={MAX_EMAIL_LENGTH}
+        />
+        <p class="actions">
+          <button type="submit">Add member</button>
+        </p>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,112 @@
+import type { VNode } from 'preact';
+import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import type { SecretListing } from '../../rules/call-auth/secrets-list.js';
+import type { Company } from '../../rules/companies/companies.js';
+import type { AccessProblem, AccessView } from './access-page.js';
+import { companyPath } from './company-frame.js';
+
+/**
+ * A company without a domain: its secrets (docs/design.md section 11.2). A new secret is shown on the answer
+ * to the form that issued it, and never again; the one it replaces keeps working for 24 hours.
+ */
+interface SecretAccessProps {
+  page: PageContext;
+  company: Company;
+  view: Extract<AccessView, { kind: 'secret' }>;
+  problem: AccessProblem | undefined;
+  issued: string | undefined;
+}
+
+export function SecretAccess(props: SecretAccessProps): VNode {
+  const { company, view } = props;
+  const current = view.secrets.some((secret) => secret.retiresAt === null);
+  const problem = props.problem?.form === 'secret' ? props.problem.message : undefined;
+  return (
+    <>
+      <p>
+        Your company has no domain, so its calls carry your company id, <code>{company.id}</code>, as{' '}
+        <code>org_id</code> and a secret as <code>secret</code> in the JSON body.
+      </p>
+      {props.issued ? <IssuedSecret secret={props.issued} /> : null}
+      <section class="card" aria-labelledby="secrets-title">
+        <h2 id="secrets-title">Secrets</h2>
+        {company.status !== 'approved' ? (
+          <p class="notice warn">
+            Your company is not approved: you may issue a secret now, but calls with it are refused with{' '}
+            <code>org_not_approved</code> until an operator approves your company.
+          </p>
+        ) : null}
+        {view.secrets.length === 0 ? (
+          <p>You have no secret yet.</p>
+        ) : (
+          <ul class="list">
+            {view.secrets.map((secret) => (
+              <SecretLine key={secret.id} secret={secret} now={view.now} />
+            ))}
+          </ul>
+        )}
+        {problem ? (
+          <div class="notice error" role="alert">
+            <p>{problem}</p>
+          </div>
+        ) : null}
+        <form method="post" action={`${companyPath(company, 'access')}/secret`}>
+          <CsrfField page={props.page} />
+          <input type="hidden" name="replaces" value={String(view.replaces)} />
+          <p class="hint">
+            {current
+              ? 'A new secret replaces the current one, which keeps working for 24 hours so that you can move your servers over.'
+              : 'The secret is shown once, on the next page: have a safe place ready for it.'}
+          </p>
+          <p class="actions">
+            <button type="submit">{current ? 'Rotate the secret' : 'Issue a secret'}</button>
+          </p>
+        </form>
+      </section>
+    </>
+  );
+}
+
+function IssuedSecret(props: { secret: string }): VNode {
+  return (
+    <section class="notice ok" aria-labelledby="issued-title" role="status">
+      <h2 id="issued-title">Your new secret</h2>
+      <p class="secret">
+        <code>{props.secret}</code>
+      </p>
+      <p>
+        Copy it now and keep it where your servers read it: it is shown only this once, and we keep only a
+        hash of it. Anyone who has it can act for your company.
+      </p>
+    </section>
+  );
+}
+
+function SecretLine(props: { secret: SecretListing; now: Date }): VNode {
+  const { secret } = props;
+  return (
+    <li>
+      <code>glsk_…{secret.hint}</code>{' '}
+      {secret.retiresAt === null ? (
+        <span class="badge ok">In use</span>
+      ) : (
+        <span class="badge wait">Retiring</span>
+      )}
+      <div class="muted small">
+        Issued <Moment date={secret.createdAt} />
+        {secret.retiresAt ? (
+          <>
+            ; valid until <Moment date={secret.retiresAt} /> ({timeLeft(secret.retiresAt, props.now)} left)
+          </>
+        ) : null}
+      </div>
+    </li>
+  );
+}
+
+/** "5 h 12 min": the time until `end`, to the minute, rounded down. */
+export function timeLeft(end: Date, now: Date): string {
+  const minutes = Math.max(0, Math.floor((end.getTime() - now.getTime()) / 60_000));
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

@@ -1,0 +1,101 @@
+import type { VNode } from 'preact';
+import type { CompanyStatus } from '../../foundation/db/schema.js';
+import type { PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import type { Company } from '../../rules/companies/companies.js';
+import { toUnicodeDomain } from '../../rules/companies/domains.js';
+import { STATUS_WORDS } from '../company-area/company-frame.js';
+import type { ConsoleOperator } from './console-access.js';
+import { ConsoleFrame } from './console-frame.js';
+import { keyFacts, PROOF_WORDS } from './key-facts.js';
+
+/**
+ * `/console` (docs/design.md section 11.5): the companies, those waiting for approval first, filtered by state;
+ * for each, what an operator checks before approving: domain in both spellings, contact, and the key.
+ */
+export type StatusFilter = CompanyStatus | 'all';
+
+export const FILTERS: { id: StatusFilter; label: string }[] = [
+  { id: 'all', label: 'All' },
+  { id: 'pending', label: 'Waiting' },
+  { id: 'approved', label: 'Approved' },
+  { id: 'rejected', label: 'Not approved' },
+  { id: 'suspended', label: 'Suspended' },
+];
+
+export function CompaniesPage(props: {
+  page: PageContext;
+  operator: ConsoleOperator;
+  filter: StatusFilter;
+  companies: Company[];
+}): VNode {
+  return (
+    <ConsoleFrame page={props.page} operator={props.operator} section="companies" title="Companies">
+      <h2 class="section-title">Companies</h2>
+      <nav class="tabs" aria-label="Show companies">
+        {FILTERS.map((filter) => (
+          <a
+            key={filter.id}
+            class="tab"
+            href={filter.id === 'all' ? '/console' : `/console?status=${filter.id}`}
+            aria-current={filter.id === props.filter ? 'page' : undefined}
+          >
+            {filter.label}
+          </a>
+        ))}
+      </nav>
+      <section class="card" aria-label="Companies">
+        {props.companies.length === 0 ? (
+          <p class="muted">No company here.</p>
+        ) : (
+          <ul class="list">
+            {props.companies.map((company) => (
+              <CompanyLine key={company.id} company={company} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </ConsoleFrame>
+  );
+}
+
+function CompanyLine(props: { company: Company }): VNode {
+  const { company } = props;
+  const status = STATUS_WORDS[company.status];
+  return (
+    <li class="row">
+      <div class="grow">
+        <a href={`/console/companies/${company.id}`}>{company.name}</a>
+        <div class="muted small">
+          {company.domain ? <DomainText domain={company.domain} /> : 'No domain: calls with a secret'}
+          {' · '}
+          {company.contact_email ?? 'no contact address'} · registered <Moment date={company.created_at} />
+        </div>
+        {company.domain && company.status === 'pending' ? <KeyLine company={company} /> : null}
+      </div>
+      <span class={`badge ${status.tone}`}>{status.text}</span>
+    </li>
+  );
+}
+
+/** A domain as people read it, and its punycode when that differs: the form calls are signed for. */
+export function DomainText(props: { domain: string }): VNode {
+  const unicode = toUnicodeDomain(props.domain);
+  return <span>{unicode === props.domain ? props.domain : `${unicode} (${props.domain})`}</span>;
+}
+
+function KeyLine(props: { company: Company }): VNode {
+  const facts = keyFacts(props.company);
+  return (
+    <div class="small">
+      {facts.published ? (
+        <>
+          Key <code>{facts.published}</code>{' '}
+          <span class={`badge ${PROOF_WORDS[facts.proof].tone}`}>{PROOF_WORDS[facts.proof].text}</span>
+        </>
+      ) : (
+        <span class="muted">No key checked on the domain yet</span>
+      )}
+    </div>
+  );
+}

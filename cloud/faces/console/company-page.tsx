@@ -1,0 +1,210 @@
+import type { VNode } from 'preact';
+import { ErrorSummary } from '../../foundation/web/field-errors.js';
+import { TextField } from '../../foundation/web/form-fields.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
+import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import type { Company } from '../../rules/companies/companies.js';
+import { MAX_REASON_LENGTH } from '../../rules/companies/review.js';
+import type { OperatorAction } from '../../rules/operators/actions.js';
+import { STATUS_WORDS } from '../company-area/company-frame.js';
+import { ActionHistory } from './action-history.js';
+import { DomainText } from './companies-page.js';
+import type { ConsoleOperator } from './console-access.js';
+import { ConsoleFrame } from './console-frame.js';
+import { keyFacts, PROOF_WORDS } from './key-facts.js';
+
+/**
+ * `/console/companies/<id>` (docs/design.md section 11.5): what the company registered, its key, what an
+ * operator may do in its state (approve or refuse it while it waits, suspend it once approved, resume it), and
+ * the history of what operators did to it.
+ */
+export interface CompanyPageProps {
+  page: PageContext;
+  operator: ConsoleOperator;
+  company: Company;
+  actions: OperatorAction[];
+  notice?: string | undefined;
+  /** Why the last action was refused (the domain is taken, the key differs), shown above the actions. */
+  problem?: string | undefined;
+  reason?: string | undefined;
+  errors?: FieldErrors | undefined;
+}
+
+export function companyUrl(company: { id: number }, action = ''): string {
+  return `/console/companies/${company.id}${action ? `/${action}` : ''}`;
+}
+
+export function CompanyPage(props: CompanyPageProps): VNode {
+  const { company } = props;
+  const status = STATUS_WORDS[company.status];
+  return (
+    <ConsoleFrame page={props.page} operator={props.operator} section="companies" title={company.name}>
+      <div class="company-head">
+        <h2 class="section-title company-name">{company.name}</h2>
+        <span class={`badge ${status.tone}`}>{status.text}</span>
+      </div>
+      {props.notice ? (
+        <div class="notice ok" role="status">
+          {props.notice}
+        </div>
+      ) : null}
+      {props.problem ? (
+        <div class="notice error" role="alert">
+          {props.problem}
+        </div>
+      ) : null}
+      <ErrorSummary errors={props.errors} />
+      <Details company={company} />
+      <Actions {...props} />
+      <ActionHistory
+        actions={props.actions}
+        title="What operators did"
+        empty="No operator has acted on this company yet."
+      />
+    </ConsoleFrame>
+  );
+}
+
+function Details(props: { company: Company }): VNode {
+  const { company } = props;
+  const facts = keyFacts(company);
+  return (
+    <section class="card" aria-label="Details">
+      <dl class="facts">
+        <dt>Registered</dt>
+        <dd>
+          <Moment date={company.created_at} />
+        </dd>
+        <dt>Contact</dt>
+        <dd>{company.contact_email ?? 'none given'}</dd>
+        <dt>Domain</dt>
+        <dd>
+          {company.domain ? <DomainText domain={company.domain} /> : 'None: the company calls with a secret'}
+        </dd>
+        {company.domain ? (
+          <>
+            <dt>Key on the domain</dt>
+            <dd>
+              {facts.published ? (
+                <>
+                  <code>{facts.published}</code>
+                  {facts.publishedAt ? (
+                    <span class="muted small">
+                      {' '}
+                      checked <Moment date={facts.publishedAt} />
+                    </span>
+                  ) : null}
+                </>
+              ) : (
+                'not checked yet: the company checks its key file in its area'
+              )}
+            </dd>
+            <dt>Proof</dt>
+            <dd>
+              <span class={`badge ${PROOF_WORDS[facts.proof].tone}`}>{PROOF_WORDS[facts.proof].text}</span>
+            </dd>
+            <dt>Pinned key</dt>
+            <dd>{facts.pinned ? <code>{facts.pinned}</code> : 'none yet'}</dd>
+          </>
+        ) : null}
+        {company.status_reason ? (
+          <>
+            <dt>Reason the company reads</dt>
+            <dd>
+              <p class="reason">{company.status_reason}</p>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+    </section>
+  );
+}
+
+function Actions(props: CompanyPageProps): VNode {
+  const { company } = props;
+  switch (company.status) {
+    case 'pending':
+      return (
+        <>
+          <Approve {...props} />
+          <ReasonForm {...props} action="reject" title="Refuse" button="Refuse approval" />
+        </>
+      );
+    case 'approved':
+      return <ReasonForm {...props} action="suspend" title="Suspend" button="Suspend the company" />;
+    case 'suspended':
+      return (
+        <section class="card" aria-labelledby="resume-title">
+          <h3 id="resume-title">Resume</h3>
+          <p>Its calls work again at once, with the key it had pinned.</p>
+          <form method="post" action={companyUrl(company, 'resume')}>
+            <CsrfField page={props.page} />
+            <button type="submit">Resume the company</button>
+          </form>
+        </section>
+      );
+    case 'rejected':
+      return (
+        <p class="muted">
+          Not approved. The company may correct its details and ask again; it then waits here once more.
+        </p>
+      );
+  }
+}
+
+function Approve(props: CompanyPageProps): VNode {
+  const { company } = props;
+  const proved = company.domain === null || keyFacts(company).proof === 'proved';
+  return (
+    <section class="card" aria-labelledby="approve-title">
+      <h3 id="approve-title">Approve</h3>
+      {company.domain === null ? (
+        <p>The company calls with a secret, which its owner issues in its area once approved.</p>
+      ) : proved ? (
+        <p>
+          Approving fetches the key on the domain now and pins it only if it is still the key the company
+          proved it holds.
+        </p>
+      ) : (
+        <p>
+          The company has not proved that it holds its domain's key. It does so in its area; until then it
+          cannot be approved.
+        </p>
+      )}
+      {proved ? (
+        <form method="post" action={companyUrl(company, 'approve')}>
+          <CsrfField page={props.page} />
+          <button type="submit">Approve {company.name}</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function ReasonForm(
+  props: CompanyPageProps & { action: 'reject' | 'suspend'; title: string; button: string },
+): VNode {
+  return (
+    <section class="card" aria-labelledby={`${props.action}-title`}>
+      <h3 id={`${props.action}-title`}>{props.title}</h3>
+      <form method="post" action={companyUrl(props.company, props.action)} novalidate>
+        <CsrfField page={props.page} />
+        <TextField
+          id="reason"
+          name="reason"
+          label="Reason"
+          hint={`The company reads it in its area, as written (at most ${MAX_REASON_LENGTH} characters).`}
+          value={props.reason}
+          errors={props.errors}
+          maxLength={MAX_REASON_LENGTH}
+        />
+        <p class="actions">
+          <button type="submit" class="danger">
+            {props.button}
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}

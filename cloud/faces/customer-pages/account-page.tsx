@@ -1,0 +1,170 @@
+import type { VNode } from 'preact';
+import { ErrorSummary } from '../../foundation/web/field-errors.js';
+import { Carried, TextField } from '../../foundation/web/form-fields.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
+import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
+import { type Account, MAX_DISPLAY_NAME_LENGTH } from '../../rules/customers/accounts.js';
+import type { Passkey } from '../../rules/passkeys/passkeys.js';
+import { MAX_EMAIL_LENGTH } from '../../rules/sign-in-codes/email-address.js';
+import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
+import { PasskeyList } from './passkey-list.js';
+
+/**
+ * `/account` (docs/design.md section 10.2): the customer's name, e-mail address and whether it is confirmed,
+ * their passkeys, and signing out. Every change is a form of its own that works without script; adding a
+ * passkey needs script by nature.
+ */
+export interface AccountPageProps {
+  page: PageContext;
+  account: Account;
+  passkeys: readonly Passkey[];
+  notice?: string | undefined;
+  /** By field: `display_name`, `email`, or `passkey-<id>` for a passkey's name or removal. */
+  errors?: FieldErrors;
+  values?: { display_name?: string; email?: string };
+}
+
+export function AccountPage(props: AccountPageProps): VNode {
+  return (
+    <Layout title="Your account" page={props.page} scripts={PASSKEY_SCRIPTS}>
+      {props.notice ? (
+        <p class="notice ok" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      <ErrorSummary errors={props.errors} />
+      <section class="card">
+        <h1>Your account</h1>
+        <NameForm {...props} />
+      </section>
+      <section class="card" aria-labelledby="passkeys-title">
+        <h2 id="passkeys-title">Passkeys</h2>
+        <p class="muted">
+          A passkey signs you in with your fingerprint, face or screen lock. Add one per device.
+        </p>
+        <PasskeyList
+          page={props.page}
+          passkeys={props.passkeys}
+          emailConfirmed={!!props.account.emailVerifiedAt}
+          errors={props.errors}
+        />
+        <p class="actions">
+          <PasskeyButton
+            ceremony="add"
+            label="Add a passkey"
+            start="/account/passkeys/options"
+            finish="/account/passkeys/verify"
+            statusId="add-passkey-status"
+          />
+        </p>
+        <PasskeyNotes statusId="add-passkey-status" otherwise="Add one from a browser that can." />
+      </section>
+      <EmailSection {...props} />
+      <section class="card" aria-labelledby="companies-title">
+        <h2 id="companies-title">Companies</h2>
+        <p>
+          Act for a company that opens gates through Gatelink: <a href="/company">your companies</a>, or{' '}
+          <a href="/company/new">register one</a>.
+        </p>
+      </section>
+      <section class="card" aria-labelledby="signout-title">
+        <h2 id="signout-title">Sign out</h2>
+        <form method="post" action="/signout" class="actions">
+          <CsrfField page={props.page} />
+          <button type="submit" class="secondary">
+            Sign out on this device
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+function NameForm(props: AccountPageProps): VNode {
+  return (
+    <form method="post" action="/account/name" novalidate>
+      <CsrfField page={props.page} />
+      <TextField
+        id="display_name"
+        name="display_name"
+        label="Your name"
+        autocomplete="name"
+        maxLength={MAX_DISPLAY_NAME_LENGTH}
+        value={props.values?.display_name ?? props.account.displayName}
+        errors={props.errors}
+      />
+      <p class="actions">
+        <button type="submit" class="secondary">
+          Save name
+        </button>
+      </p>
+    </form>
+  );
+}
+
+function EmailSection(props: AccountPageProps): VNode {
+  const { email, emailVerifiedAt } = props.account;
+  return (
+    <section class="card" aria-labelledby="email-title">
+      <h2 id="email-title">E-mail address</h2>
+      {email ? (
+        <p class="email-line">
+          <strong class="address">{email}</strong>
+          {emailVerifiedAt ? (
+            <span class="badge ok">Confirmed</span>
+          ) : (
+            <span class="badge wait">Not confirmed</span>
+          )}
+        </p>
+      ) : (
+        <p>No e-mail address yet. With one, you can sign in with a code on a device that has no passkey.</p>
+      )}
+      {email && !emailVerifiedAt ? (
+        <form method="post" action="/account/email">
+          <CsrfField page={props.page} />
+          <Carried fields={{ email }} />
+          <p class="hint">
+            Confirm it to sign in with a code, and to keep a way in if you lose your passkeys.
+          </p>
+          <p class="actions">
+            <button type="submit">Send a code to confirm it</button>
+          </p>
+        </form>
+      ) : null}
+      {email ? (
+        <details open={!!props.errors?.email}>
+          <summary>Use another e-mail address</summary>
+          <EmailForm {...props} label="Another e-mail address" />
+        </details>
+      ) : (
+        <EmailForm {...props} label="Add an e-mail address" />
+      )}
+    </section>
+  );
+}
+
+/** A new address for the account: a code goes to it, and it is saved once the code is entered. */
+function EmailForm(props: AccountPageProps & { label: string }): VNode {
+  return (
+    <form method="post" action="/account/email" novalidate>
+      <CsrfField page={props.page} />
+      <TextField
+        id="email"
+        name="email"
+        type="email"
+        label={props.label}
+        hint="We send a code to it; it is saved once you enter the code."
+        autocomplete="email"
+        maxLength={MAX_EMAIL_LENGTH}
+        spellcheck={false}
+        value={props.values?.email}
+        errors={props.errors}
+      />
+      <p class="actions">
+        <button type="submit" class="secondary">
+          Send a code
+        </button>
+      </p>
+    </form>
+  );
+}

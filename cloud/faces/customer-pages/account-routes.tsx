@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { parseForm, textField } from '../../foundation/web/form-input.js';
+import { onForm } from '../../foundation/web/form-problem.js';
+import { sendPage } from '../../foundation/web/page.js';
+import { pageContext, safeNext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { findAccount, renameAccount, setVerifiedEmail } from '../../rules/customers/accounts.js';
+import { listPasskeys } from '../../rules/passkeys/passkeys.js';
+import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
+import { displayName, emailField, nextPath, typedCode } from './account-input.js';
+import { AccountPage, type AccountPageProps } from './account-page.js';
+import { clientKey, withQuery } from './account-session.js';
+import { CodePage } from './code-page.js';
+
+/**
+ * `/account` (docs/design.md section 10.2): the page, the customer's name, and their e-mail address, which is
+ * saved only once the code sent to it is entered. The passkeys' own forms are in passkey-routes.tsx.
+ */
+const NOTICES = {
+  'name-saved': 'Your name is saved.',
+  'email-confirmed': 'Your e-mail address is confirmed. You can now sign in with a code sent to it.',
+  'email-not-sent':
+    'Your account is ready, but no code could be sent to your e-mail address just now. Give it again below.',
+  'passkey-added': 'Passkey added. You can sign in with it from now on.',
+  'passkey-renamed': 'Passkey renamed.',
+  'passkey-removed': 'Passkey removed. It no longer signs you in.',
+} as const;
+
+const accountQuery = z.object({ done: z.enum(Object.keys(NOTICES) as [keyof typeof NOTICES]).optional() });
+const emailForm = z.object({ email: emailField });
+const codeFields = z.object({ email: emailField, next: nextPath });
+
+export async function accountRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  app.get('/account', async (request, reply) => {
+    if (!signedIn(request, reply)) return reply;
+    const done = accountQuery.safeParse(request.query).data?.done;
+    return sendAccountPage(deps, request, reply, { notice: done ? NOTICES[done] : undefined });
+  });
+
+  app.post('/account/name', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const form = parseForm(z.object({ display_name: displayName }), request.body);
+    if (!form.ok) {
+      const values = { display_name: textField(request.body, 'display_name') };
+      return sendAccountPage(deps, request, reply, { errors: form.errors, values }, 400);
+    }
+    await renameAccount(deps.ctx, customer.customerId, form.value.display_name);
+    return reply.redirect('/account?done=name-saved', 303);
+  });
+
+  app.post('/account/email', async (request, reply) => {
+    signedIn(request, reply);
+    const values = { email: textField(request.body, 'email') };
+    const form = parseForm(emailForm, request.body);
+    if (!form.ok) return sendAccountPage(deps, request, reply, { errors: form.errors, values }, 400);
+    const { email } = form.value;
+    const sent = await onForm(reply, ['too_many_attempts', 'email_unavailable'], () =>
+      sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
+    );
+    if (!sent.ok)
+      return sendAccountPage(deps, request, reply, { errors: { email: sent.message }, values }, sent.status);
+    return reply.redirect(withQuery('/account/email/code', { email }), 303);
+  });
+
+  app.get('/account/email/code', async (request, reply) => {
+    if (!signedIn(request, reply)) return reply;
+    const query = codeFields.safeParse(request.query);
+    if (!query.success) return reply.redirect('/account', 303);
+    return sendConfirmPage(request, reply, query.data);
+  });
+
+  app.post('/account/email/code', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const fields = codeFields.safeParse(request.body);
+    if (!fields.success) return reply.redirect('/account', 303);
+    const code = typedCode.safeParse(textField(request.body, 'code'));
+    if (!code.success)
+      return sendConfirmPage(request, reply, fields.data, code.error.issues[0]!.message, 400);
+    const { email, next } = fields.data;
+    const tried = await onForm(reply, ['too_many_attempts'], () =>
+      tryCode(deps.ctx, { email, code: code.data, clientKey: clientKey(request) }),
+    );
+    if (!tried.ok) return sendConfirmPage(request, reply, fields.data, tried.message, tried.status);
+    if (!tried.value.ok) return sendConfirmPage(request, reply, fields.data, codeProblem(tried.value), 400);
+    const saved = await onForm(reply, ['email_taken'], () =>
+      setVerifiedEmail(deps.ctx, customer.customerId, email),
+    );
+    if (!saved.ok) {
+      return sendAccountPage(deps, request, reply, { errors: { email: saved.message } }, saved.status);
+    }
+    return reply.redirect(next ? safeNext(next) : '/account?done=email-confirmed', 303);
+  });
+}
+
+/** The account page of the signed-in customer, with whatever the form that was sent needs shown. */
+export async function sendAccountPage(
+  deps: WebDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extras: Pick<AccountPageProps, 'notice' | 'errors' | 'values'>,
+  status = 200,
+): Promise<FastifyReply> {
+  const customerId = request.customer!.customerId;
+  const account = await findAccount(deps.ctx, customerId);
+  const passkeys = await listPasskeys(deps.ctx, customerId);
+  return sendPage(
+    reply,
+    <AccountPage page={pageContext(request, reply)} account={account!} passkeys={passkeys} {...extras} />,
+    status,
+  );
+}
+
+function sendConfirmPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  fields: { email: string; next?: string | undefined },
+  error?: string,
+  status = 200,
+): FastifyReply {
+  return sendPage(
+    reply,
+    <CodePage
+      page={pageContext(request, reply)}
+      title="Confirm your e-mail address"
+      email={fields.email}
+      action="/account/email/code"
+      carried={{ next: fields.next }}
+      submitLabel="Confirm"
+      resend={{ action: '/account/email', carried: {} }}
+      elsewhere="/account"
+      error={error}
+    />,
+    status,
+  );
+}

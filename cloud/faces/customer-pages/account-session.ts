@@ -1,0 +1,32 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { clientAddressKey } from '../../foundation/web/client-address.js';
+import { signInBrowser, type WebDeps } from '../../foundation/web/web-deps.js';
+import { endSession } from '../../rules/sessions/sessions.js';
+
+/**
+ * Signs this browser in as `customerId` with a new session (docs/design.md section 10.2). A session the browser
+ * had before ends first: signing in never keeps a session that existed before, so a session planted before
+ * sign-in is worth nothing after it.
+ */
+export async function signInAs(
+  deps: WebDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  customerId: number,
+): Promise<void> {
+  if (request.customer) await endSession(deps.ctx, request.customer.idHash);
+  await signInBrowser(deps, reply, customerId);
+}
+
+/** The key the per-address limits count this request under. */
+export function clientKey(request: FastifyRequest): string {
+  return clientAddressKey(request.ip);
+}
+
+/** A path with its query; parameters without a value are left out. */
+export function withQuery(path: string, params: Readonly<Record<string, string | undefined>>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) query.set(name, value);
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}

@@ -1,0 +1,167 @@
+import type { VNode } from 'preact';
+import { ErrorSummary } from '../../foundation/web/field-errors.js';
+import { TextField } from '../../foundation/web/form-fields.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
+import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
+import { capitalised, lifetimeText, Moment } from '../../foundation/web/readable-time.js';
+import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
+import {
+  BARRIER_NAME_MAX,
+  type BarrierObject,
+  type CustomerBarrier,
+} from '../../rules/devices/customer-barriers.js';
+import { CompanyLogo } from './company-mark.js';
+
+/**
+ * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, its objects,
+ * the companies that may open it with what and for how long, each with a button that withdraws access at
+ * once, the way to its journal, and its name.
+ */
+export interface BarrierPageProps {
+  page: PageContext;
+  barrier: CustomerBarrier;
+  objects: BarrierObject[];
+  keys: KeyOnBarrier[];
+  rename: { name: string; errors?: FieldErrors };
+  /** What the last form did, said at the top. */
+  notice?: { kind: 'added' | 'renamed' } | { kind: 'withdrawn'; company: string };
+}
+
+export function BarrierPage(props: BarrierPageProps): VNode {
+  const { barrier, objects, keys, rename } = props;
+  return (
+    <Layout title={barrier.name} page={props.page}>
+      <p class="small">
+        <a href="/barriers">All barriers</a>
+      </p>
+      {props.notice ? (
+        <div class="notice ok" role="status">
+          {noticeText(props.notice, barrier.name)}
+        </div>
+      ) : null}
+      <h1>{barrier.name}</h1>
+      <p>
+        <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>{barrier.online ? 'Online' : 'Offline'}</span>{' '}
+        <ConnectionText barrier={barrier} />
+      </p>
+      <section class="card" aria-labelledby="access-title">
+        <h2 id="access-title">Companies with access</h2>
+        {keys.length === 0 ? (
+          <p>No company can open this barrier. Companies ask you with a link or QR code.</p>
+        ) : (
+          <ul class="list">
+            {keys.map((key) => (
+              <AccessLine key={key.keyRef} barrierId={barrier.id} access={key} page={props.page} />
+            ))}
+          </ul>
+        )}
+        <p>
+          <a href={`/barriers/${barrier.id}/journal`}>Journal: every opening of {barrier.name}</a>
+        </p>
+      </section>
+      <section class="card" aria-labelledby="objects-title">
+        <h2 id="objects-title">What it opens</h2>
+        {objects.length === 0 ? (
+          <p>Its controller reports nothing to open yet.</p>
+        ) : (
+          <ul class="list">
+            {objects.map((object) => (
+              <li key={object.numberId}>
+                {object.label} <span class="muted small">({KINDS[object.kind] ?? 'output'})</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card" aria-labelledby="rename-title">
+        <h2 id="rename-title">Rename</h2>
+        <ErrorSummary errors={rename.errors} />
+        <form method="post" action={`/barriers/${barrier.id}/name`} novalidate>
+          <CsrfField page={props.page} />
+          <TextField
+            id="name"
+            name="name"
+            label="Name"
+            hint="What you call it, such as Front gate."
+            value={rename.name}
+            errors={rename.errors}
+            maxLength={BARRIER_NAME_MAX}
+          />
+          <p class="actions">
+            <button type="submit" class="secondary">
+              Save name
+            </button>
+          </p>
+        </form>
+      </section>
+    </Layout>
+  );
+}
+
+function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: string): string {
+  switch (notice.kind) {
+    case 'added':
+      return 'Barrier added. Companies you grant access to can now open it.';
+    case 'renamed':
+      return 'Name saved.';
+    case 'withdrawn':
+      return `Access withdrawn: ${notice.company} can no longer open ${barrier}.`;
+  }
+}
+
+const KINDS: Record<string, string> = {
+  relay: 'relay output',
+  gsm: 'phone call',
+  simulated: 'simulated output',
+};
+
+function ConnectionText(props: { barrier: CustomerBarrier }): VNode {
+  const { online, onlineSince } = props.barrier;
+  if (!onlineSince) return <span class="muted">Its controller has not connected yet.</span>;
+  return (
+    <span class="muted">
+      {online ? 'Connected since ' : 'Not connected since '}
+      <Moment date={onlineSince} />
+    </span>
+  );
+}
+
+/** One company's access: who, what, until when, and the withdraw button. */
+function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: PageContext }): VNode {
+  const { access } = props;
+  const { company } = access;
+  return (
+    <li class="access">
+      <div class="row">
+        <CompanyLogo company={company} small />
+        <div class="grow">
+          <div class="access-company">
+            {company.name}{' '}
+            {access.expired ? <span class="badge bad">Ended</span> : <span class="badge ok">Has access</span>}
+          </div>
+          <div class="muted small">
+            {company.verifiedDomain ? `Verified domain: ${company.verifiedDomain}` : 'Domain not confirmed'}
+          </div>
+          <div>May open: {access.objects.map((object) => object.label).join(', ')}</div>
+          <div class="muted small">
+            {access.expired
+              ? `Ended: it lasted ${lifetimeText(access.expiresAt)}.`
+              : `${capitalised(lifetimeText(access.expiresAt))}.`}{' '}
+            Granted on <Moment date={access.issuedAt} />.
+          </div>
+        </div>
+      </div>
+      <form
+        method="post"
+        action={`/barriers/${props.barrierId}/keys/${access.keyRef}/withdraw`}
+        data-confirm={`Withdraw access for ${company.name}?`}
+        class="actions"
+      >
+        <CsrfField page={props.page} />
+        <button type="submit" class="danger" aria-label={`Withdraw access for ${company.name}`}>
+          Withdraw access
+        </button>
+      </form>
+    </li>
+  );
+}

@@ -1,0 +1,198 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { isCode, normalizeCode } from '../../../shared/codes.js';
+import { ApiError } from '../../../shared/errors.js';
+import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt-limit.js';
+import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
+import { sendPage } from '../../foundation/web/page.js';
+import { pageContext, safeNext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { revokeKey } from '../../rules/access-keys/access-keys.js';
+import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
+import {
+  barrierNameProblem,
+  barrierObjects,
+  customerBarrier,
+  customerBarriers,
+  renameBarrier,
+} from '../../rules/devices/customer-barriers.js';
+import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
+import type { Session } from '../../rules/sessions/sessions.js';
+import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
+import { BarriersPage, type PairingForm } from './barriers-page.js';
+
+/**
+ * The customer's barriers (docs/design.md section 10.4): the list and the pairing form, one barrier's page,
+ * renaming it, and withdrawing a company's access on it. Every lookup names the signed-in customer, so
+ * another customer's barrier or key answers 404 exactly like one that does not exist, and is left as it was.
+ *
+ * A pairing code has 40 bits and lives 24 hours; pairing attempts are limited per client address besides, so
+ * that guessing one is hopeless even from many accounts.
+ */
+export const PAIRING_ATTEMPTS: AttemptLimit = {
+  bucket: 'pairing-attempts',
+  max: 20,
+  windowMs: 3600_000,
+  message: (wait) => `Too many pairing codes tried from here; try again in ${wait}.`,
+};
+
+export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  const { ctx } = deps;
+
+  app.get('/barriers', async (request, reply) => {
+    const customer = signedIn(request, reply);
+    if (!customer) return reply;
+    const next = safeNext(textField(request.query, 'next'), '');
+    return showBarriers(request, reply, customer, { code: '', name: '', next });
+  });
+
+  app.post('/barriers', { onRequest: limitPerAddress(ctx, PAIRING_ATTEMPTS) }, async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const next = safeNext(textField(request.body, 'next'), '');
+    const typed = { code: textField(request.body, 'code'), name: textField(request.body, 'name'), next };
+    const form = parseForm(PAIRING_FORM, request.body);
+    if (!form.ok) return showBarriers(request, reply, customer, { ...typed, errors: form.errors }, 400);
+    let paired: Awaited<ReturnType<typeof pairDevice>>;
+    try {
+      paired = await pairDevice(ctx, {
+        customerId: customer.customerId,
+        pairingCode: form.value.code,
+        name: form.value.name,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'pairing_code_invalid') throw error;
+      const errors = {
+        code: 'This pairing code is unknown, already used or older than 24 hours. Check it, or ask your installer for a new one.',
+      };
+      return showBarriers(request, reply, customer, { ...typed, errors }, error.status);
+    }
+    return reply.redirect(next || `/barriers/${paired.device_id}?added=1`, 303);
+  });
+
+  app.get('/barriers/:id', async (request, reply) => {
+    const customer = signedIn(request, reply);
+    if (!customer) return reply;
+    const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId(request));
+    return showBarrier(request, reply, customer, barrier.id, {
+      rename: { name: barrier.name },
+      ...(await noticeOf(request, customer, barrier.id)),
+    });
+  });
+
+  app.post('/barriers/:id/name', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const deviceId = barrierId(request);
+    // Another customer's barrier is 404 before the name is even looked at.
+    await customerBarrier(ctx.db, customer.customerId, deviceId);
+    const form = parseForm(NAME_FORM, request.body);
+    if (!form.ok) {
+      const rename = { name: textField(request.body, 'name'), errors: form.errors };
+      return showBarrier(request, reply, customer, deviceId, { rename }, 400);
+    }
+    await renameBarrier(ctx.db, { customerId: customer.customerId, deviceId, name: form.value.name });
+    return reply.redirect(`/barriers/${deviceId}?renamed=1`, 303);
+  });
+
+  app.post('/barriers/:id/keys/:keyRef/withdraw', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const deviceId = barrierId(request);
+    const { keyRef } = request.params as { keyRef: string };
+    if (!/^\d{1,9}$/.test(keyRef)) throw new ApiError('not_found', { message: 'No such key among yours.' });
+    await revokeKey(ctx, { keyRef: Number(keyRef), customerId: customer.customerId, deviceId });
+    return reply.redirect(`/barriers/${deviceId}?withdrawn=${keyRef}`, 303);
+  });
+
+  /** What the last form did, from the address it sent the browser to; a withdrawal names the company. */
+  async function noticeOf(
+    request: FastifyRequest,
+    customer: Session,
+    deviceId: string,
+  ): Promise<Pick<BarrierPageProps, 'notice'>> {
+    if (textField(request.query, 'added') === '1') return { notice: { kind: 'added' } };
+    if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
+    const withdrawn = textField(request.query, 'withdrawn');
+    if (!/^\d{1,9}$/.test(withdrawn)) return {};
+    const key = await keyOnBarrier(ctx.db, {
+      customerId: customer.customerId,
+      deviceId,
+      keyRef: Number(withdrawn),
+      now: ctx.clock.now(),
+    });
+    return key?.revokedAt ? { notice: { kind: 'withdrawn', company: key.company.name } } : {};
+  }
+
+  async function showBarriers(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    customer: Session,
+    form: PairingForm,
+    status = 200,
+  ): Promise<FastifyReply> {
+    const barriers = await customerBarriers(ctx.db, customer.customerId);
+    const counts = await companiesWithAccess(ctx.db, {
+      customerId: customer.customerId,
+      now: ctx.clock.now(),
+    });
+    const rows = barriers.map((barrier) => ({ barrier, companies: counts.get(barrier.id) ?? 0 }));
+    return sendPage(
+      reply,
+      <BarriersPage page={pageContext(request, reply)} barriers={rows} form={form} />,
+      status,
+    );
+  }
+
+  async function showBarrier(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    customer: Session,
+    deviceId: string,
+    view: Pick<BarrierPageProps, 'rename' | 'notice'>,
+    status = 200,
+  ): Promise<FastifyReply> {
+    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+    const objects = (await barrierObjects(ctx.db, [barrier.id])).get(barrier.id) ?? [];
+    const keys = await keysOnBarrier(ctx.db, {
+      customerId: customer.customerId,
+      deviceId: barrier.id,
+      now: ctx.clock.now(),
+    });
+    const page = pageContext(request, reply);
+    return sendPage(
+      reply,
+      <BarrierPage page={page} barrier={barrier} objects={objects} keys={keys} {...view} />,
+      status,
+    );
+  }
+}
+
+/** The barrier id of the path; one that cannot be a device id is answered like any other not among yours. */
+function barrierId(request: FastifyRequest): string {
+  const { id } = request.params as { id: string };
+  if (!/^D[0-9A-Z]{10}$/.test(id))
+    throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+  return id;
+}
+
+const barrierName = formText(
+  z
+    .string()
+    .trim()
+    .check((context) => {
+      const problem = barrierNameProblem(context.value);
+      if (problem) context.issues.push({ code: 'custom', message: problem, input: context.value });
+    }),
+);
+
+/** The pairing form: the code as a person types it (case, hyphens, look-alikes), and the barrier's name. */
+const PAIRING_FORM = z.object({
+  code: formText(
+    z
+      .string()
+      .transform(normalizeCode)
+      .refine((code) => isCode(code, PAIRING_CODE_LENGTH), {
+        error: 'A pairing code has 8 letters and digits, such as ABCD-1234: check it against the controller.',
+      }),
+  ),
+  name: barrierName,
+});
+
+const NAME_FORM = z.object({ name: barrierName });

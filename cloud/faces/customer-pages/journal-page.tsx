@@ -1,0 +1,192 @@
+import type { VNode } from 'preact';
+import { Layout, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import type { CompanyDisplay } from '../../rules/companies/display.js';
+import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
+import type { BarrierJournalEntry } from '../../rules/journal/barrier-journal.js';
+import {
+  ENTRY_OUTCOMES,
+  type EntryOutcome,
+  extraDetail,
+  OUTCOME_WORDS,
+  outcomeTone,
+  outcomeWords,
+} from '../../rules/journal/outcome-words.js';
+import { CompanyLogo } from './company-mark.js';
+
+/**
+ * A barrier's journal as its customer reads it (docs/design.md section 10.5): each line says who opened (the
+ * company's `actor`, as text), for which company (its logo or initial, its name, its verified domain), which
+ * object, with what outcome in words, and when, in UTC. Filters are a plain GET form and paging is links, so
+ * the page works without script and every view of it is a URL the customer can keep.
+ */
+export interface JournalFilters {
+  company?: number | undefined;
+  outcome?: EntryOutcome | undefined;
+}
+
+export interface JournalPageProps {
+  page: PageContext;
+  barrier: CustomerBarrier;
+  companies: CompanyDisplay[];
+  filters: JournalFilters;
+  /** The `before` this page was asked for; absent on the newest page. */
+  before: number | undefined;
+  entries: BarrierJournalEntry[];
+  older: number | null;
+}
+
+/** The journal's URL with its filters (and `before`), for links and the CSV export. */
+export function journalHref(
+  barrierId: string,
+  filters: JournalFilters & { before?: number | undefined },
+  format: 'page' | 'csv' = 'page',
+): string {
+  const query = new URLSearchParams();
+  if (filters.company !== undefined) query.set('company', String(filters.company));
+  if (filters.outcome !== undefined) query.set('outcome', filters.outcome);
+  if (filters.before !== undefined) query.set('before', String(filters.before));
+  const path = `/barriers/${encodeURIComponent(barrierId)}/journal${format === 'csv' ? '.csv' : ''}`;
+  const search = query.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+export function JournalPage(props: JournalPageProps): VNode {
+  const { barrier, filters, entries } = props;
+  const filtered = filters.company !== undefined || filters.outcome !== undefined;
+  return (
+    <Layout title={`Journal of ${barrier.name}`} page={props.page}>
+      <p class="small">
+        <a href={`/barriers/${encodeURIComponent(barrier.id)}`}>{barrier.name}</a>
+      </p>
+      <h1>Journal of {barrier.name}</h1>
+      <p class="muted">
+        Every opening of this barrier by a company you gave access, and every attempt that was refused, newest
+        first. Times are in UTC.
+      </p>
+      <section class="card" aria-label="Filters and download">
+        <Filters barrierId={barrier.id} companies={props.companies} filters={filters} />
+        <p class="actions">
+          <a class="button secondary" href={journalHref(barrier.id, filters, 'csv')}>
+            {filtered ? 'Download these entries as CSV' : 'Download the journal as CSV'}
+          </a>
+        </p>
+      </section>
+      <section class="card" aria-labelledby="entries-heading">
+        <h2 id="entries-heading">{props.before === undefined ? 'Latest entries' : 'Older entries'}</h2>
+        {entries.length === 0 ? (
+          <Empty barrierId={barrier.id} filtered={filtered} paged={props.before !== undefined} />
+        ) : (
+          <ul class="list journal">
+            {entries.map((entry) => (
+              <JournalLine entry={entry} key={entry.id} />
+            ))}
+          </ul>
+        )}
+        <Pager barrierId={barrier.id} filters={filters} before={props.before} older={props.older} />
+      </section>
+    </Layout>
+  );
+}
+
+function Filters(props: { barrierId: string; companies: CompanyDisplay[]; filters: JournalFilters }): VNode {
+  const { filters } = props;
+  return (
+    <form method="get" action={journalHref(props.barrierId, {})} class="filters">
+      <div>
+        <label for="journal-company">Company</label>
+        <select id="journal-company" name="company">
+          <option value="">All companies</option>
+          {props.companies.map((company) => (
+            <option value={String(company.id)} selected={company.id === filters.company} key={company.id}>
+              {company.verifiedDomain ? `${company.name} (${company.verifiedDomain})` : company.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="journal-outcome">Outcome</label>
+        <select id="journal-outcome" name="outcome">
+          <option value="">All outcomes</option>
+          {ENTRY_OUTCOMES.map((outcome) => (
+            <option value={outcome} selected={outcome === filters.outcome} key={outcome}>
+              {OUTCOME_WORDS[outcome]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <button type="submit">Show</button>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * One entry, read as a sentence: "Anna, shift 2 of Demo Cleaning Ltd · Opened · Main gate", then its time.
+ * The actor is the company's text; Preact escapes it like every text, so it can never become markup.
+ */
+function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
+  const { entry } = props;
+  const extra = extraDetail(entry.outcome, entry.detail);
+  return (
+    <li class="entry" id={`entry-${entry.id}`}>
+      <CompanyLogo company={entry.company} small />
+      <div class="what">
+        <p class="who">
+          <span class="actor">{entry.actor}</span> <span class="muted">of</span>{' '}
+          <strong>{entry.company.name}</strong>{' '}
+          <span class="muted small">
+            {entry.company.verifiedDomain ? `(${entry.company.verifiedDomain})` : '(domain not confirmed)'}
+          </span>
+        </p>
+        <p class="how">
+          <span class={`badge ${outcomeTone(entry.outcome)}`}>
+            {outcomeWords(entry.outcome, entry.detail)}
+          </span>
+          {entry.objectLabel ? <span class="object">{entry.objectLabel}</span> : null}
+        </p>
+        {extra ? <p class="muted small">{extra}</p> : null}
+        <Moment date={entry.at} />
+      </div>
+    </li>
+  );
+}
+
+function Empty(props: { barrierId: string; filtered: boolean; paged: boolean }): VNode {
+  if (props.filtered) {
+    return (
+      <p>
+        No entries match these filters. <a href={journalHref(props.barrierId, {})}>Show every entry</a>
+      </p>
+    );
+  }
+  if (props.paged) return <p>There are no older entries.</p>;
+  return (
+    <p>
+      The journal is empty: nobody has opened this barrier through Gatelink yet. Each opening, and each
+      refused attempt, will appear here.
+    </p>
+  );
+}
+
+function Pager(props: {
+  barrierId: string;
+  filters: JournalFilters;
+  before: number | undefined;
+  older: number | null;
+}): VNode | null {
+  if (props.before === undefined && props.older === null) return null;
+  return (
+    <nav class="pager" aria-label="Journal pages">
+      {props.before !== undefined ? (
+        <a href={journalHref(props.barrierId, props.filters)}>Newest entries</a>
+      ) : (
+        <span />
+      )}
+      {props.older !== null ? (
+        <a href={journalHref(props.barrierId, { ...props.filters, before: props.older })}>Older entries</a>
+      ) : null}
+    </nav>
+  );
+}

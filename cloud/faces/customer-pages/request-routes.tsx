@@ -1,0 +1,211 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { normalizeCode } from '../../../shared/codes.js';
+import { ApiError } from '../../../shared/errors.js';
+import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt-limit.js';
+import { type FieldErrors, formText, parseForm, textField } from '../../foundation/web/form-input.js';
+import { sendPage } from '../../foundation/web/page.js';
+import { pageContext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { issueKey } from '../../rules/access-keys/access-keys.js';
+import { endOfDayUtc, todayUtc } from '../../rules/access-keys/key-lifetime.js';
+import { keyOfRequest } from '../../rules/access-keys/keys-on-barrier.js';
+import { barrierObjects, customerBarriers } from '../../rules/devices/customer-barriers.js';
+import { claimRequest } from '../../rules/requests/claim.js';
+import { type RequestView, requestView } from '../../rules/requests/request-view.js';
+import type { Session } from '../../rules/sessions/sessions.js';
+import type { ConsentChoices } from './consent-page.js';
+import { RequestPage } from './request-page.js';
+
+/**
+ * `/c/<code>` and its two forms (docs/design.md section 10.3): the page (a GET, which never changes state),
+ * Continue (claims a new request), and Grant (issues the key). Every route here looks a code up, so all of
+ * them count in one limit per client address, in the database, so that it holds across instances: a request
+ * code is a bearer secret, and 30 lookups a minute is far more than a person scanning a QR code needs and far
+ * too few to guess one of 2^60.
+ */
+export const CODE_LOOKUPS: AttemptLimit = {
+  bucket: 'request-code-lookups',
+  max: 30,
+  windowMs: 60_000,
+  message: (wait) => `Too many attempts from here; wait ${wait} and try again.`,
+};
+
+export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  const { ctx } = deps;
+  const lookups = limitPerAddress(ctx, CODE_LOOKUPS);
+
+  // The form on the "no such code" page: a code as typed, read as the code it means.
+  app.get('/c', async (request, reply) => {
+    const typed = normalizeCode(textField(request.query, 'code')) || '-';
+    return reply.redirect(`/c/${encodeURIComponent(typed)}`, 303);
+  });
+
+  app.get('/c/:code', { onRequest: lookups }, async (request, reply) => {
+    const view = await viewOf(request);
+    return showRequest(request, reply, view, { justGranted: textField(request.query, 'granted') === '1' });
+  });
+
+  app.post('/c/:code/claim', { onRequest: lookups }, async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const view = await viewOf(request);
+    if (view.kind !== 'found') return showRequest(request, reply, view);
+    try {
+      await claimRequest(ctx, { code: view.code, customerId: customer.customerId });
+    } catch (error) {
+      // Taken by another account or lapsed meanwhile: the page says which.
+      if (!(error instanceof ApiError && error.code === 'invalid_state')) throw error;
+    }
+    return reply.redirect(`/c/${view.code}`, 303);
+  });
+
+  app.post('/c/:code/grant', { onRequest: lookups }, async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const view = await viewOf(request);
+    if (view.kind !== 'found') return showRequest(request, reply, view);
+    if (view.state !== 'claimed' || view.holder !== 'you') return reply.redirect(`/c/${view.code}`, 303);
+    const grant = await checkGrant(request.body, customer, view.company.name);
+    if (!grant.ok) return showRequest(request, reply, view, { status: 400, posted: grant.posted });
+    try {
+      await issueKey(ctx, {
+        code: view.code,
+        customerId: customer.customerId,
+        deviceId: grant.deviceId,
+        objectIds: grant.objectIds,
+        keyExpiresAt: grant.keyExpiresAt,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'invalid_state') return reply.redirect(`/c/${view.code}`, 303);
+      const field = error.field === 'key_expires_at' ? 'until' : 'objects';
+      const posted = { ...grant.posted, errors: { [field]: error.message } };
+      return showRequest(request, reply, view, { status: 400, posted });
+    }
+    return reply.redirect(`/c/${view.code}?granted=1`, 303);
+  });
+
+  function viewOf(request: FastifyRequest): Promise<RequestView> {
+    const { code } = request.params as { code: string };
+    return requestView(ctx.db, {
+      typed: code,
+      customerId: request.customer?.customerId ?? null,
+      now: ctx.clock.now(),
+    });
+  }
+
+  type Posted = Pick<ConsentChoices, 'objects' | 'lifetime' | 'until' | 'errors'>;
+
+  /** The page for what the code names, with what the customer holding it needs to answer or to review. */
+  async function showRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: RequestView,
+    options: { status?: number; posted?: Posted; justGranted?: boolean } = {},
+  ): Promise<FastifyReply> {
+    const page = pageContext(request, reply);
+    const customerId = request.customer?.customerId;
+    if (view.kind !== 'found' || customerId === undefined || view.holder !== 'you') {
+      return sendPage(reply, <RequestPage page={page} view={view} />, view.kind === 'found' ? 200 : 404);
+    }
+    const now = ctx.clock.now();
+    if (view.state === 'claimed') {
+      const consent: ConsentChoices = {
+        barriers: await barriersWithObjects(customerId),
+        objects: [],
+        lifetime: 'withdrawn',
+        until: '',
+        today: todayUtc(now),
+        ...options.posted,
+      };
+      return sendPage(
+        reply,
+        <RequestPage page={page} view={view} consent={consent} />,
+        options.status ?? 200,
+      );
+    }
+    const granted = await keyOfRequest(ctx.db, { customerId, requestId: view.request.id, now });
+    return sendPage(
+      reply,
+      <RequestPage
+        page={page}
+        view={view}
+        {...(granted ? { granted } : {})}
+        justGranted={options.justGranted === true && view.state === 'issued'}
+      />,
+    );
+  }
+
+  async function barriersWithObjects(customerId: number): Promise<ConsentChoices['barriers']> {
+    const barriers = await customerBarriers(ctx.db, customerId);
+    const objects = await barrierObjects(
+      ctx.db,
+      barriers.map((barrier) => barrier.id),
+    );
+    return barriers.map((barrier) => ({ barrier, objects: objects.get(barrier.id) ?? [] }));
+  }
+
+  /**
+   * The consent form, checked: the objects ticked must all be on one of the customer's own barriers (that
+   * barrier is the key's), and a dated key needs a day from today on. issueKey checks the barrier and objects
+   * again in its transaction; this says what is wrong in the customer's words first.
+   */
+  async function checkGrant(
+    body: unknown,
+    customer: Session,
+    companyName: string,
+  ): Promise<
+    | { ok: true; deviceId: string; objectIds: number[]; keyExpiresAt: Date | null; posted: Posted }
+    | { ok: false; posted: Posted }
+  > {
+    const parsed = parseForm(GRANT_FORM, body);
+    const posted: Posted = parsed.ok
+      ? { objects: parsed.value.object, lifetime: parsed.value.lifetime, until: parsed.value.until }
+      : { objects: [], lifetime: textField(body, 'lifetime') === 'date' ? 'date' : 'withdrawn', until: '' };
+    const errors: FieldErrors = {};
+    if (!parsed.ok) {
+      for (const [field, message] of Object.entries(parsed.errors)) {
+        errors[field === 'object' ? 'objects' : field] = message;
+      }
+      return { ok: false, posted: { ...posted, until: textField(body, 'until').slice(0, 20), errors } };
+    }
+    const form = parsed.value;
+    const barriers = await barriersWithObjects(customer.customerId);
+    const owner = new Map(
+      barriers.flatMap(({ barrier, objects }) => objects.map((object) => [object.numberId, barrier.id])),
+    );
+    const chosen = new Set(form.object.map((id) => owner.get(id)));
+    if (form.object.length === 0) {
+      errors.objects = `Tick at least one thing ${companyName} may open.`;
+    } else if (chosen.has(undefined)) {
+      errors.objects = 'Tick only what is on your own barriers.';
+    } else if (chosen.size > 1) {
+      errors.objects =
+        'Access covers one barrier: tick objects of one barrier only. For another barrier, ask the company for a second code.';
+    }
+    let keyExpiresAt: Date | null = null;
+    if (form.lifetime === 'date') {
+      const end = form.until ? endOfDayUtc(form.until, ctx.clock.now()) : null;
+      if (!end) errors.until = 'Choose the last day of access.';
+      else if (!end.ok) errors.until = end.problem;
+      else keyExpiresAt = end.expiresAt;
+    }
+    const [deviceId] = [...chosen];
+    if (Object.keys(errors).length > 0 || deviceId === undefined)
+      return { ok: false, posted: { ...posted, errors } };
+    return { ok: true, deviceId, objectIds: form.object, keyExpiresAt, posted };
+  }
+}
+
+/** The consent form's fields as posted: `object` once per ticked box, `lifetime`, and `until` for a date. */
+const GRANT_FORM = z.object({
+  object: z.preprocess(
+    (value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]),
+    z.array(
+      z
+        .string()
+        .regex(/^\d{1,9}$/, { error: 'Tick what they may open from the list.' })
+        .transform(Number),
+    ),
+  ),
+  lifetime: formText(z.enum(['withdrawn', 'date'], { error: 'Choose how long access lasts.' })),
+  until: formText(z.string().max(20, { error: 'Give the last day as a date, such as 2026-11-30.' })),
+});

@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import type { WebDeps } from '../../foundation/web/web-deps.js';
+import { accountRoutes } from './account-routes.js';
+import { barrierRoutes } from './barrier-routes.js';
+import { emailCodeRoutes } from './email-code-routes.js';
+import { homeRoutes } from './home-routes.js';
+import { journalRoutes } from './journal-routes.js';
+import { offlineRoutes } from './offline-routes.js';
+import { passkeyRoutes } from './passkey-routes.js';
+import { requestRoutes } from './request-routes.js';
+import { sessionRoutes } from './session-routes.js';
+import { signInRoutes } from './signin-routes.js';
+import { signUpRoutes } from './signup-routes.js';
+
+/**
+ * The customer application (docs/design.md section 10): every page and form a customer uses, on the web
+ * foundation (cookies, CSRF, security headers, sessions). Each group of routes lives in a file named after
+ * what the customer does there. The foundation they stand on is registered around them (cloud/foundation/web/pages.ts).
+ */
+export async function customerApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  await app.register(offlineRoutes, deps);
+  await app.register(homeRoutes, deps);
+  await app.register(sessionRoutes, deps);
+  await app.register(requestRoutes, deps);
+  await app.register(barrierRoutes, deps);
+  await app.register(signInRoutes, deps);
+  await app.register(emailCodeRoutes, deps);
+  await app.register(signUpRoutes, deps);
+  await app.register(accountRoutes, deps);
+  await app.register(passkeyRoutes, deps);
+  await app.register(journalRoutes, deps);
+}

@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify';
+import type { WebDeps } from '../../foundation/web/web-deps.js';
+import { endSession } from '../../rules/sessions/sessions.js';
+
+/** Signing out ends this browser's session in the database, so no instance accepts its cookie again. */
+export async function sessionRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  app.post('/signout', async (request, reply) => {
+    if (request.customer) await endSession(deps.ctx, request.customer.idHash);
+    reply.clearCookie(deps.cookies.sessionName, { path: '/' });
+    return reply.redirect('/signin?signed_out=1', 303);
+  });
+}

@@ -1,0 +1,213 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { brokerUrls } from '../../shared/protocol/broker-urls.js';
+import { TOPIC_PREFIX_PATTERN } from '../../shared/protocol/topics.js';
+
+/**
+ * The cloud's whole configuration (docs/design.md section 8): read from the environment once at start,
+ * validated here, frozen, and passed in explicitly from then on.
+ */
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+/** One URL, or several comma-separated (the nodes of a broker cluster, docs/design.md section 7.2). */
+const urlList = (protocol: RegExp) =>
+  optionalText.pipe(
+    z
+      .string()
+      .refine((value) => brokerUrls(value).every((url) => z.url({ protocol }).safeParse(url).success))
+      .optional(),
+  );
+
+/** `gate@example.com` or `Gatelink <gate@example.com>`: one address, on one line. */
+const MAIL_FROM_PATTERN = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+
+const envSchema = z.object({
+  PORT: port(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BASE_URL: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  DATABASE_URL: optionalText.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  GATELINK_DATA_DIR: z.string().min(1).default('./.data'),
+  MQTT_URL: urlList(/^mqtts?$/),
+  MQTT_BROKER: z.enum(['mosquitto', 'rabbitmq']).default('mosquitto'),
+  RABBITMQ_API_URL: urlList(/^https?$/),
+  MQTT_PORT: port(1884),
+  MQTT_PUBLIC_URL: urlList(/^mqtts?$/),
+  MQTT_TOPIC_PREFIX: z.string().regex(TOPIC_PREFIX_PATTERN).default('gatelink'),
+  MQTT_CLIENT_ID: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+      .optional(),
+  ),
+  OPERATOR_TOKEN: optionalText.pipe(z.string().min(24).optional()),
+  SIGNING_KEY_FILE: optionalText,
+  OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
+  SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  MAIL_FROM: optionalText.pipe(z.string().max(320).regex(MAIL_FROM_PATTERN).optional()),
+  GATELINK_DEV_KEYFILE_URL: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => value.includes('{domain}'), 'must contain {domain}')
+      .pipe(z.url({ protocol: /^https?$/ }))
+      .optional(),
+  ),
+  GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: z.enum(['0', '1']).optional(),
+  TRUST_PROXY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9.:/]+(,\s*[A-Za-z0-9.:/]+)*$/)
+      .optional(),
+  ),
+  NODE_ENV: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** What each variable accepts, for the one-line message when it is wrong. */
+const ACCEPTS: Record<string, string> = {
+  PORT: 'a port number 0..65535',
+  HOST: 'an address to listen on, such as 0.0.0.0',
+  BASE_URL: 'an http(s) URL such as https://gate.example.com',
+  DATABASE_URL: 'a postgres:// URL, or leave it unset for the embedded database',
+  GATELINK_DATA_DIR: 'a folder path',
+  MQTT_URL:
+    'an mqtt:// or mqtts:// URL of an external broker (several, comma-separated, for a cluster), or leave it unset for the embedded one',
+  MQTT_BROKER: 'mosquitto or rabbitmq: the kind of broker at MQTT_URL',
+  RABBITMQ_API_URL: "the http(s):// URLs of the RabbitMQ nodes' management API, comma-separated",
+  MQTT_PORT: 'a port number 0..65535',
+  MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker (several, comma-separated)',
+  MQTT_TOPIC_PREFIX: 'topic levels of letters, digits, _ and -, separated by /',
+  MQTT_CLIENT_ID: '1..64 letters, digits, _, . and -, one per cloud instance',
+  OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
+  SIGNING_KEY_FILE: 'a path to an Ed25519 private key in PEM',
+  OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
+  SMTP_URL:
+    'an smtp:// or smtps:// URL of the mail server, or leave it unset to write sign-in codes to the log',
+  MAIL_FROM: 'one sender address, such as Gatelink <gate@example.com>',
+  GATELINK_DEV_KEYFILE_URL: 'an http(s) URL template containing {domain} (tests only)',
+  GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '0 or 1 (tests only)',
+  LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
+  TRUST_PROXY:
+    'the reverse proxies in front, comma-separated addresses or CIDRs (or loopback), or leave it unset',
+};
+
+export interface CloudConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Unset: http://localhost:<actual port>, settled once the server listens. */
+  readonly baseUrl: string | undefined;
+  readonly database: { readonly url: string } | { readonly dataDir: string } | { readonly memory: true };
+  readonly dataDir: string;
+  readonly mqtt:
+    | { readonly kind: 'embedded'; readonly port: number; readonly publicUrl: string | undefined }
+    | {
+        readonly kind: 'external';
+        readonly url: string;
+        readonly publicUrl: string | undefined;
+        /** This instance's session on the broker; undefined: a new one at every start. */
+        readonly clientId: string | undefined;
+        /** Who keeps device accounts: Mosquitto's dynamic security, or a RabbitMQ cluster's management API. */
+        readonly accounts:
+          | { readonly kind: 'mosquitto' }
+          | { readonly kind: 'rabbitmq'; readonly apiUrls: readonly string[] };
+      };
+  readonly topicPrefix: string;
+  readonly operatorToken: string | undefined;
+  readonly signingKeyFile: string;
+  readonly openRateLimit: number;
+  /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
+  readonly smtpUrl: string | undefined;
+  /** The sender of those e-mails; unset: `Gatelink <no-reply@<host of the base URL>>`. */
+  readonly mailFrom: string | undefined;
+  readonly devKeyfileUrl: string | undefined;
+  readonly allowPrivateCallbacks: boolean;
+  readonly production: boolean;
+  readonly logLevel: string;
+  /**
+   * The reverse proxies whose X-Forwarded-For is believed; unset: none, and a client is its socket's address.
+   * Per-address limits (docs/design.md section 10.1) count the address this yields.
+   */
+  readonly trustProxy: string | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads the configuration from an environment; throws ConfigError with one line per bad value. */
+export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      return `${name}=${JSON.stringify(env[name] ?? '')} is not valid: use ${ACCEPTS[name] ?? issue.message}`;
+    });
+    throw new ConfigError(lines.join('\n'));
+  }
+  const v = parsed.data;
+  const production = v.NODE_ENV === 'production';
+  if (production && v.GATELINK_DEV_KEYFILE_URL) {
+    throw new ConfigError(
+      'GATELINK_DEV_KEYFILE_URL is set but NODE_ENV=production: unset it, it is for tests only',
+    );
+  }
+  if (production && v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1') {
+    throw new ConfigError(
+      'GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set but NODE_ENV=production: unset it, it is for tests only',
+    );
+  }
+  if (v.MQTT_URL && v.MQTT_BROKER === 'rabbitmq' && !v.RABBITMQ_API_URL) {
+    throw new ConfigError(
+      "MQTT_BROKER=rabbitmq needs RABBITMQ_API_URL: the nodes' management API, such as http://broker1:15672",
+    );
+  }
+  const dataDir = resolve(v.GATELINK_DATA_DIR);
+  return Object.freeze({
+    port: v.PORT,
+    host: v.HOST,
+    baseUrl: v.BASE_URL?.replace(/\/+$/, ''),
+    database: v.DATABASE_URL ? { url: v.DATABASE_URL } : { dataDir: resolve(dataDir, 'db') },
+    dataDir,
+    mqtt: v.MQTT_URL
+      ? {
+          kind: 'external' as const,
+          url: v.MQTT_URL,
+          publicUrl: v.MQTT_PUBLIC_URL,
+          clientId: v.MQTT_CLIENT_ID ?? stableClientId(v.PORT),
+          accounts:
+            v.MQTT_BROKER === 'rabbitmq'
+              ? { kind: 'rabbitmq' as const, apiUrls: brokerUrls(v.RABBITMQ_API_URL ?? '') }
+              : { kind: 'mosquitto' as const },
+        }
+      : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
+    topicPrefix: v.MQTT_TOPIC_PREFIX,
+    operatorToken: v.OPERATOR_TOKEN,
+    signingKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
+    openRateLimit: v.OPEN_RATE_LIMIT,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM,
+    devKeyfileUrl: v.GATELINK_DEV_KEYFILE_URL,
+    allowPrivateCallbacks: v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1',
+    production,
+    logLevel: v.LOG_LEVEL,
+    trustProxy: v.TRUST_PROXY,
+  });
+}
+
+/**
+ * The external broker keeps an instance's session, and what arrived for it while it was down, under its client
+ * id; an instance that comes back under the same id takes it up. Host and HTTP port name an instance: two
+ * instances on one host cannot share a port. With a port chosen by the system (0) there is nothing stable to
+ * name it by, and each start gets a session of its own (cloud/README.md, "Configuration").
+ */
+function stableClientId(port: number): string | undefined {
+  if (port === 0) return undefined;
+  const host = hostname()
+    .replace(/[^A-Za-z0-9_.-]/g, '-')
+    .slice(0, 40);
+  return `gatelink-cloud-${host}-${port}`;
+}

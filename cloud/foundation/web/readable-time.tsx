@@ -1,0 +1,58 @@
+import type { VNode } from 'preact';
+import { lastDayOf } from '../../rules/access-keys/key-lifetime.js';
+
+/**
+ * Times as a customer reads them (docs/design.md section 10.3): day, month in letters, year, and the time with
+ * "UTC" beside it, since the server cannot know the reader's zone and every time in the company API is UTC.
+ * Each sits in a <time> element that carries the exact instant.
+ */
+const DAY = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+});
+
+export function dayText(date: Date): string {
+  return DAY.format(date);
+}
+
+/**
+ * The day's words are kept by UTC day: a journal page (docs/design.md section 10.5) shows 50 lines that mostly
+ * share a day, and formatting each was a fifth of the page's rendering. The days kept are bounded. The time of
+ * day is two numbers, which need no formatter.
+ */
+const DAY_MS = 24 * 3600 * 1000;
+const dayWords = new Map<number, string>();
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
+export function momentText(date: Date): string {
+  const time = date.getTime();
+  const day = Math.floor(time / DAY_MS);
+  const minute = Math.floor((time - day * DAY_MS) / 60_000);
+  let dayPart = dayWords.get(day);
+  if (dayPart === undefined) {
+    if (dayWords.size >= 4096) dayWords.clear();
+    dayPart = DAY.format(date);
+    dayWords.set(day, dayPart);
+  }
+  return `${dayPart}, ${twoDigits(Math.floor(minute / 60))}:${twoDigits(minute % 60)} UTC`;
+}
+
+export function Moment(props: { date: Date }): VNode {
+  return <time dateTime={props.date.toISOString()}>{momentText(props.date)}</time>;
+}
+
+/**
+ * How long a key lasts, in words: "until you withdraw it", "until the end of 30 Nov 2026 (UTC)" for a key
+ * granted until a day, or the exact moment for one that ends at another time.
+ */
+export function lifetimeText(expiresAt: Date | null): string {
+  if (expiresAt === null) return 'until you withdraw it';
+  const lastDay = lastDayOf(expiresAt);
+  return lastDay ? `until the end of ${dayText(lastDay)} (UTC)` : `until ${momentText(expiresAt)}`;
+}
+
+export function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

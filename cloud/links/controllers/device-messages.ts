@@ -1,0 +1,126 @@
+import { type DeviceChannel, parseDeviceTopic } from '../../../shared/protocol/topics.js';
+import type { CloudContext } from '../../context.js';
+import { DeviceStates } from '../../rules/devices/device-states.js';
+import { AckJournal } from '../../rules/journal/ack-journal.js';
+import type { CommandWaiters } from './command-waiters.js';
+import { DeviceKeys } from './device-keys.js';
+import { ackHandler } from './handlers/ack.js';
+import type { DeviceMessageContext, DeviceMessageHandler } from './handlers/handler.js';
+import { stateHandler } from './handlers/state.js';
+import { telemetryHandler } from './handlers/telemetry.js';
+import type { DeviceMessage } from './transport.js';
+
+/** Larger payloads are dropped unread; the biggest legitimate one (a state with 32 objects) is far smaller. */
+const MAX_PAYLOAD_BYTES = 16 * 1024;
+
+/**
+ * Routes what devices publish to one handler per channel. Messages of one device are handled one after
+ * another, in the order the broker delivered them, so a will's "offline" never overtakes the "online" that
+ * preceded it; different devices proceed in parallel.
+ */
+export class DeviceMessages {
+  readonly #deps: DeviceMessageContext;
+  readonly #queues = new Map<string, Promise<void>>();
+
+  constructor(ctx: CloudContext, waiters: CommandWaiters) {
+    this.#deps = {
+      ctx,
+      waiters,
+      keys: new DeviceKeys(ctx),
+      acks: new AckJournal(ctx),
+      states: new DeviceStates(ctx.db, ctx.clock),
+    };
+  }
+
+  /**
+   * Takes one message from the transport. Resolves once it is handled, or dropped as invalid (sending it
+   * again would not help); rejects, after logging, when handling it failed and it should come again.
+   */
+  readonly receive = (message: DeviceMessage): Promise<void> => {
+    const { log, config } = this.#deps.ctx;
+    const target = parseDeviceTopic(config.topicPrefix, message.topic);
+    if (!target) {
+      log.warn({ topic: message.topic }, 'dropped a message on a topic that is not a device topic');
+      return DROPPED;
+    }
+    const { deviceId, channel } = target;
+    // Only `state` is retained on purpose; a stored ack or report would be an old one replayed at us.
+    if (message.retain && channel !== 'state') {
+      log.warn({ deviceId, channel }, 'dropped a retained message on a channel that is never retained');
+      return DROPPED;
+    }
+    if (message.payload.length > MAX_PAYLOAD_BYTES) {
+      log.warn({ deviceId, channel, bytes: message.payload.length }, 'dropped an oversized message');
+      return DROPPED;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(message.payload.toString('utf8'));
+    } catch {
+      log.warn({ deviceId, channel }, 'dropped a message that is not JSON');
+      return DROPPED;
+    }
+    return this.#enqueue(deviceId, () => this.#handle(channel, deviceId, body));
+  };
+
+  /** Resolves once every message received so far has been handled. */
+  async idle(): Promise<void> {
+    while (this.#queues.size > 0) await Promise.all(this.#queues.values());
+  }
+
+  #handle(channel: DeviceChannel, deviceId: string, body: unknown): Promise<void> {
+    switch (channel) {
+      case 'ack':
+        return this.#checked(ackHandler, deviceId, body);
+      case 'state':
+        return this.#checked(stateHandler, deviceId, body);
+      case 'telemetry':
+        return this.#checked(telemetryHandler, deviceId, body);
+      case 'cmd':
+        // The cloud never subscribes to commands; a device cannot publish them.
+        this.#deps.ctx.log.warn({ deviceId }, 'dropped a command seen coming back');
+        return DROPPED;
+      default:
+        return unreachable(channel);
+    }
+  }
+
+  /** Every kind's prologue, once: the message passes its schema and names the device of its topic. */
+  #checked<T extends { device_id: string }>(
+    handler: DeviceMessageHandler<T>,
+    deviceId: string,
+    body: unknown,
+  ): Promise<void> {
+    const { log } = this.#deps.ctx;
+    const parsed = handler.schema.safeParse(body);
+    if (!parsed.success) {
+      log.warn({ deviceId, issues: parsed.error.issues.length }, handler.malformed);
+      return DROPPED;
+    }
+    if (parsed.data.device_id !== deviceId) {
+      log.warn({ deviceId, named: parsed.data.device_id }, handler.foreign);
+      return DROPPED;
+    }
+    return handler.handle(this.#deps, deviceId, parsed.data);
+  }
+
+  /** Runs `work` after the device's earlier messages; a failure is logged and handed back, not passed on. */
+  #enqueue(deviceId: string, work: () => Promise<void>): Promise<void> {
+    const previous = this.#queues.get(deviceId) ?? Promise.resolve();
+    const handled = previous.then(work);
+    const next = handled.catch((error: unknown) => {
+      this.#deps.ctx.log.error({ deviceId, err: error }, 'handling a device message failed');
+    });
+    this.#queues.set(deviceId, next);
+    void next.then(() => {
+      if (this.#queues.get(deviceId) === next) this.#queues.delete(deviceId);
+    });
+    return handled;
+  }
+}
+
+const DROPPED = Promise.resolve();
+
+function unreachable(value: never): never {
+  throw new Error(`unexpected device channel ${String(value)}`);
+}

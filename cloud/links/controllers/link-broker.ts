@@ -1,0 +1,97 @@
+import type { Command } from '../../../shared/protocol/messages.js';
+import { deviceTopic } from '../../../shared/protocol/topics.js';
+import type { CloudContext } from '../../context.js';
+import {
+  type DispatchRequest,
+  type DispatchResult,
+  signOpenCommand,
+} from '../../rules/opening/dispatcher.js';
+import type { Broker } from './broker.js';
+import type { CommandWaiters } from './command-waiters.js';
+import type { DeviceMessages } from './device-messages.js';
+import { type BrokerTransport, NotConnectedError } from './transport.js';
+
+export interface LinkBrokerOptions {
+  ctx: CloudContext;
+  transport: BrokerTransport;
+  waiters: CommandWaiters;
+  messages: DeviceMessages;
+  ackTimeoutMs: number;
+}
+
+/** The Broker on top of either transport: signed commands out, verified acks back. */
+export class LinkBroker implements Broker {
+  readonly #options: LinkBrokerOptions;
+  #stopped = false;
+
+  constructor(options: LinkBrokerOptions) {
+    this.#options = options;
+  }
+
+  get deviceUrl(): string {
+    return this.#options.transport.deviceUrl;
+  }
+
+  sign(request: DispatchRequest): Command {
+    const { ctx } = this.#options;
+    return signOpenCommand(ctx.signingKey, request, ctx.clock.now().getTime());
+  }
+
+  /**
+   * Nothing is sent to a device without a session (a gate must not open minutes later). Otherwise the signed
+   * command goes out QoS 1, not retained, and the answer is its ack or, after the deadline, a timeout.
+   */
+  journalWritten(commandId: string): Promise<unknown> | undefined {
+    return this.#options.waiters.journalWritten(commandId);
+  }
+
+  async send(command: Command): Promise<DispatchResult> {
+    const { ctx, transport, waiters, ackTimeoutMs } = this.#options;
+    const deviceId = command.device_id;
+    if (this.#stopped || !(await transport.isConnected(deviceId))) return { kind: 'offline' };
+    // Waiting starts before sending, so an ack cannot arrive unheard. A publish still unconfirmed when the
+    // deadline passes (the broker connection dropped) does not hold the answer back.
+    const answer = waiters.wait(command.id, deviceId, ackTimeoutMs);
+    let failure: unknown = null;
+    void transport
+      .publish(deviceTopic(ctx.config.topicPrefix, deviceId, 'cmd'), Buffer.from(JSON.stringify(command)))
+      .catch((error: unknown) => {
+        failure = error;
+        waiters.cancel(command.id);
+      });
+    const ack = await answer;
+    if (ack) return { kind: 'acked', ack };
+    if (failure instanceof NotConnectedError) return { kind: 'offline' };
+    if (failure)
+      ctx.log.error({ deviceId, commandId: command.id, err: failure }, 'publishing a command failed');
+    return { kind: 'timeout' };
+  }
+
+  addDevice(deviceId: string, password: string): Promise<void> {
+    return this.#options.transport.addDevice(deviceId, password);
+  }
+
+  removeDevice(deviceId: string): Promise<void> {
+    return this.#options.transport.removeDevice(deviceId);
+  }
+
+  connectedControllers(): Promise<number> {
+    return this.#options.transport.connectedDevices();
+  }
+
+  linked(): boolean {
+    return !this.#stopped && this.#options.transport.linked();
+  }
+
+  /** Stops the transport, answers waiting dispatches with a timeout, and lets received messages finish. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    try {
+      await this.#options.transport.stop();
+    } finally {
+      this.#options.waiters.cancelAll();
+      await this.#options.messages.idle();
+    }
+  }
+}

@@ -1,0 +1,250 @@
+import { performance } from 'node:perf_hooks';
+import type { Component } from '../../components.js';
+import type { CloudContext } from '../../context.js';
+import type { DatabaseHandle } from '../../foundation/db/database.js';
+import {
+  type Attempt,
+  type ClaimedCompany,
+  claimCompanies,
+  type DueEvent,
+  dueEvents,
+  recordTurn,
+} from '../../rules/events/delivery-store.js';
+import { FAILURE_PAUSE_MS, retryDelay } from '../../rules/events/retry-schedule.js';
+import { webhookBody, webhookHeaders } from '../../rules/events/webhook-message.js';
+import { type CallbackConnection, postEvent } from './callback-post.js';
+
+/**
+ * Delivers the outbox to the companies' callback addresses (docs/design.md section 6).
+ *
+ * A worker takes a company's due events for a while (a lease, delivery-store.ts `claimCompanies`), sends them
+ * one after another in the order they were written, stops at the first failure, writes what happened and gives
+ * the company back. So one company's events are never sent by two workers at once, an event never goes before
+ * an earlier one of its company was delivered or failed its first attempt, and a slow or hostile receiver holds
+ * one of the worker's places at a time, never more: at most `concurrency` companies are served at once.
+ *
+ * The lease outlasts the turn: no attempt starts later than `turnMs` after the claim and each ends by
+ * `timeoutMs`, and `LEASE_MARGIN_MS` covers writing the results. A worker that dies leaves its companies to the
+ * others once their leases end; what it sent and had not written yet is sent again (at least once).
+ */
+
+export interface DeliveryOptions extends CallbackConnection {
+  /** Companies served at once. */
+  concurrency: number;
+  /** Events sent in one turn with a company. */
+  batchSize: number;
+  /** No attempt starts later than this after the company was claimed. */
+  turnMs: number;
+  /** The running worker looks for due retries this often, besides being woken by new events. */
+  pollMs: number;
+  /** Jitter of the retry schedule, in [0, 1); Math.random by default. */
+  random?: () => number;
+}
+
+export const DEFAULT_DELIVERY: DeliveryOptions = {
+  allowPrivateAddresses: false,
+  timeoutMs: 10_000,
+  concurrency: 32,
+  batchSize: 100,
+  turnMs: 5_000,
+  pollMs: 1_000,
+};
+
+/** Covers writing a turn's results after its last attempt ended. */
+const LEASE_MARGIN_MS = 5_000;
+
+/**
+ * Claims woken by commits are at least this far apart: a busy cloud writes events with most of its openings, and
+ * one claim per 20 ms serves them all, where one per commit would compete with the openings for the database (on
+ * PGlite for its one connection). An idle worker's first wake is not delayed.
+ */
+const WAKE_GAP_MS = 20;
+
+export function leaseMs(options: DeliveryOptions): number {
+  return options.turnMs + options.timeoutMs + LEASE_MARGIN_MS;
+}
+
+export interface DeliveryTally {
+  delivered: number;
+  failed: number;
+}
+
+/**
+ * Sends what is due now and returns once nothing more is: companies are claimed and served, `concurrency` at a
+ * time, until no company has anything due. What tests call to deliver at a moment they choose; a company that
+ * failed is paused, so this ends however its endpoint answers.
+ */
+export async function deliverDue(
+  ctx: CloudContext,
+  options: Partial<DeliveryOptions> = {},
+): Promise<DeliveryTally> {
+  const settings = { ...DEFAULT_DELIVERY, ...options };
+  const tally: DeliveryTally = { delivered: 0, failed: 0 };
+  for (;;) {
+    const companies = await claimCompanies(ctx, { limit: settings.concurrency, leaseMs: leaseMs(settings) });
+    if (companies.length === 0) return tally;
+    const turns = await Promise.all(companies.map((company) => serveCompany(ctx, company, settings)));
+    for (const turn of turns) {
+      tally.delivered += turn.delivered;
+      tally.failed += turn.failed;
+    }
+  }
+}
+
+/**
+ * One turn with a company: its due events in order until the first failure, the turn's time or `stop`; then
+ * the results are written and the company given back. An attempt cut short by `stop` is not counted: the event
+ * is sent again later.
+ */
+async function serveCompany(
+  ctx: CloudContext,
+  company: ClaimedCompany,
+  options: DeliveryOptions,
+  stop?: AbortSignal,
+): Promise<DeliveryTally> {
+  const started = performance.now();
+  const attempts: Attempt[] = [];
+  try {
+    const events = await dueEvents(ctx, company.companyId, options.batchSize);
+    for (const event of events) {
+      if (stop?.aborted || performance.now() - started > options.turnMs) break;
+      const attempt = await attemptDelivery(ctx, company, event, options, stop);
+      if (stop?.aborted) break;
+      attempts.push(attempt);
+      if (attempt.error !== null) break;
+    }
+  } finally {
+    await recordTurn(ctx, { company, attempts, pauseMs: FAILURE_PAUSE_MS });
+  }
+  const failed = attempts.filter((attempt) => attempt.error !== null).length;
+  return { delivered: attempts.length - failed, failed };
+}
+
+async function attemptDelivery(
+  ctx: CloudContext,
+  company: ClaimedCompany,
+  event: DueEvent,
+  options: DeliveryOptions,
+  stop?: AbortSignal,
+): Promise<Attempt> {
+  const at = ctx.clock.now();
+  const body = webhookBody(event);
+  const headers = webhookHeaders(ctx.signingKey, {
+    id: event.id,
+    timestamp: Math.floor(at.getTime() / 1000),
+    body,
+  });
+  const began = performance.now();
+  const result = await postEvent(company.url, { headers, body }, options, stop);
+  const durationMs = performance.now() - began;
+  let nextAttemptAt: Date | null = null;
+  if (result.error !== null) {
+    const delay = retryDelay(event.attempts + 1, options.random);
+    if (delay !== null) nextAttemptAt = new Date(ctx.clock.now().getTime() + delay);
+  }
+  return { event, at, durationMs, status: result.status, error: result.error, nextAttemptAt };
+}
+
+/**
+ * The running worker, a component of the cloud (cloud/cloud.ts). It is woken at once by every commit that
+ * wrote an event (a notification sent by a trigger on `events`, migration 0007), looks every `pollMs` for retries
+ * that came due, and serves up to `concurrency` companies at once. `stop()` cuts the attempts in flight short,
+ * writes what was done and gives the companies back, so that a restart goes on at once.
+ */
+export class EventDelivery implements Component {
+  readonly name = 'event delivery';
+  readonly #ctx: CloudContext;
+  readonly #database: DatabaseHandle;
+  readonly #options: DeliveryOptions;
+  readonly #turns = new Set<Promise<unknown>>();
+  readonly #stop = new AbortController();
+  #unlisten: (() => Promise<void>) | null = null;
+  #poll: NodeJS.Timeout | null = null;
+  #claiming: Promise<void> | null = null;
+  #again = false;
+  #lastClaim = Number.NEGATIVE_INFINITY;
+  #nudge: NodeJS.Timeout | null = null;
+
+  constructor(options: { ctx: CloudContext; database: DatabaseHandle; delivery: DeliveryOptions }) {
+    this.#ctx = options.ctx;
+    this.#database = options.database;
+    this.#options = options.delivery;
+  }
+
+  async start(): Promise<void> {
+    if (this.#database.listen) {
+      this.#unlisten = await this.#database.listen('gatelink_events', () => this.#notified());
+    }
+    this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
+    this.#poll.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    if (this.#poll) clearInterval(this.#poll);
+    if (this.#nudge) clearTimeout(this.#nudge);
+    await this.#unlisten?.().catch(() => {});
+    await this.#claiming;
+    await Promise.allSettled([...this.#turns]);
+  }
+
+  /** A commit wrote events: looks now, or `WAKE_GAP_MS` after the last look. */
+  #notified(): void {
+    const wait = this.#lastClaim + WAKE_GAP_MS - performance.now();
+    if (wait <= 0) {
+      this.wake();
+      return;
+    }
+    this.#nudge ??= setTimeout(() => {
+      this.#nudge = null;
+      this.wake();
+    }, wait);
+  }
+
+  /** Looks for due companies now, or right after the look in progress. */
+  wake(): void {
+    if (this.#stop.signal.aborted) return;
+    if (this.#claiming) {
+      this.#again = true;
+      return;
+    }
+    this.#claiming = this.#claimWhileFree().finally(() => {
+      this.#claiming = null;
+    });
+  }
+
+  async #claimWhileFree(): Promise<void> {
+    do {
+      this.#again = false;
+      const free = this.#options.concurrency - this.#turns.size;
+      if (free <= 0 || this.#stop.signal.aborted) return;
+      let companies: ClaimedCompany[];
+      this.#lastClaim = performance.now();
+      try {
+        companies = await claimCompanies(this.#ctx, { limit: free, leaseMs: leaseMs(this.#options) });
+      } catch (error) {
+        this.#ctx.log.error({ err: error }, 'event delivery could not claim companies; it tries again');
+        return;
+      }
+      for (const company of companies) this.#serve(company);
+      // All places taken by this claim: there may be more waiting, looked for when a place frees up.
+      if (companies.length === free) return;
+    } while (this.#again);
+  }
+
+  #serve(company: ClaimedCompany): void {
+    const turn = serveCompany(this.#ctx, company, this.#options, this.#stop.signal)
+      .catch((error: unknown) => {
+        this.#ctx.log.error(
+          { err: error, company: company.companyId },
+          'event delivery failed a turn; its events are sent again once its lease ends',
+        );
+      })
+      .finally(() => {
+        this.#turns.delete(turn);
+        this.wake();
+      });
+    this.#turns.add(turn);
+  }
+}

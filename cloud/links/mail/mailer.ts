@@ -1,0 +1,97 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { createTransport } from 'nodemailer';
+import type { CloudConfig } from '../../foundation/config.js';
+
+/**
+ * How a one-time sign-in code reaches its e-mail address (docs/design.md section 10.2): over SMTP when
+ * `SMTP_URL` is set, else into the cloud's log, which is where the demo's person reads it.
+ */
+export interface Mailer {
+  /** Resolves once the message is handed over; rejects when it could not be. */
+  sendCode(message: CodeMessage): Promise<void>;
+  /** A short notice about the reader's account, such as being added to a company (docs/design.md 11.1). */
+  sendNotice(message: NoticeMessage): Promise<void>;
+}
+
+export interface NoticeMessage {
+  to: string;
+  subject: string;
+  /** Plain text; the mailer adds the service's address at the end. */
+  text: string;
+}
+
+export interface CodeMessage {
+  to: string;
+  code: string;
+  validMinutes: number;
+}
+
+/**
+ * The mail server may be slow or gone; a person waits on the page meanwhile, and the HTTP request itself ends
+ * after 30 s (cloud/foundation/http/timeouts.ts). Nodemailer's own defaults wait minutes.
+ */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 15_000 };
+
+export function smtpMailer(options: { url: string; from: () => string; siteUrl: () => string }): Mailer {
+  const transport = createTransport({ url: options.url, ...SMTP_TIMEOUTS });
+  return {
+    async sendCode(message) {
+      await transport.sendMail({
+        from: options.from(),
+        to: message.to,
+        subject: 'Your Gatelink sign-in code',
+        text: codeText(message, options.siteUrl()),
+      });
+    },
+    async sendNotice(message) {
+      await transport.sendMail({
+        from: options.from(),
+        to: message.to,
+        subject: message.subject,
+        text: `${message.text}\n\nGatelink, ${options.siteUrl()}`,
+      });
+    },
+  };
+}
+
+/** No mail server: the code goes to the log at `warn`, the level the demo shows (docs/design.md section 10.2). */
+export function logMailer(log: FastifyBaseLogger): Mailer {
+  return {
+    async sendCode(message) {
+      log.warn(
+        { email: message.to },
+        `No SMTP_URL set: sign-in code for ${message.to} is ${message.code} (valid ${message.validMinutes} minutes)`,
+      );
+    },
+    async sendNotice(message) {
+      log.info({ email: message.to, subject: message.subject }, 'No SMTP_URL set: notice not e-mailed');
+    },
+  };
+}
+
+/** The mailer the configuration asks for. */
+export function configuredMailer(config: CloudConfig, log: FastifyBaseLogger, baseUrl: () => string): Mailer {
+  if (!config.smtpUrl) return logMailer(log);
+  return smtpMailer({
+    url: config.smtpUrl,
+    from: () => config.mailFrom ?? `Gatelink <no-reply@${new URL(baseUrl()).hostname}>`,
+    siteUrl: baseUrl,
+  });
+}
+
+/**
+ * The message says what the code is for and that it works once, and tells someone who did not ask for it
+ * that nothing happens unless the code is entered. It never says whether the address has an account.
+ */
+export function codeText(message: CodeMessage, siteUrl: string): string {
+  return [
+    `Your Gatelink code is ${message.code}`,
+    '',
+    `Enter it on the page where you asked for it. It is valid for ${message.validMinutes} minutes and works once.`,
+    '',
+    'If you did not ask for a code, someone may have typed your address by mistake: ignore this e-mail,',
+    'nothing happens without the code.',
+    '',
+    `Gatelink, ${siteUrl}`,
+  ].join('\n');
+}

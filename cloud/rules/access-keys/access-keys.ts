@@ -1,0 +1,194 @@
+import type { Selectable, Transaction } from 'kysely';
+import { ApiError } from '../../../shared/errors.js';
+import type { CloudContext } from '../../context.js';
+import type { DB, KeysTable } from '../../foundation/db/schema.js';
+import { requestIssued, requestRevoked } from '../events/event-data.js';
+import { enqueueEvent } from '../events/outbox.js';
+import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from '../requests/requests.js';
+
+/**
+ * The customer's moves on a request (company-access-api.md section 3, docs/design.md section 3): claim,
+ * grant (issue a key) and withdraw (revoke). Each is one transaction together with its event, so a
+ * company never hears of a change that was not committed.
+ *
+ * Claiming, which comes before a key exists, is in cloud/rules/requests/claim.ts.
+ */
+
+/**
+ * The customer grants access: chooses the barrier, the objects in the key and its lifetime (until revoked,
+ * or until `keyExpiresAt`). Returns the `key_ref` the company opens with.
+ */
+export async function issueKey(
+  ctx: CloudContext,
+  input: IssueInput,
+): Promise<{ keyRef: number; request: AccessRequest }> {
+  const id = await requestIdByCode(ctx, input.code);
+  const objectIds = [...new Set(input.objectIds)];
+  if (objectIds.length === 0)
+    throw new ApiError('invalid_field', { field: 'objects', message: 'Choose at least one object.' });
+  return ctx.db.transaction().execute(async (trx) => {
+    const request = await lockRequest(trx, id);
+    const now = ctx.clock.now();
+    checkGrantable(request, input, now);
+    const objects = await grantedObjects(trx, input, objectIds);
+    const key = await trx
+      .insertInto('keys')
+      .values({
+        request_id: request.id,
+        company_id: request.company_id,
+        customer_id: input.customerId,
+        device_id: input.deviceId,
+        issued_at: now,
+        expires_at: input.keyExpiresAt,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('key_objects')
+      .values(objectIds.map((objectId) => ({ key_id: key.id, object_id: objectId })))
+      .execute();
+    const issued = await trx
+      .updateTable('requests')
+      .set({ state: 'issued', issued_at: now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await enqueueEvent(trx, {
+      companyId: issued.company_id,
+      type: 'request.issued',
+      at: now,
+      data: requestIssued(
+        issued,
+        {
+          id: key.id,
+          expiresAt: input.keyExpiresAt,
+          numbers: objects.map((object) => ({ number_id: object.id, label: object.label })),
+        },
+        now,
+      ),
+    });
+    return { keyRef: key.id, request: issued };
+  });
+}
+
+interface IssueInput {
+  code: string;
+  customerId: number;
+  deviceId: string;
+  objectIds: number[];
+  keyExpiresAt: Date | null;
+}
+
+/** Access is granted on a request this customer claimed, for a lifetime that ends in the future. */
+function checkGrantable(request: AccessRequest, input: IssueInput, now: Date): void {
+  const state = effectiveState(request, now);
+  if (state !== 'claimed' || request.customer_id !== input.customerId) {
+    throw new ApiError('invalid_state', {
+      message: `Access can be granted on a claimed request; this one is ${state}.`,
+    });
+  }
+  if (input.keyExpiresAt && input.keyExpiresAt <= now) {
+    throw new ApiError('invalid_field', {
+      field: 'key_expires_at',
+      message: 'The end of access must be in the future.',
+    });
+  }
+}
+
+/** The objects in the key: every one must be a current object of one of the customer's barriers. */
+async function grantedObjects(
+  trx: Transaction<DB>,
+  input: IssueInput,
+  objectIds: number[],
+): Promise<{ id: number; label: string }[]> {
+  const device = await trx
+    .selectFrom('devices')
+    .select('id')
+    .where('id', '=', input.deviceId)
+    .where('customer_id', '=', input.customerId)
+    .executeTakeFirst();
+  if (!device) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+  const objects = await trx
+    .selectFrom('device_objects')
+    .select(['id', 'label'])
+    .where('device_id', '=', input.deviceId)
+    .where('id', 'in', objectIds)
+    .where('removed_at', 'is', null)
+    .execute();
+  if (objects.length !== objectIds.length) {
+    throw new ApiError('invalid_field', {
+      field: 'objects',
+      message: 'Every object must belong to the barrier.',
+    });
+  }
+  return objects;
+}
+
+/**
+ * The customer withdraws access at once: the next `open` answers 403 `revoked`. With `deviceId`, only a key on
+ * that barrier is found, so a withdrawal posted to one barrier's page cannot reach a key on another
+ * (docs/design.md section 10.4). Another customer's key answers exactly like one that does not exist.
+ */
+export async function revokeKey(
+  ctx: CloudContext,
+  input: { keyRef: number; customerId: number; deviceId?: string },
+): Promise<AccessRequest> {
+  return ctx.db.transaction().execute(async (trx) => {
+    let query = trx
+      .selectFrom('keys')
+      .selectAll()
+      .where('id', '=', input.keyRef)
+      .where('customer_id', '=', input.customerId);
+    if (input.deviceId !== undefined) query = query.where('device_id', '=', input.deviceId);
+    const key = await query.forUpdate().executeTakeFirst();
+    if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
+    return revokeLockedKey(trx, key, ctx.clock.now());
+  });
+}
+
+/**
+ * A controller that changes hands takes no access with it: when a customer pairs a controller that another
+ * customer had, every key still standing on it is revoked in the pairing's transaction, each with its
+ * `request.revoked` event (docs/design.md section 10.4). Returns how many were revoked.
+ */
+export async function revokeKeysOfOthers(
+  trx: Transaction<DB>,
+  input: { deviceId: string; customerId: number; now: Date },
+): Promise<number> {
+  const keys = await trx
+    .selectFrom('keys')
+    .selectAll()
+    .where('device_id', '=', input.deviceId)
+    .where('customer_id', '!=', input.customerId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const key of keys) await revokeLockedKey(trx, key, input.now);
+  return keys.length;
+}
+
+/** Revokes a key whose row the transaction holds, and its request, with the event; once. */
+async function revokeLockedKey(
+  trx: Transaction<DB>,
+  key: Selectable<KeysTable>,
+  now: Date,
+): Promise<AccessRequest> {
+  if (key.revoked_at) {
+    return trx.selectFrom('requests').selectAll().where('id', '=', key.request_id).executeTakeFirstOrThrow();
+  }
+  await trx.updateTable('keys').set({ revoked_at: now }).where('id', '=', key.id).execute();
+  const revoked = await trx
+    .updateTable('requests')
+    .set({ state: 'revoked', revoked_at: now })
+    .where('id', '=', key.request_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await enqueueEvent(trx, {
+    companyId: revoked.company_id,
+    type: 'request.revoked',
+    at: now,
+    data: requestRevoked(revoked, key.id, now),
+  });
+  return revoked;
+}

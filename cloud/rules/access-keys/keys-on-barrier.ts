@@ -1,0 +1,157 @@
+import type { Database } from '../../foundation/db/database.js';
+import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
+
+/**
+ * The keys a customer sees on a barrier (docs/design.md section 10.4): every key not withdrawn, with the company
+ * it was given to, the objects in it and its lifetime; a key past its end is listed as ended until the
+ * customer withdraws it, since its company's `status` still says `issued`. Every query names the customer,
+ * so nobody reads another customer's keys.
+ */
+export interface KeyOnBarrier {
+  keyRef: number;
+  company: CompanyDisplay;
+  objects: { numberId: number; label: string; removed: boolean }[];
+  issuedAt: Date;
+  /** null: until the customer withdraws it. */
+  expiresAt: Date | null;
+  /** Its end has passed: `open` answers 403 `expired`. */
+  expired: boolean;
+  revokedAt: Date | null;
+}
+
+export async function keysOnBarrier(
+  db: Database,
+  input: { customerId: number; deviceId: string; now: Date },
+): Promise<KeyOnBarrier[]> {
+  const rows = await keyRows(db)
+    .where('keys.customer_id', '=', input.customerId)
+    .where('keys.device_id', '=', input.deviceId)
+    .where('keys.revoked_at', 'is', null)
+    .orderBy('keys.issued_at', 'desc')
+    .orderBy('keys.id', 'desc')
+    .execute();
+  return withObjects(db, rows, input.now);
+}
+
+/** One key on the customer's barrier, withdrawn or not; null when it is not theirs or not on that barrier. */
+export async function keyOnBarrier(
+  db: Database,
+  input: { customerId: number; deviceId: string; keyRef: number; now: Date },
+): Promise<KeyOnBarrier | null> {
+  const row = await keyRows(db)
+    .where('keys.id', '=', input.keyRef)
+    .where('keys.customer_id', '=', input.customerId)
+    .where('keys.device_id', '=', input.deviceId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const [key] = await withObjects(db, [row], input.now);
+  return key ?? null;
+}
+
+/**
+ * The key a customer granted on one request, with the barrier it opens; null when there is none. A barrier
+ * that has since passed to another customer is not named: its name is the new owner's.
+ */
+export async function keyOfRequest(
+  db: Database,
+  input: { customerId: number; requestId: number; now: Date },
+): Promise<(KeyOnBarrier & { barrier: { id: string; name: string } | null }) | null> {
+  const row = await keyRows(db)
+    .innerJoin('devices', 'devices.id', 'keys.device_id')
+    .select([
+      'devices.id as device_id',
+      'devices.name as device_name',
+      'devices.label as device_label',
+      'devices.customer_id as device_customer_id',
+    ])
+    .where('keys.customer_id', '=', input.customerId)
+    .where('keys.request_id', '=', input.requestId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const [key] = await withObjects(db, [row], input.now);
+  const yours = row.device_customer_id === input.customerId;
+  return {
+    ...key!,
+    barrier: yours ? { id: row.device_id, name: row.device_name ?? row.device_label } : null,
+  };
+}
+
+/**
+ * How many companies can open each of the customer's barriers now: keys neither withdrawn nor past their
+ * end, one count per company.
+ */
+export async function companiesWithAccess(
+  db: Database,
+  input: { customerId: number; now: Date },
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('keys')
+    .select((eb) => ['device_id', eb.fn.count<string>('company_id').distinct().as('companies')])
+    .where('customer_id', '=', input.customerId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', input.now)]))
+    .groupBy('device_id')
+    .execute();
+  return new Map(rows.map((row) => [row.device_id, Number(row.companies)]));
+}
+
+function keyRows(db: Database) {
+  return db
+    .selectFrom('keys')
+    .innerJoin('companies', 'companies.id', 'keys.company_id')
+    .select([
+      'keys.id',
+      'keys.issued_at',
+      'keys.expires_at',
+      'keys.revoked_at',
+      'companies.id as company_id',
+      'companies.name as company_name',
+      'companies.domain as company_domain',
+      'companies.key_pub as company_key_pub',
+      'companies.logo_hash as company_logo_hash',
+    ]);
+}
+
+interface KeyRow {
+  id: number;
+  issued_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  company_id: number;
+  company_name: string;
+  company_domain: string | null;
+  company_key_pub: string | null;
+  company_logo_hash: string | null;
+}
+
+async function withObjects(db: Database, rows: KeyRow[], now: Date): Promise<KeyOnBarrier[]> {
+  if (rows.length === 0) return [];
+  const objects = await db
+    .selectFrom('key_objects')
+    .innerJoin('device_objects', 'device_objects.id', 'key_objects.object_id')
+    .select(['key_objects.key_id', 'device_objects.id', 'device_objects.label', 'device_objects.removed_at'])
+    .where(
+      'key_objects.key_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .orderBy('device_objects.id')
+    .execute();
+  return rows.map((row) => ({
+    keyRef: row.id,
+    company: companyDisplay({
+      id: row.company_id,
+      name: row.company_name,
+      domain: row.company_domain,
+      key_pub: row.company_key_pub,
+      logo_hash: row.company_logo_hash,
+    }),
+    objects: objects
+      .filter((object) => object.key_id === row.id)
+      .map((object) => ({ numberId: object.id, label: object.label, removed: object.removed_at !== null })),
+    issuedAt: row.issued_at,
+    expiresAt: row.expires_at,
+    expired: row.expires_at !== null && row.expires_at <= now,
+    revokedAt: row.revoked_at,
+  }));
+}

@@ -1,0 +1,62 @@
+import { ApiError } from '../../../shared/errors.js';
+import type { CloudContext } from '../../context.js';
+import type { Company } from './companies.js';
+
+/**
+ * What a company may change of its registration (docs/design.md section 11.1): its name, contact address and
+ * domain, only while no operator has let it in (pending, or rejected and asking again). Once approved, the name
+ * customers see and the domain calls are signed for are what the operator approved; a change goes through them.
+ * A new domain forgets the key checked and proved for the old one.
+ */
+export interface RegistrationDetails {
+  name: string;
+  contactEmail: string;
+  domain: string | null;
+}
+
+export function mayEditRegistration(company: Company): boolean {
+  return company.status === 'pending' || company.status === 'rejected';
+}
+
+export async function updateRegistration(
+  ctx: CloudContext,
+  company: Company,
+  details: RegistrationDetails,
+): Promise<Company> {
+  const domainChanged = details.domain !== company.domain;
+  const updated = await ctx.db
+    .updateTable('companies')
+    .set({
+      name: details.name,
+      contact_email: details.contactEmail,
+      domain: details.domain,
+      ...(domainChanged ? { key_published: null, key_published_at: null, key_proven: null } : {}),
+    })
+    .where('id', '=', company.id)
+    .where('status', 'in', ['pending', 'rejected'])
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) throw approvedAlready();
+  return updated;
+}
+
+/** A rejected company, having fixed what the reason said, asks the operators again. */
+export async function askAgain(ctx: CloudContext, company: Company): Promise<Company> {
+  const updated = await ctx.db
+    .updateTable('companies')
+    .set({ status: 'pending' })
+    .where('id', '=', company.id)
+    .where('status', '=', 'rejected')
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated)
+    throw new ApiError('conflict', { message: 'Only a company that was not approved can ask again.' });
+  return updated;
+}
+
+function approvedAlready(): ApiError {
+  return new ApiError('conflict', {
+    message:
+      "An operator has approved this company: write to Gatelink's operators to change its name or domain.",
+  });
+}

@@ -1,0 +1,212 @@
+import { createHash } from 'node:crypto';
+import { normalizeCode, randomCode } from '../../../shared/codes.js';
+import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
+import { ApiError } from '../../../shared/errors.js';
+import type { ProvisionRequest, ProvisionResponse } from '../../../shared/protocol/provisioning.js';
+import type { CloudContext } from '../../context.js';
+import type { Broker } from '../../links/controllers/broker.js';
+import { revokeKeysOfOthers } from '../access-keys/access-keys.js';
+import { newDevicePassword } from './credentials.js';
+import { barrierNameProblem } from './customer-barriers.js';
+
+/** Provisioning and pairing codes live 24 hours and work once (docs/design.md section 9). */
+export const CODE_LIFETIME_MS = 24 * 3600 * 1000;
+export const PROVISIONING_CODE_LENGTH = 16;
+export const PAIRING_CODE_LENGTH = 8;
+
+function hashCode(code: string): string {
+  return createHash('sha256').update(normalizeCode(code)).digest('hex');
+}
+
+/** Groups a code in fours for reading aloud; normalizeCode ignores the hyphens again. */
+function groupCode(code: string): string {
+  return code.match(/.{1,4}/g)!.join('-');
+}
+
+/** An operator or installer creates the device record; the code goes to the installer once. */
+export async function createDevice(ctx: CloudContext, input: { label: string }) {
+  const now = ctx.clock.now();
+  const code = randomCode(PROVISIONING_CODE_LENGTH);
+  const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
+  const device = await ctx.db
+    .insertInto('devices')
+    .values({
+      id: `D${randomCode(10)}`,
+      label: input.label,
+      provisioning_code_hash: hashCode(code),
+      provisioning_expires_at: expiresAt,
+      created_at: now,
+    })
+    .returning(['id', 'label'])
+    .executeTakeFirstOrThrow();
+  return {
+    device_id: device.id,
+    label: device.label,
+    provisioning_code: groupCode(code),
+    expires_at: expiresAt.toISOString(),
+  };
+}
+
+export async function listDevices(ctx: CloudContext) {
+  const rows = await ctx.db
+    .selectFrom('devices')
+    .select([
+      'id',
+      'label',
+      'customer_id',
+      'online',
+      'provisioned_at',
+      'state_at',
+      'version',
+      'telemetry',
+      'created_at',
+    ])
+    .orderBy('created_at')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    label: row.label,
+    customer_id: row.customer_id,
+    provisioned: row.provisioned_at !== null,
+    online: row.online,
+    version: row.version,
+    telemetry: row.telemetry,
+    created_at: row.created_at.toISOString(),
+  }));
+}
+
+/**
+ * `POST /api/device/provision`: the controller presents its one-time code and the public half of the key it
+ * made itself, and gets its broker account, topic prefix, the cloud's command key and a pairing code.
+ * The code is consumed in the same transaction, so it works exactly once.
+ */
+export async function provisionDevice(
+  ctx: CloudContext,
+  broker: Pick<Broker, 'addDevice' | 'deviceUrl'>,
+  input: ProvisionRequest,
+): Promise<ProvisionResponse> {
+  try {
+    strictPublicKeyFromBase64(input.public_key);
+  } catch (error) {
+    const reason = error instanceof KeyError ? error.message : 'invalid key';
+    throw new ApiError('invalid_field', {
+      field: 'public_key',
+      message: `public_key is not usable: ${reason}.`,
+    });
+  }
+  const localIds = input.objects.map((object) => object.id);
+  if (new Set(localIds).size !== localIds.length) {
+    throw new ApiError('invalid_field', { field: 'objects', message: 'Object ids must be unique.' });
+  }
+  const now = ctx.clock.now();
+  const password = newDevicePassword();
+  const pairingCode = randomCode(PAIRING_CODE_LENGTH);
+  const pairingExpiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
+  const { deviceId, numbers } = await ctx.db.transaction().execute(async (trx) => {
+    const device = await trx
+      .updateTable('devices')
+      .set({
+        provisioning_code_hash: null,
+        provisioning_expires_at: null,
+        provisioned_at: now,
+        public_key: input.public_key,
+        pairing_code: pairingCode,
+        pairing_expires_at: pairingExpiresAt,
+        version: input.version,
+      })
+      .where('provisioning_code_hash', '=', hashCode(input.code))
+      .where('provisioning_expires_at', '>', now)
+      .returning('id')
+      .executeTakeFirst();
+    if (!device) throw new ApiError('provisioning_code_invalid');
+    const numbers = [];
+    for (const object of input.objects) {
+      const row = await trx
+        .insertInto('device_objects')
+        .values({ device_id: device.id, local_id: object.id, label: object.label, kind: object.kind })
+        .onConflict((oc) =>
+          oc
+            .columns(['device_id', 'local_id'])
+            .doUpdateSet({ label: object.label, kind: object.kind, removed_at: null }),
+        )
+        .returning(['id', 'local_id', 'label'])
+        .executeTakeFirstOrThrow();
+      numbers.push({ id: row.local_id, number_id: row.id, label: row.label });
+    }
+    return { deviceId: device.id, numbers };
+  });
+  // The broker owns device accounts: the embedded one stores the password's hash, Mosquitto its own account.
+  await broker.addDevice(deviceId, password);
+  return {
+    device_id: deviceId,
+    mqtt: { url: broker.deviceUrl, username: deviceId, password },
+    topic_prefix: ctx.config.topicPrefix,
+    command_key: ctx.signingKey.publicKey.base64,
+    pairing_code: groupCode(pairingCode),
+    pairing_expires_at: pairingExpiresAt.toISOString(),
+    numbers,
+  };
+}
+
+/**
+ * The customer enters the controller's pairing code, and names the barrier; it becomes theirs
+ * (docs/design.md sections 9 and 10.4). The code works once: pairing clears it in the same statement that
+ * hands the controller over, so a code that was read off the controller, or one used already, takes nothing
+ * from its owner. A controller changes hands only with a fresh code, which only provisioning it again gives;
+ * then every key the previous owner granted on it is revoked in the same transaction, with its event, so a
+ * company they trusted cannot open the next owner's gate.
+ */
+export async function pairDevice(
+  ctx: CloudContext,
+  input: { customerId: number; pairingCode: string; name?: string },
+) {
+  if (input.name !== undefined) {
+    const problem = barrierNameProblem(input.name);
+    if (problem) throw new ApiError('invalid_field', { field: 'name', message: problem });
+  }
+  const now = ctx.clock.now();
+  const { device, revokedKeys } = await ctx.db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom('devices')
+      .select(['id', 'customer_id', 'name'])
+      .where('pairing_code', '=', normalizeCode(input.pairingCode))
+      .where('pairing_expires_at', '>', now)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!found) throw new ApiError('pairing_code_invalid');
+    const sameOwner = found.customer_id === input.customerId;
+    const revokedKeys = await revokeKeysOfOthers(trx, {
+      deviceId: found.id,
+      customerId: input.customerId,
+      now,
+    });
+    const device = await trx
+      .updateTable('devices')
+      .set({
+        customer_id: input.customerId,
+        pairing_code: null,
+        pairing_expires_at: null,
+        paired_at: now,
+        // A new owner never sees the name the previous one gave.
+        name: input.name ?? (sameOwner ? found.name : null),
+      })
+      .where('id', '=', found.id)
+      .returning(['id', 'label', 'name'])
+      .executeTakeFirstOrThrow();
+    return { device, revokedKeys };
+  });
+  const objects = await ctx.db
+    .selectFrom('device_objects')
+    .select(['id as number_id', 'label'])
+    .where('device_id', '=', device.id)
+    .where('removed_at', 'is', null)
+    .orderBy('id')
+    .execute();
+  return {
+    device_id: device.id,
+    label: device.label,
+    name: device.name ?? device.label,
+    objects,
+    revokedKeys,
+  };
+}

@@ -1,0 +1,68 @@
+import type { Updateable } from 'kysely';
+import { ApiError } from '../../../shared/errors.js';
+import type { CloudContext } from '../../context.js';
+import type { CompaniesTable } from '../../foundation/db/schema.js';
+import type { Company } from '../companies/companies.js';
+
+/**
+ * Fetches the key now published on the company's domain, strictly checked, and pins it, together with
+ * `also` (an approval, say). Calls are verified against the pinned key only, so a domain that changes hands
+ * inherits nothing; a later, different key is refused until it is pinned through here again.
+ */
+export async function pinDomainKey(
+  ctx: CloudContext,
+  company: Company,
+  also: Updateable<CompaniesTable> = {},
+  /** The key the caller has seen and vouches for (the console's approval, section 11.5): any other is refused. */
+  expectedKey?: string,
+): Promise<Company> {
+  if (!company.domain)
+    throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
+  return pinKey(ctx, company.id, await fetchKeyToPin(ctx, company.domain, expectedKey), also);
+}
+
+/**
+ * The key the domain publishes now, ready to pin; refused with `key_fetch_failed` when it cannot be had, or
+ * differs from `expectedKey`. A fetch may take seconds (section 2): callers make it before any transaction.
+ */
+export async function fetchKeyToPin(
+  ctx: CloudContext,
+  domain: string,
+  expectedKey?: string,
+): Promise<string> {
+  const fetched = await ctx.fetchKeyFile(domain);
+  if (!fetched.ok)
+    throw new ApiError('key_fetch_failed', { message: fetched.message, detail: fetched.reason });
+  if (expectedKey !== undefined && fetched.key.base64 !== expectedKey)
+    throw new ApiError('key_fetch_failed', {
+      message:
+        'The domain now publishes another key than the one checked; check the key again, then approve.',
+      detail: 'key_differs',
+    });
+  return fetched.key.base64;
+}
+
+/** Pins a key just fetched from the company's domain (fetchKeyToPin), with `also`. */
+export async function pinKey(
+  ctx: CloudContext,
+  companyId: number,
+  key: string,
+  also: Updateable<CompaniesTable> = {},
+): Promise<Company> {
+  const now = ctx.clock.now();
+  const pinned = await ctx.db
+    .updateTable('companies')
+    .set({
+      ...also,
+      key_pub: key,
+      key_confirmed_at: now,
+      key_checked_at: now,
+      key_check_error: null,
+      key_seen_other: null,
+    })
+    .where('id', '=', companyId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  ctx.companies.forget(companyId);
+  return pinned;
+}

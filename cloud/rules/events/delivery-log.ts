@@ -1,0 +1,145 @@
+import { sql } from 'kysely';
+import type { CloudContext } from '../../context.js';
+import type { DeliveryOutcome } from '../../foundation/db/schema.js';
+import { formatTimestamp } from '../../foundation/http/timestamps.js';
+
+/**
+ * What a company and the operators read of the delivery (docs/design.md section 6): the endpoint's state and
+ * the delivery log, newest first, in pages. Read by the company area (cloud/faces/company-area/events-routes.tsx)
+ * and the operator API (`GET /ops/companies/:id/events`).
+ */
+
+export interface EndpointState {
+  url: string | null;
+  /** Since when the endpoint is failing: nothing is sent until the address changes or a retry is asked. */
+  failingSince: Date | null;
+  /** No delivery before this, after a failed attempt. */
+  pausedUntil: Date | null;
+  lastError: string | null;
+  /** Events not delivered yet, and of those the ones that failed at least once. */
+  waiting: number;
+  retrying: number;
+}
+
+export async function endpointState(ctx: CloudContext, companyId: number): Promise<EndpointState> {
+  const company = await ctx.db
+    .selectFrom('companies')
+    .select([
+      'callback_url',
+      'callback_failing_since',
+      'callback_failing_url',
+      'callback_paused_until',
+      'callback_last_error',
+    ])
+    .where('id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  const counts = await ctx.db
+    .selectFrom('events')
+    .select([
+      sql<number>`count(*)::integer`.as('waiting'),
+      sql<number>`(count(*) filter (where attempts > 0))::integer`.as('retrying'),
+    ])
+    .where('company_id', '=', companyId)
+    .where('delivered_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  // A failing endpoint whose address changed since is failing no more: the next claim resumes it.
+  const failing =
+    company.callback_failing_since !== null && company.callback_failing_url === company.callback_url;
+  const now = ctx.clock.now();
+  return {
+    url: company.callback_url,
+    failingSince: failing ? company.callback_failing_since : null,
+    pausedUntil:
+      company.callback_paused_until && company.callback_paused_until > now
+        ? company.callback_paused_until
+        : null,
+    lastError: company.callback_last_error,
+    waiting: counts.waiting,
+    retrying: counts.retrying,
+  };
+}
+
+export interface LoggedAttempt {
+  /** The log row's id, the cursor of the next page. */
+  id: number;
+  eventId: string;
+  type: string;
+  attempt: number;
+  at: Date;
+  url: string;
+  outcome: DeliveryOutcome;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+  nextAttemptAt: Date | null;
+}
+
+export const LOG_PAGE = 50;
+
+/** The company's attempts, newest first, before the row `before` when given; `limit` at most. */
+export async function deliveryLog(
+  ctx: CloudContext,
+  companyId: number,
+  options: { before?: number | undefined; limit?: number } = {},
+): Promise<LoggedAttempt[]> {
+  let query = ctx.db
+    .selectFrom('event_deliveries')
+    .select([
+      sql<string>`id::text`.as('id'),
+      'event_id',
+      'type',
+      'attempt',
+      'at',
+      'url',
+      'outcome',
+      'status',
+      'error',
+      'duration_ms',
+      'next_attempt_at',
+    ])
+    .where('company_id', '=', companyId)
+    .orderBy('event_deliveries.id', 'desc')
+    .limit(options.limit ?? LOG_PAGE);
+  if (options.before !== undefined) query = query.where('event_deliveries.id', '<', String(options.before));
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    eventId: row.event_id,
+    type: row.type,
+    attempt: row.attempt,
+    at: row.at,
+    url: row.url,
+    outcome: row.outcome,
+    status: row.status,
+    error: row.error,
+    durationMs: row.duration_ms,
+    nextAttemptAt: row.next_attempt_at,
+  }));
+}
+
+/** The log and the endpoint as the operator API answers them, times in the API's form. */
+export function describeEndpoint(state: EndpointState) {
+  return {
+    url: state.url,
+    failing_since: state.failingSince ? formatTimestamp(state.failingSince) : null,
+    paused_until: state.pausedUntil ? formatTimestamp(state.pausedUntil) : null,
+    last_error: state.lastError,
+    waiting: state.waiting,
+    retrying: state.retrying,
+  };
+}
+
+export function describeAttempt(attempt: LoggedAttempt) {
+  return {
+    id: attempt.id,
+    event_id: attempt.eventId,
+    type: attempt.type,
+    attempt: attempt.attempt,
+    at: formatTimestamp(attempt.at),
+    outcome: attempt.outcome,
+    status: attempt.status,
+    error: attempt.error,
+    duration_ms: attempt.durationMs,
+    next_attempt_at: attempt.nextAttemptAt ? formatTimestamp(attempt.nextAttemptAt) : null,
+  };
+}

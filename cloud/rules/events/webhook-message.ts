@@ -1,0 +1,38 @@
+import type { SigningKey } from '../../../shared/crypto/ed25519.js';
+import { formatTimestamp } from '../../foundation/http/timestamps.js';
+
+/**
+ * What a company's callback address receives (docs/design.md section 6, cloud/README.md "Events"): the body
+ * `{"type", "id", "at", "data"}` and the Standard Webhooks headers, signed with the cloud's own Ed25519 key
+ * (the `v1a` scheme), whose public half `/.well-known/service.json` publishes.
+ */
+
+export interface OutboxEvent {
+  id: string;
+  type: string;
+  at: Date;
+  data: unknown;
+}
+
+/** The body, made once per event: every attempt sends the same bytes. */
+export function webhookBody(event: OutboxEvent): string {
+  return JSON.stringify({ type: event.type, id: event.id, at: formatTimestamp(event.at), data: event.data });
+}
+
+/**
+ * The headers of one attempt. The signed content is `<webhook-id>.<webhook-timestamp>.<body>` in UTF-8, and
+ * the signature is standard base64 after `v1a,` (Standard Webhooks, asymmetric signatures). The timestamp is
+ * the attempt's, in Unix seconds, so a receiver can refuse an old message replayed to it.
+ */
+export function webhookHeaders(
+  key: SigningKey,
+  message: { id: string; timestamp: number; body: string },
+): Record<string, string> {
+  const content = Buffer.from(`${message.id}.${message.timestamp}.${message.body}`, 'utf8');
+  const signature = Buffer.from(key.sign(content)).toString('base64');
+  return {
+    'webhook-id': message.id,
+    'webhook-timestamp': String(message.timestamp),
+    'webhook-signature': `v1a,${signature}`,
+  };
+}

@@ -1,0 +1,88 @@
+import { Readable } from 'node:stream';
+import type { Database } from '../../foundation/db/database.js';
+import { formatTimestamp } from '../../foundation/http/timestamps.js';
+import {
+  type BarrierJournalEntry,
+  type BarrierJournalFilter,
+  type BarrierScope,
+  barrierJournalBatches,
+  EXPORT_BATCH,
+} from './barrier-journal.js';
+import { csvLine, UTF8_BOM } from './csv.js';
+import { outcomeWords } from './outcome-words.js';
+
+/**
+ * A barrier's journal as CSV (docs/design.md section 10.5): the entries of the page's filters, newest first,
+ * one line each, with the fields of section 5 and the outcome in the page's words beside its code.
+ */
+export const JOURNAL_CSV_HEADER = [
+  'Time (UTC)',
+  'Barrier',
+  'Object',
+  'Company',
+  'Verified domain',
+  'Actor',
+  'Outcome',
+  'Outcome code',
+  'Detail',
+  'Acknowledged at (UTC)',
+  'Key ref',
+  'Entry id',
+] as const;
+
+export function journalCsvLine(barrierName: string, entry: BarrierJournalEntry): string {
+  return csvLine([
+    formatTimestamp(entry.at),
+    barrierName,
+    entry.objectLabel,
+    entry.company.name,
+    entry.company.verifiedDomain,
+    entry.actor,
+    outcomeWords(entry.outcome, entry.detail),
+    entry.outcome,
+    entry.detail,
+    entry.ackedAt ? formatTimestamp(entry.ackedAt) : null,
+    entry.keyRef,
+    entry.id,
+  ]);
+}
+
+/**
+ * The export as a byte stream that reads the database only as fast as the client takes the bytes: one batch
+ * of EXPORT_BATCH entries is read when the stream's buffer (HIGH_WATER bytes) has room again, so memory stays
+ * flat whatever the journal's length, and a client that goes away stops the reading (the stream is destroyed,
+ * which ends the generator before its next query).
+ */
+export function journalCsvStream(
+  db: Database,
+  scope: BarrierScope,
+  filter: BarrierJournalFilter,
+  barrierName: string,
+  batchSize = EXPORT_BATCH,
+): Readable {
+  return Readable.from(journalCsvChunks(db, scope, filter, barrierName, batchSize), {
+    objectMode: false,
+    highWaterMark: HIGH_WATER,
+  });
+}
+
+/**
+ * Less than one batch of lines (a batch is some 150 KiB): the stream holds at most the batch being sent, and
+ * asks for the next only once it has gone out.
+ */
+const HIGH_WATER = 64 * 1024;
+
+async function* journalCsvChunks(
+  db: Database,
+  scope: BarrierScope,
+  filter: BarrierJournalFilter,
+  barrierName: string,
+  batchSize: number,
+): AsyncGenerator<string> {
+  yield UTF8_BOM + csvLine(JOURNAL_CSV_HEADER);
+  for await (const batch of barrierJournalBatches(db, scope, filter, batchSize)) {
+    let chunk = '';
+    for (const entry of batch) chunk += journalCsvLine(barrierName, entry);
+    yield chunk;
+  }
+}

@@ -1,0 +1,45 @@
+import type { JournalOutcome } from '../../foundation/db/schema.js';
+
+/**
+ * Every outcome of a journal entry in the words a customer reads (docs/design.md sections 5 and 10.5), in one
+ * place, so that the journal page, its filter and the CSV export never disagree. `pending` is an entry whose
+ * command is still in flight: written before the command leaves, completed by the acknowledgement.
+ */
+export type EntryOutcome = JournalOutcome | 'pending';
+
+/** Each outcome's words; a controller's fault adds its detail after the colon (outcomeWords). */
+export const OUTCOME_WORDS: Readonly<Record<EntryOutcome, string>> = {
+  opened: 'Opened',
+  revoked: 'Refused: access withdrawn',
+  expired: 'Refused: key expired',
+  rate_limit: 'Refused: too many openings',
+  forbidden: 'Refused: not in the key',
+  device_offline: 'Not opened: controller offline',
+  device_timeout: 'No answer from the controller',
+  device_error: 'Controller reported a fault',
+  pending: 'In progress',
+};
+
+/** Every outcome, in the order the filter offers them; the record above makes sure none is missing. */
+export const ENTRY_OUTCOMES = Object.keys(OUTCOME_WORDS) as [EntryOutcome, ...EntryOutcome[]];
+
+/** The outcome as a customer reads it: "Controller reported a fault: relay_fault" names the fault. */
+export function outcomeWords(outcome: EntryOutcome, detail: string | null): string {
+  const words = OUTCOME_WORDS[outcome];
+  return outcome === 'device_error' && detail ? `${words}: ${detail}` : words;
+}
+
+/** Whether the gate opened, failed to, or is still being asked: the tone the page gives the outcome. */
+export function outcomeTone(outcome: EntryOutcome): 'ok' | 'bad' | 'wait' {
+  if (outcome === 'opened') return 'ok';
+  if (outcome === 'pending') return 'wait';
+  return 'bad';
+}
+
+/**
+ * The detail worth a second line beside the outcome's words: a fault's detail is already in them; any other
+ * (an acknowledgement that came after the caller's timeout, a verdict of the sweep) is said apart.
+ */
+export function extraDetail(outcome: EntryOutcome, detail: string | null): string | null {
+  return outcome === 'device_error' ? null : detail;
+}

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { CloudContext } from '../../context.js';
+import type { Database } from '../../foundation/db/database.js';
+import type { DB } from '../../foundation/db/schema.js';
+
+/**
+ * Logos in the database (docs/design.md section 11.3), so that every instance serves them: `company_logos` holds
+ * each re-encoded image once under the SHA-256 of its bytes, and `companies.logo_hash` names the company's.
+ * The name of an image is its content, so its address never serves other bytes and may be cached for good.
+ */
+const LOGO_HASH = /^[0-9a-f]{64}$/;
+
+export function logoHash(image: Uint8Array): string {
+  return createHash('sha256').update(image).digest('hex');
+}
+
+export function isLogoHash(text: string): boolean {
+  return LOGO_HASH.test(text);
+}
+
+/** Where the service serves a logo, on its own address. */
+export function logoPath(hash: string): string {
+  return `/logos/${hash}.webp`;
+}
+
+/** Makes `image` (already re-encoded) the company's logo; the one it replaces goes when nobody else uses it. */
+export async function setCompanyLogo(ctx: CloudContext, companyId: number, image: Buffer): Promise<string> {
+  const hash = logoHash(image);
+  await ctx.db.transaction().execute(async (trx) => {
+    const previous = await lockCompany(trx, companyId);
+    // A no-op update rather than "do nothing": it locks the row, so a replacement that is dropping the same
+    // image for another company (dropUnused) waits for this transaction, sees the new reference and keeps it.
+    await trx
+      .insertInto('company_logos')
+      .values({ hash, image, created_at: ctx.clock.now() })
+      .onConflict((conflict) => conflict.column('hash').doUpdateSet({ hash }))
+      .execute();
+    await trx.updateTable('companies').set({ logo_hash: hash }).where('id', '=', companyId).execute();
+    if (previous && previous !== hash) await dropUnused(trx, previous);
+  });
+  ctx.companies.forget(companyId);
+  return hash;
+}
+
+/** The company shows its initial again; its image goes when nobody else uses it. */
+export async function removeCompanyLogo(ctx: CloudContext, companyId: number): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const previous = await lockCompany(trx, companyId);
+    if (!previous) return;
+    await trx.updateTable('companies').set({ logo_hash: null }).where('id', '=', companyId).execute();
+    await dropUnused(trx, previous);
+  });
+  ctx.companies.forget(companyId);
+}
+
+/** The served bytes of a logo, or null. PostgreSQL's driver gives a Buffer, PGlite a Uint8Array. */
+export async function readLogo(db: Database, hash: string): Promise<Buffer | null> {
+  const row = await db
+    .selectFrom('company_logos')
+    .select('image')
+    .where('hash', '=', hash)
+    .executeTakeFirst();
+  if (!row) return null;
+  return Buffer.from(row.image.buffer, row.image.byteOffset, row.image.byteLength);
+}
+
+/** Two uploads for one company at once are taken in turn: each replaces what the other left. */
+async function lockCompany(trx: Transaction<DB>, companyId: number): Promise<string | null> {
+  const row = await trx
+    .selectFrom('companies')
+    .select('logo_hash')
+    .where('id', '=', companyId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  return row.logo_hash;
+}
+
+/**
+ * Deletes an image no company names any more. The image's row is locked first, so a company taking the same
+ * image at this moment (setCompanyLogo's upsert) either commits before the count, which then sees it, or
+ * waits and inserts the image again after the delete.
+ */
+async function dropUnused(trx: Transaction<DB>, hash: string): Promise<void> {
+  const image = await trx
+    .selectFrom('company_logos')
+    .select('hash')
+    .where('hash', '=', hash)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!image) return;
+  const used = await trx
+    .selectFrom('companies')
+    .select('id')
+    .where('logo_hash', '=', hash)
+    .limit(1)
+    .executeTakeFirst();
+  if (!used) await trx.deleteFrom('company_logos').where('hash', '=', hash).execute();
+}

@@ -1,0 +1,115 @@
+import type { CloudContext } from '../../context.js';
+import { type ClaimKey, releaseClaim, storeAnswer } from '../../faces/company-api/idempotency.js';
+import { completeEntry } from '../journal/journal.js';
+import { settledAnswer } from './open.js';
+
+/**
+ * Openings whose cloud instance died between sending the command and giving its verdict (cloud/README.md,
+ * "When a cloud instance dies mid-open"). Their journal entry would stay without an outcome, and a retry with
+ * the same Idempotency-Key would find the call in flight for a day. Whichever instance is alive settles them:
+ * - an entry still without outcome past the acknowledgement deadline becomes `device_timeout`, as its own
+ *   instance would have made it; an acknowledgement arriving later still turns it into `opened` (journal.ts);
+ * - an `open` claim still without an answer gets the answer its entry settled on, or, when the instance died
+ *   before writing any entry (nothing reached the gate), is released so that a retry runs afresh.
+ */
+
+/** How long past its deadline an entry waits for its own instance's verdict before another one gives it. */
+export const SETTLE_GRACE_MS = 10_000;
+/** Entries are read by time; a window reaches this far behind the previous one, for instances' clocks. */
+const OVERLAP_MS = 60_000;
+const BATCH = 200;
+/** Said in the journal of an entry settled here rather than by the instance that sent its command. */
+export const SETTLED_DETAIL = 'no verdict from the cloud instance that sent the command';
+
+export interface UnansweredCount {
+  entries: number;
+  claims: number;
+}
+
+export class UnansweredOpenings {
+  readonly #ctx: CloudContext;
+  readonly #ackTimeoutMs: number;
+  /** Entries up to here have been looked at; null until the first run, which looks at the whole journal. */
+  #scannedUntil: Date | null = null;
+
+  constructor(ctx: CloudContext, ackTimeoutMs: number) {
+    this.#ctx = ctx;
+    this.#ackTimeoutMs = ackTimeoutMs;
+  }
+
+  async settle(): Promise<UnansweredCount> {
+    const now = this.#ctx.clock.now();
+    const until = new Date(now.getTime() - this.#ackTimeoutMs - SETTLE_GRACE_MS);
+    const since = this.#scannedUntil && new Date(this.#scannedUntil.getTime() - OVERLAP_MS);
+    const entries = await this.#settleEntries(since, until, now);
+    const claims = await this.#settleClaims(until);
+    this.#scannedUntil = until;
+    if (entries + claims > 0) {
+      this.#ctx.log.warn(
+        { entries, claims },
+        'settled openings left unanswered by a cloud instance that stopped',
+      );
+    }
+    return { entries, claims };
+  }
+
+  async #settleEntries(since: Date | null, until: Date, now: Date): Promise<number> {
+    let settled = 0;
+    let after = 0;
+    for (;;) {
+      let query = this.#ctx.db
+        .selectFrom('journal')
+        .select('id')
+        .where('outcome', 'is', null)
+        .where('command_id', 'is not', null)
+        .where('at', '<', until)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(BATCH);
+      if (since) query = query.where('at', '>=', since);
+      const rows = await query.execute();
+      for (const { id } of rows) {
+        const applied = await completeEntry(
+          this.#ctx.db,
+          { id },
+          { outcome: 'device_timeout', detail: SETTLED_DETAIL, ackedAt: null, now },
+        );
+        if (applied) settled += 1;
+        after = id;
+      }
+      if (rows.length < BATCH) return settled;
+    }
+  }
+
+  async #settleClaims(until: Date): Promise<number> {
+    const { db } = this.#ctx;
+    const claims = await db
+      .selectFrom('idempotency')
+      .leftJoin('journal', 'journal.command_id', 'idempotency.command_id')
+      .select([
+        'idempotency.company_id',
+        'idempotency.key',
+        'journal.id as entry_id',
+        'journal.outcome',
+        'journal.detail',
+      ])
+      .where('idempotency.action', '=', 'open')
+      .where('idempotency.status', 'is', null)
+      .where('idempotency.created_at', '<', until)
+      .limit(BATCH)
+      .execute();
+    let settled = 0;
+    for (const claim of claims) {
+      const key: ClaimKey = { companyId: claim.company_id, action: 'open', key: claim.key };
+      if (claim.entry_id === null) {
+        if (await releaseClaim(db, key)) settled += 1;
+        continue;
+      }
+      // An entry still in flight was written after `until`: its own instance may yet answer.
+      if (claim.outcome === null) continue;
+      const answer = settledAnswer({ id: claim.entry_id, outcome: claim.outcome, detail: claim.detail });
+      if (await storeAnswer(db, key, answer)) settled += 1;
+    }
+    return settled;
+  }
+}

@@ -1,0 +1,102 @@
+import type { Selectable, Transaction } from 'kysely';
+import { isCode, normalizeCode, randomCode } from '../../../shared/codes.js';
+import { ApiError } from '../../../shared/errors.js';
+import type { CloudContext } from '../../context.js';
+import type { Database } from '../../foundation/db/database.js';
+import type { DB, RequestState, RequestsTable } from '../../foundation/db/schema.js';
+import { formatTimestamp } from '../../foundation/http/timestamps.js';
+
+export type AccessRequest = Selectable<RequestsTable>;
+
+/** 12 Crockford characters: 60 bits from the cryptographic source, a bearer secret for claiming. */
+export const REQUEST_CODE_LENGTH = 12;
+
+/**
+ * The state a reader must see: a request still `new` or `claimed` after its lifetime is `expired`,
+ * whether or not the sweep has recorded that yet.
+ */
+export function effectiveState(
+  request: Pick<AccessRequest, 'state' | 'expires_at'>,
+  now: Date,
+): RequestState {
+  if ((request.state === 'new' || request.state === 'claimed') && request.expires_at <= now) return 'expired';
+  return request.state;
+}
+
+export async function createRequest(
+  trx: Transaction<DB>,
+  input: { companyId: number; ref: string | undefined; ttlHours: number; now: Date },
+): Promise<AccessRequest> {
+  const expiresAt = new Date(input.now.getTime() + input.ttlHours * 3600 * 1000);
+  // A collision among 2^60 codes is unlikely but not impossible; draw again rather than fail.
+  for (;;) {
+    const inserted = await trx
+      .insertInto('requests')
+      .values({
+        code: randomCode(REQUEST_CODE_LENGTH),
+        company_id: input.companyId,
+        ref: input.ref ?? null,
+        ttl_hours: input.ttlHours,
+        created_at: input.now,
+        expires_at: expiresAt,
+      })
+      .onConflict((oc) => oc.column('code').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return inserted;
+  }
+}
+
+/** Finds a request by code as a person may type it; null for a code that cannot exist. */
+export async function findRequestByCode(db: Database, text: string): Promise<AccessRequest | null> {
+  const code = normalizeCode(text);
+  if (!isCode(code, REQUEST_CODE_LENGTH)) return null;
+  return (await db.selectFrom('requests').selectAll().where('code', '=', code).executeTakeFirst()) ?? null;
+}
+
+/** Finds the request by code; the caller then locks its row inside its transaction. */
+export async function requestIdByCode(ctx: CloudContext, code: string): Promise<number> {
+  const found = await findRequestByCode(ctx.db, code);
+  if (!found) throw new ApiError('not_found', { message: 'No request with this code.' });
+  return found.id;
+}
+
+export function lockRequest(trx: Transaction<DB>, id: number): Promise<AccessRequest> {
+  return trx.selectFrom('requests').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+}
+
+/**
+ * The `status` answer (docs/design.md section 3): a field appears once it has a value. Another company's
+ * code answers exactly like an unknown one.
+ */
+export async function requestStatus(db: Database, companyId: number, codeText: string, now: Date) {
+  const request = await findRequestByCode(db, codeText);
+  if (!request || request.company_id !== companyId) throw new ApiError('not_found');
+  const status: Record<string, unknown> = {
+    code: request.code,
+    state: effectiveState(request, now),
+    expires_at: formatTimestamp(request.expires_at),
+  };
+  if (request.ref !== null) status.ref = request.ref;
+  if (request.claimed_at) status.claimed_at = formatTimestamp(request.claimed_at);
+  if (request.issued_at) {
+    const key = await db
+      .selectFrom('keys')
+      .select(['id', 'expires_at', 'revoked_at'])
+      .where('request_id', '=', request.id)
+      .executeTakeFirstOrThrow();
+    const numbers = await db
+      .selectFrom('key_objects')
+      .innerJoin('device_objects', 'device_objects.id', 'key_objects.object_id')
+      .select(['device_objects.id as number_id', 'device_objects.label'])
+      .where('key_objects.key_id', '=', key.id)
+      .orderBy('device_objects.id')
+      .execute();
+    status.key_ref = key.id;
+    status.issued_at = formatTimestamp(request.issued_at);
+    status.numbers = numbers;
+    if (key.expires_at) status.key_expires_at = formatTimestamp(key.expires_at);
+  }
+  if (request.revoked_at) status.revoked_at = formatTimestamp(request.revoked_at);
+  return status;
+}
