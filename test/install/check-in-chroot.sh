@@ -3,7 +3,9 @@
 # Debian 13 "trixie" made with debootstrap (Raspberry Pi OS trixie's base, with Debian's Node.js 20), it installs
 # the committed tree with hardware/install.sh, then as the gatelink user runs `gatelink-device --version` and
 # `gatelink-device test` on simulated objects, and checks the unit with systemd-analyze. Runs twice, to show
-# that install.sh can run again. Not part of npm test: it downloads a few hundred MB and takes minutes.
+# that install.sh can run again: the second run makes a second release, switches /opt/gatelink/current to it
+# and keeps the first. Then it checks that what is installed holds no TypeScript compiler, none of the cloud's
+# packages and no npm cache. Not part of npm test: it downloads a few hundred MB and takes minutes.
 #   sudo bash test/install/check-in-chroot.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -50,7 +52,7 @@ for round in first second; do
 done
 
 say "as the gatelink user: --version, and test on simulated objects"
-chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/bin/gatelink-device.mjs --version
+chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/current/bin/gatelink-device.mjs --version
 chroot "$chroot_dir" runuser -u gatelink -- node -e '
   const { generateKeyPairSync } = require("node:crypto");
   const fs = require("node:fs");
@@ -64,9 +66,22 @@ chroot "$chroot_dir" runuser -u gatelink -- node -e '
     "topic_prefix: gatelink", `command_key: ${raw}`,
     "objects:", "  - {id: gate, label: Main gate, kind: simulated, pulse_ms: 100}",
     "clock: {check: none}", ""].join("\n"), { mode: 0o600 });'
-chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/bin/gatelink-device.mjs test
-test -z "$(chroot "$chroot_dir" find /opt/gatelink/node_modules/typescript -maxdepth 0 2>/dev/null)" ||
-  { echo "the TypeScript compiler is still installed"; exit 1; }
+chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/current/bin/gatelink-device.mjs test
+
+say "what is installed: two releases, current the newer, no compiler, no cloud package, no npm cache"
+releases="$(ls "$chroot_dir/opt/gatelink/releases")"
+echo "$releases"
+[ "$(echo "$releases" | wc -l)" = 2 ] || { echo "expected two releases (the current one and the one before)"; exit 1; }
+[ "$(readlink "$chroot_dir/opt/gatelink/current")" = "releases/$(echo "$releases" | tail -n 1)" ] ||
+  { echo "current does not point at the newer release"; exit 1; }
+[ "$(ls "$chroot_dir/opt/gatelink")" = "$(printf 'current\nreleases')" ] ||
+  { echo "/opt/gatelink holds more than current and releases"; exit 1; }
+for package in typescript tsx fastify aedes @electric-sql/pglite sharp kysely pg; do
+  [ ! -e "$chroot_dir/opt/gatelink/current/node_modules/$package" ] || { echo "$package is installed"; exit 1; }
+done
+[ ! -e "$chroot_dir/root/.npm/_cacache" ] || { echo "npm left its cache in /root/.npm"; exit 1; }
+[ -z "$(ls -A "$chroot_dir/var/tmp")" ] || { echo "install.sh left files in /var/tmp"; exit 1; }
+du -sh "$chroot_dir/opt/gatelink/current/"
 
 say "systemd-analyze verify on the unit"
 chroot "$chroot_dir" systemd-analyze verify /etc/systemd/system/gatelink-device.service
