@@ -19,7 +19,17 @@ function readAtRunTime(path) {
   return path !== join(root, 'cloud', 'package.json');
 }
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+/** TypeScript's compiler, a development dependency: a tree installed with --omit=dev has none. */
+function compiler() {
+  try {
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    process.stderr.write('build: TypeScript is not installed here: run "npm ci" first, then try again.\n');
+    process.exit(1);
+  }
+}
+
+const tsc = compiler();
 try {
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
     cwd: root,

@@ -49,13 +49,25 @@ function sizeOf(folder) {
   return { bytes, onDisk, files };
 }
 
+/** TypeScript's compiler, a development dependency: a tree installed with --omit=dev has none. */
+function compiler() {
+  try {
+    return createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    process.stderr.write(
+      'build:device: TypeScript is not installed here: run "npm ci" (on a board: "npm ci --workspace device") first.\n',
+    );
+    process.exit(1);
+  }
+}
+
 const target = process.argv[2];
 if (!target) fail('usage: npm run build:device -- <folder> (a new or empty folder)');
 const out = resolve(target);
 if (existsSync(out) && readdirSync(out).length > 0) fail(`${out} is not empty: give a new or empty folder`);
+const tsc = compiler();
 mkdirSync(out, { recursive: true });
 
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 try {
   execFileSync(
     process.execPath,
