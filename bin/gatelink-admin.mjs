@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly; tsx compiles them on the fly.
-import { register } from 'tsx/esm/api';
+// `gatelink-admin`, the operators' command line, runs compiled JavaScript
+// (dist/, made by `npm run build`): no TypeScript loader in production (docs/design.md section 12.3).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-await import('../cloud/admin/main.ts');
+const main = new URL('../dist/cloud/admin/main.js', import.meta.url);
+if (!existsSync(main)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  process.stderr.write(`gatelink-admin: not built yet: run "npm run build" in ${root}, then try again.\n`);
+  process.exit(1);
+}
+await import(main.href);

@@ -3,12 +3,17 @@
 #   sudo bash hardware/install.sh
 # from a clone of the repository (hardware/README.md, "Installing the software"). Running it again updates the
 # software and keeps the config, the key and the state. It installs Debian's own Node.js (20 on Raspberry Pi OS
-# trixie), builds the controller into dist/ and keeps only what runs, creates the gatelink user and its folders,
-# and installs the systemd unit and the modem's udev rule. It prints the next step: provisioning.
+# trixie), builds the controller as `npm run build:device` does (compiled code, the controller's production
+# packages, its bin: nothing else) into a release folder of its own, /opt/gatelink/releases/<version>-<time>,
+# and points /opt/gatelink/current at it, keeping the release before it for going back. A running daemon is
+# stopped only for the switch. It creates the gatelink user and its folders, installs the systemd unit and the
+# modem's udev rule, and prints the next step: provisioning. npm's cache lives in a temporary folder, removed
+# at the end: nothing of it stays on the card.
 set -euo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
 dest="${GATELINK_HOME:-/opt/gatelink}"
+unit=gatelink-device
 say() { printf '==> %s\n' "$*"; }
 fail() {
   printf 'install.sh: %s\n' "$*" >&2
@@ -17,10 +22,12 @@ fail() {
 
 [ "$(id -u)" = 0 ] || fail "run it as root: sudo bash $0"
 [ -f "$src/package.json" ] && [ -d "$src/device" ] || fail "run it from a clone of the repository ($src has no device/)"
+case "$src/" in "$dest"/*) fail "run it from a clone outside $dest, which holds the installed releases" ;; esac
 
-say "Debian packages: nodejs npm git build-essential python3 (the compilers build the GPIO module)"
+say "Debian packages: nodejs npm build-essential python3 (the compilers build the GPIO module), no recommends"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm git build-essential python3 >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  ca-certificates nodejs npm build-essential python3 >/dev/null
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' ||
   fail "Node.js 20.19 or newer is needed and Debian's is $(node --version): use Raspberry Pi OS based on Debian 13 (trixie)"
 
@@ -37,40 +44,80 @@ else
   useradd --system --home-dir /var/lib/gatelink --shell /usr/sbin/nologin --groups gpio,dialout gatelink
 fi
 
-say "the software into $dest"
-mkdir -p "$dest"
-if [ "$src" != "$dest" ]; then
-  # What the repository holds, without what a build or a run made there.
-  (cd "$src" && tar --exclude=./node_modules --exclude=./.git --exclude=./dist --exclude=./.data \
-    --exclude=./.cache --exclude=./test/artifacts -cf - .) | (cd "$dest" && tar -xf -)
-fi
-cd "$dest"
-say "npm ci, npm run build, npm prune --omit=dev (this takes a few minutes on a Pi)"
-npm ci --no-audit --no-fund --loglevel=error
-npm run build --silent
-npm prune --omit=dev --no-audit --no-fund --loglevel=error
-chown -R root:root "$dest"
-chmod -R go-w "$dest"
+# The build happens on the card (/var/tmp, not RAM) in a folder removed on exit, with npm's cache in it.
+work="$(mktemp -d /var/tmp/gatelink-install.XXXXXX)"
+release=""
+cleanup() {
+  rm -rf "$work"
+  if [ -n "$release" ]; then rm -rf "$release.partial"; fi
+}
+trap cleanup EXIT
+export npm_config_cache="$work/npm-cache"
+
+say "a copy of the tree and the compiler in $work (npm ci --workspace device)"
+mkdir -p "$work/src"
+(cd "$src" && tar --exclude=./node_modules --exclude=./.git --exclude=./dist --exclude=./.data \
+  --exclude=./.cache --exclude=./test/artifacts -cf - .) | (cd "$work/src" && tar -xf -)
+(cd "$work/src" && npm ci --workspace device --ignore-scripts --no-audit --no-fund --loglevel=error)
+
+version="$(node -p 'require(process.argv[1]).version' "$work/src/package.json")"
+name="$version-$(date -u +%Y%m%dT%H%M%SZ)"
+release="$dest/releases/$name"
+say "the controller into $release (npm run build:device; a few minutes on a Pi)"
+mkdir -p "$dest/releases"
+rm -rf "$dest"/releases/*.partial
+node "$work/src/packaging/device-tree.mjs" "$release.partial"
+chown -R root:root "$release.partial"
+chmod -R go-w "$release.partial"
+mv -T "$release.partial" "$release"
 
 say "folders: /etc/gatelink (config and key) and /var/lib/gatelink (state), the gatelink user's alone"
 install -d -o gatelink -g gatelink -m 0700 /etc/gatelink /var/lib/gatelink
 
 say "the systemd unit and the modem's udev rule"
-install -m 0644 "$dest/hardware/gatelink-device.service" /etc/systemd/system/gatelink-device.service
+install -m 0644 "$src/hardware/$unit.service" "/etc/systemd/system/$unit.service"
 install -d /etc/udev/rules.d
-install -m 0644 "$dest/hardware/99-gatelink-modem.rules" /etc/udev/rules.d/99-gatelink-modem.rules
+install -m 0644 "$src/hardware/99-gatelink-modem.rules" /etc/udev/rules.d/99-gatelink-modem.rules
+systemd=no
 if [ -d /run/systemd/system ]; then
+  systemd=yes
   systemctl daemon-reload
   udevadm control --reload && udevadm trigger || true
 else
   say "systemd is not running here: the unit is installed and takes effect at the next boot"
 fi
 
+running=no
+if [ "$systemd" = yes ] && systemctl is-active --quiet "$unit"; then
+  running=yes
+  say "stopping $unit for the switch (it releases every output first)"
+  systemctl stop "$unit"
+fi
+previous="$(readlink "$dest/current" 2>/dev/null || true)"
+# A new link renamed over the old one: /opt/gatelink/current is always one whole release, never half of two.
+ln -sfn "releases/$name" "$dest/current.new"
+mv -T "$dest/current.new" "$dest/current"
+say "current -> releases/$name${previous:+ (before: $previous)}"
+# The layout before releases: the whole tree in $dest. Nothing of it runs any more.
+if [ -f "$dest/package.json" ]; then
+  find "$dest" -mindepth 1 -maxdepth 1 ! -name releases ! -name current -exec rm -rf {} +
+fi
+if [ "$running" = yes ]; then
+  say "starting $unit again"
+  systemctl start "$unit"
+fi
+# The release running now and the one before it, for going back; older ones go.
+for old in "$dest"/releases/*; do
+  case "releases/$(basename "$old")" in "releases/$name" | "$previous") ;; *) rm -rf "$old" ;; esac
+done
+
 cat <<NEXT
 
-Installed: $("$dest/bin/gatelink-device.mjs" --version) in $dest.
+Installed: $("$dest/current/bin/gatelink-device.mjs" --version) in $dest/current ($(du -sh "$release" | cut -f1)).
+Going back: sudo ln -sfn <previous release> $dest/current.new && sudo mv -T $dest/current.new $dest/current,
+then sudo systemctl restart $unit (the releases are in $dest/releases).
 Next, with the provisioning code from your operator (gatelink-admin device add --label "<site>"):
-  1. describe the objects: cp $dest/hardware/device.example.yaml /tmp/objects.yaml and edit it
-  2. sudo -u gatelink $dest/bin/gatelink-device.mjs provision --cloud https://<your cloud> --code <code> \\
+  1. describe the objects: cp $src/hardware/device.example.yaml /tmp/objects.yaml and edit it
+  2. sudo -u gatelink $dest/current/bin/gatelink-device.mjs provision --cloud https://<your cloud> --code <code> \\
        --config /etc/gatelink/device.yaml --objects-from /tmp/objects.yaml
 NEXT

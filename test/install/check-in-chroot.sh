@@ -3,7 +3,10 @@
 # Debian 13 "trixie" made with debootstrap (Raspberry Pi OS trixie's base, with Debian's Node.js 20), it installs
 # the committed tree with hardware/install.sh, then as the gatelink user runs `gatelink-device --version` and
 # `gatelink-device test` on simulated objects, and checks the unit with systemd-analyze. Runs twice, to show
-# that install.sh can run again. Not part of npm test: it downloads a few hundred MB and takes minutes.
+# that install.sh can run again: the first over a tree installed before releases, the second as an update of a
+# running daemon (a stand-in systemctl), which makes a second release, stops the daemon, switches
+# /opt/gatelink/current to it, starts the daemon and keeps the first. Then it checks that what is installed holds no TypeScript compiler, none of the cloud's
+# packages and no npm cache. Not part of npm test: it downloads a few hundred MB and takes minutes.
 #   sudo bash test/install/check-in-chroot.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -44,13 +47,37 @@ say "the committed tree into /root/gatelink"
 mkdir -p "$chroot_dir/root/gatelink"
 git -C "$root" archive HEAD | tar -x -C "$chroot_dir/root/gatelink"
 
-for round in first second; do
-  say "hardware/install.sh, $round run"
-  chroot "$chroot_dir" bash /root/gatelink/hardware/install.sh
-done
+path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+say "a controller installed the way it was before releases (the whole tree in /opt/gatelink)"
+mkdir -p "$chroot_dir/opt/gatelink/bin" "$chroot_dir/opt/gatelink/node_modules/typescript"
+echo '{"name": "gatelink", "version": "0.0.1"}' >"$chroot_dir/opt/gatelink/package.json"
+touch "$chroot_dir/opt/gatelink/bin/gatelink-device.mjs"
+
+say "hardware/install.sh, first run: no systemd, as on a first boot"
+chroot "$chroot_dir" env PATH="$path" bash /root/gatelink/hardware/install.sh
+
+# A chroot runs no systemd. For the second run a stand-in systemctl says the daemon is running and notes each
+# call with the release /opt/gatelink/current points at then: the update must stop the daemon on the old release
+# and start it on the new one.
+say "hardware/install.sh, second run: an update of a running daemon"
+mkdir -p "$chroot_dir/run/systemd/system"
+cat >"$chroot_dir/usr/local/sbin/systemctl" <<'STANDIN'
+#!/bin/sh
+echo "$* -> $(readlink /opt/gatelink/current)" >>/var/log/systemctl-calls
+exit 0
+STANDIN
+chmod 0755 "$chroot_dir/usr/local/sbin/systemctl"
+chroot "$chroot_dir" env PATH="$path" bash /root/gatelink/hardware/install.sh
+rm -rf "$chroot_dir/usr/local/sbin/systemctl" "$chroot_dir/run/systemd"
+cat "$chroot_dir/var/log/systemctl-calls"
+first_release="$(ls "$chroot_dir/opt/gatelink/releases" | head -n 1)"
+second_release="$(ls "$chroot_dir/opt/gatelink/releases" | tail -n 1)"
+[ "$(grep -E '^(stop|start) ' "$chroot_dir/var/log/systemctl-calls")" = "$(printf '%s\n%s' \
+  "stop gatelink-device -> releases/$first_release" "start gatelink-device -> releases/$second_release")" ] ||
+  { echo "the update did not stop the daemon on the old release and start it on the new one"; exit 1; }
 
 say "as the gatelink user: --version, and test on simulated objects"
-chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/bin/gatelink-device.mjs --version
+chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/current/bin/gatelink-device.mjs --version
 chroot "$chroot_dir" runuser -u gatelink -- node -e '
   const { generateKeyPairSync } = require("node:crypto");
   const fs = require("node:fs");
@@ -64,9 +91,22 @@ chroot "$chroot_dir" runuser -u gatelink -- node -e '
     "topic_prefix: gatelink", `command_key: ${raw}`,
     "objects:", "  - {id: gate, label: Main gate, kind: simulated, pulse_ms: 100}",
     "clock: {check: none}", ""].join("\n"), { mode: 0o600 });'
-chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/bin/gatelink-device.mjs test
-test -z "$(chroot "$chroot_dir" find /opt/gatelink/node_modules/typescript -maxdepth 0 2>/dev/null)" ||
-  { echo "the TypeScript compiler is still installed"; exit 1; }
+chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/current/bin/gatelink-device.mjs test
+
+say "what is installed: two releases, current the newer, no compiler, no cloud package, no npm cache"
+releases="$(ls "$chroot_dir/opt/gatelink/releases")"
+echo "$releases"
+[ "$(echo "$releases" | wc -l)" = 2 ] || { echo "expected two releases (the current one and the one before)"; exit 1; }
+[ "$(readlink "$chroot_dir/opt/gatelink/current")" = "releases/$(echo "$releases" | tail -n 1)" ] ||
+  { echo "current does not point at the newer release"; exit 1; }
+[ "$(ls "$chroot_dir/opt/gatelink")" = "$(printf 'current\nreleases')" ] ||
+  { echo "/opt/gatelink holds more than current and releases"; exit 1; }
+for package in typescript tsx fastify aedes @electric-sql/pglite sharp kysely pg; do
+  [ ! -e "$chroot_dir/opt/gatelink/current/node_modules/$package" ] || { echo "$package is installed"; exit 1; }
+done
+[ ! -e "$chroot_dir/root/.npm/_cacache" ] || { echo "npm left its cache in /root/.npm"; exit 1; }
+[ -z "$(ls -A "$chroot_dir/var/tmp")" ] || { echo "install.sh left files in /var/tmp"; exit 1; }
+du -sh "$chroot_dir/opt/gatelink/current/"
 
 say "systemd-analyze verify on the unit"
 chroot "$chroot_dir" systemd-analyze verify /etc/systemd/system/gatelink-device.service
