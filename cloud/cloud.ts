@@ -3,9 +3,9 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
+import { Lifecycle, type Part } from '../shared/lifecycle/lifecycle.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
 import { createHttpServer, type LogStream, registerRoutes } from './app.js';
-import { type Component, startInOrder } from './components.js';
 import type { CloudContext } from './context.js';
 import { type Clock, systemClock } from './foundation/clock.js';
 import type { CloudConfig } from './foundation/config.js';
@@ -120,7 +120,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   });
   let ctx: CloudContext | undefined;
 
-  const stop = await startInOrder([
+  const lifecycle = new Lifecycle([
     folder,
     {
       name: 'database',
@@ -206,6 +206,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       },
     },
   ]);
+  await lifecycle.start();
   return {
     baseUrl: ctx!.baseUrl(),
     localUrl: localAddress(config.host, listeningPort),
@@ -214,7 +215,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     broker: broker!,
     operatorToken: folder.operator().token,
     operatorTokenFile: folder.operator().file,
-    stop,
+    stop: () => lifecycle.stop(),
   };
 }
 
@@ -222,7 +223,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
  * The data folder: made private, held by this process alone while it runs the embedded database in it
  * (data-folder.ts), and the keys it keeps, read (or made on first start) once it is.
  */
-interface DataFolder extends Component {
+interface DataFolder extends Part {
   signingKey(): SigningKey;
   operator(): { token: string; file: string | undefined };
 }
