@@ -6,7 +6,7 @@ import type { SigningKey } from '../shared/crypto/ed25519.js';
 import { Lifecycle, type Part } from '../shared/lifecycle/lifecycle.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
 import { createHttpServer, type LogStream, registerRoutes } from './app.js';
-import type { CloudContext } from './context.js';
+import type { AssembledContext } from './context.js';
 import { type Clock, systemClock } from './foundation/clock.js';
 import type { CloudConfig } from './foundation/config.js';
 import {
@@ -23,8 +23,8 @@ import { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
-import type { Broker } from './links/controllers/broker.js';
-import { startBroker } from './links/controllers/start.js';
+import type { ControllerLink } from './links/controllers/controller-link.js';
+import { startControllerLink } from './links/controllers/start.js';
 import {
   DEFAULT_DELIVERY,
   type DeliveryOptions,
@@ -35,7 +35,7 @@ import { fetchKeyFile } from './links/outbound-http/keyfile-fetch.js';
 import { defaultResolve, type Resolver } from './links/outbound-http/safe-connection.js';
 import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
-import type { KeyFileFetcher } from './rules/domain-keys/confirm.js';
+import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
 import { loadSigningKey } from './rules/service-key/signing-key-file.js';
 
 export interface CloudOptions {
@@ -69,9 +69,9 @@ export interface RunningCloud {
   readonly baseUrl: string;
   /** Where this machine reaches the cloud it runs: its listening address, whatever BASE_URL says. */
   readonly localUrl: string;
-  readonly ctx: CloudContext;
+  readonly ctx: AssembledContext;
   readonly app: FastifyInstance;
-  readonly broker: Broker;
+  readonly controllerLink: ControllerLink;
   readonly operatorToken: string;
   /** Where the generated operator token was written, when it was generated. */
   readonly operatorTokenFile: string | undefined;
@@ -95,13 +95,13 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   let listeningPort = config.port;
   let addressRecord: { remove(): void } | undefined;
   let database: DatabaseHandle | undefined = options.database;
-  let broker: Broker | undefined;
+  let broker: ControllerLink | undefined;
   let jobs: PeriodicJob[] = [];
   let delivery: EventDelivery | undefined;
   const folder = dataFolderComponent(options);
   const baseUrl = () => config.baseUrl ?? `http://localhost:${listeningPort}`;
   const mailer = options.mailer ?? configuredMailer(config, app.log, baseUrl);
-  const context = (db: DatabaseHandle): CloudContext => ({
+  const context = (db: DatabaseHandle): AssembledContext => ({
     config,
     db: db.db,
     clock,
@@ -112,13 +112,13 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       ((domain) =>
         fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
     resolveHost: options.resolveHost ?? defaultResolve,
-    companies: new CompanyCache(clock),
+    companyCache: new CompanyCache(clock),
     nonces: new NonceLedger(db.db, clock),
     mailer,
     metrics,
     baseUrl,
   });
-  let ctx: CloudContext | undefined;
+  let ctx: AssembledContext | undefined;
 
   const lifecycle = new Lifecycle([
     folder,
@@ -138,7 +138,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     {
       name: 'broker',
       async start() {
-        broker = await startBroker(
+        broker = await startControllerLink(
           ctx!,
           options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
         );
@@ -161,7 +161,11 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     {
       name: 'HTTP server',
       async start() {
-        await registerRoutes(app, { ctx: ctx!, broker: broker!, operatorToken: folder.operator().token });
+        await registerRoutes(app, {
+          ctx: ctx!,
+          controllerLink: broker!,
+          operatorToken: folder.operator().token,
+        });
         await app.listen({ port: config.port, host: config.host });
         const address = app.server.address();
         if (address && typeof address === 'object') listeningPort = address.port;
@@ -212,7 +216,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     localUrl: localAddress(config.host, listeningPort),
     ctx: ctx!,
     app,
-    broker: broker!,
+    controllerLink: broker!,
     operatorToken: folder.operator().token,
     operatorTokenFile: folder.operator().file,
     stop: () => lifecycle.stop(),

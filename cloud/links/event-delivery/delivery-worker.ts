@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Part } from '../../../shared/lifecycle/lifecycle.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { DatabaseHandle } from '../../foundation/db/database.js';
 import {
   type Attempt,
