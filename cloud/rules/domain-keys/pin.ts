@@ -1,8 +1,10 @@
-import type { Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
-import type { Company } from '../companies/companies.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
+
+/** A company's row, as cloud/rules/companies/ reads it; taken from the schema so that this folder imports none above it. */
+type Company = Selectable<CompaniesTable>;
 
 /**
  * Fetches the key now published on the company's domain, strictly checked, and pins it, together with
