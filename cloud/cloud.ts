@@ -38,7 +38,7 @@ export interface CloudOptions {
   mailer?: Mailer;
   /** Background jobs (expiry sweep, key re-confirmation, purges). Tests that drive them by hand turn them off. */
   jobs?: boolean;
-  /** Options for the broker, such as a shorter acknowledgement timeout in tests. */
+  /** Options for the controller link, such as a shorter acknowledgement timeout in tests. */
   ackTimeoutMs?: number;
   /** How this program is started, named to a second one that finds the data folder in use. */
   program?: string;
