@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
-import type { CloudContext } from './context.js';
+import type { AssembledContext } from './context.js';
 import { apiContractRoutes } from './faces/api-contract/routes.js';
 import { companyApiRoutes } from './faces/company-api/route.js';
 import { notFoundPage } from './faces/customer-pages/not-found.js';
+import { registerMetrics } from './faces/operator-api/metrics-routes.js';
 import { opsRoutes } from './faces/operator-api/routes.js';
 import {
   answerClientError,
@@ -13,13 +14,12 @@ import {
 } from './foundation/http/client-errors.js';
 import { answerFrameworkError, registerErrorHandling } from './foundation/http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './foundation/http/timeouts.js';
-import { registerMetrics } from './foundation/metrics/metrics-routes.js';
 import { webAssets } from './foundation/web/assets-plugin.js';
-import { webPages } from './foundation/web/pages.js';
-import type { Broker } from './links/controllers/broker.js';
+import type { ControllerLink } from './links/controllers/controller-link.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
 import { signingKeyRoute } from './rules/service-key/signing-key-route.js';
+import { webPages } from './web-pages.js';
 
 /** Where the log's JSON lines go instead of standard output (pino's destination). */
 export interface LogStream {
@@ -69,13 +69,13 @@ export function createHttpServer(
 
 export async function registerRoutes(
   app: FastifyInstance,
-  deps: { ctx: CloudContext; broker: Broker; operatorToken: string },
+  deps: { ctx: AssembledContext; controllerLink: ControllerLink; operatorToken: string },
 ): Promise<void> {
   registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx) });
   app.get('/healthz', async () => ({ ok: 1 }));
   registerMetrics(app, deps);
-  await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.broker });
-  await app.register(provisioningRoute, { ctx: deps.ctx, broker: deps.broker });
+  await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });
+  await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(signingKeyRoute, { ctx: deps.ctx });
   await app.register(apiContractRoutes, { ctx: deps.ctx });

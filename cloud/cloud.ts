@@ -1,42 +1,30 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { SigningKey } from '../shared/crypto/ed25519.js';
+import { Lifecycle } from '../shared/lifecycle/lifecycle.js';
 import { ACK_TIMEOUT_MS } from '../shared/limits.js';
-import { createHttpServer, type LogStream, registerRoutes } from './app.js';
-import { type Component, startInOrder } from './components.js';
-import type { CloudContext } from './context.js';
+import { createHttpServer, type LogStream } from './app.js';
+import {
+  BackgroundJobs,
+  ContextComponent,
+  ControllerLinkComponent,
+  DatabaseComponent,
+  DataFolder,
+  EventDeliveryComponent,
+  HttpServer,
+  RoutesComponent,
+  ScrapeGauges,
+} from './components.js';
+import type { AssembledContext } from './context.js';
 import { type Clock, systemClock } from './foundation/clock.js';
 import type { CloudConfig } from './foundation/config.js';
-import {
-  type DataFolderLock,
-  localAddress,
-  lockDataFolder,
-  makePrivate,
-  recordAddress,
-  tighten,
-} from './foundation/data-folder.js';
-import { type DatabaseHandle, openDatabase } from './foundation/db/database.js';
+import type { DatabaseHandle } from './foundation/db/database.js';
 import type { HttpTimeouts } from './foundation/http/timeouts.js';
 import { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
-import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
-import { backgroundJobs } from './jobs/background-jobs.js';
-import type { PeriodicJob } from './jobs/periodic-job.js';
-import type { Broker } from './links/controllers/broker.js';
-import { startBroker } from './links/controllers/start.js';
-import {
-  DEFAULT_DELIVERY,
-  type DeliveryOptions,
-  EventDelivery,
-} from './links/event-delivery/delivery-worker.js';
+import type { ControllerLink } from './links/controllers/controller-link.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
 import { fetchKeyFile } from './links/outbound-http/keyfile-fetch.js';
 import { defaultResolve, type Resolver } from './links/outbound-http/safe-connection.js';
-import { CompanyCache } from './rules/call-auth/company-cache.js';
-import { NonceLedger } from './rules/call-auth/nonces.js';
-import type { KeyFileFetcher } from './rules/domain-keys/confirm.js';
-import { loadSigningKey } from './rules/service-key/signing-key-file.js';
+import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
 
 export interface CloudOptions {
   config: CloudConfig;
@@ -50,7 +38,7 @@ export interface CloudOptions {
   mailer?: Mailer;
   /** Background jobs (expiry sweep, key re-confirmation, purges). Tests that drive them by hand turn them off. */
   jobs?: boolean;
-  /** Options for the broker, such as a shorter acknowledgement timeout in tests. */
+  /** Options for the controller link, such as a shorter acknowledgement timeout in tests. */
   ackTimeoutMs?: number;
   /** How this program is started, named to a second one that finds the data folder in use. */
   program?: string;
@@ -69,9 +57,9 @@ export interface RunningCloud {
   readonly baseUrl: string;
   /** Where this machine reaches the cloud it runs: its listening address, whatever BASE_URL says. */
   readonly localUrl: string;
-  readonly ctx: CloudContext;
+  readonly ctx: AssembledContext;
   readonly app: FastifyInstance;
-  readonly broker: Broker;
+  readonly controllerLink: ControllerLink;
   readonly operatorToken: string;
   /** Where the generated operator token was written, when it was generated. */
   readonly operatorTokenFile: string | undefined;
@@ -79,9 +67,10 @@ export interface RunningCloud {
 }
 
 /**
- * Composes the cloud from one list of components (components.ts): the data folder, the database, the broker,
- * the HTTP server and the background jobs, started in that order and stopped in reverse, by `stop()` or when
- * a later one fails to start.
+ * Composes the cloud from one list of components (components.ts), each owning what it makes: the data folder,
+ * the database, the context, the controller link, the metrics, the routes (what the service is, app.ts), the
+ * HTTP server (how it listens), event delivery and the background jobs. Started in that order and stopped in
+ * reverse, by `stop()` or when a later one fails to start (shared/lifecycle/lifecycle.ts).
  */
 export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const { config } = options;
@@ -91,179 +80,68 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     trustProxy: config.trustProxy,
     logStream: options.logStream,
   });
-  const metrics = new CloudMetrics();
-  let listeningPort = config.port;
-  let addressRecord: { remove(): void } | undefined;
-  let database: DatabaseHandle | undefined = options.database;
-  let broker: Broker | undefined;
-  let jobs: PeriodicJob[] = [];
-  let delivery: EventDelivery | undefined;
-  const folder = dataFolderComponent(options);
-  const baseUrl = () => config.baseUrl ?? `http://localhost:${listeningPort}`;
-  const mailer = options.mailer ?? configuredMailer(config, app.log, baseUrl);
-  const context = (db: DatabaseHandle): CloudContext => ({
+  const server = new HttpServer(app, config);
+  const baseUrl = () => server.baseUrl();
+  const folder = new DataFolder({
     config,
-    db: db.db,
-    clock,
-    log: app.log,
-    signingKey: folder.signingKey(),
-    fetchKeyFile:
-      options.fetchKeyFile ??
-      ((domain) =>
-        fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
-    resolveHost: options.resolveHost ?? defaultResolve,
-    companies: new CompanyCache(clock),
-    nonces: new NonceLedger(db.db, clock),
-    mailer,
-    metrics,
-    baseUrl,
+    lock: !options.database && 'dataDir' in config.database,
+    program: options.program,
   });
-  let ctx: CloudContext | undefined;
-
-  const stop = await startInOrder([
+  const database = new DatabaseComponent({ config, database: options.database });
+  const context = new ContextComponent(
+    {
+      config,
+      clock,
+      log: app.log,
+      metrics: new CloudMetrics(),
+      baseUrl,
+      fetchKeyFile:
+        options.fetchKeyFile ??
+        ((domain) =>
+          fetchKeyFile(domain, config.devKeyfileUrl ? { devUrlTemplate: config.devKeyfileUrl } : {})),
+      resolveHost: options.resolveHost ?? defaultResolve,
+      mailer: options.mailer ?? configuredMailer(config, app.log, baseUrl),
+    },
+    { folder, database },
+  );
+  const link = new ControllerLinkComponent(
+    context,
+    options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
+  );
+  const lifecycle = new Lifecycle([
     folder,
-    {
-      name: 'database',
-      async start() {
-        database ??= await openDatabase(config.database);
-        // Once, with everything of this start in it: the embedded database writes its files open to everyone,
-        // and an earlier version may have left others so.
-        tighten(config.dataDir);
-        ctx = context(database);
-      },
-      async stop() {
-        if (!options.database) await database?.close();
-      },
-    },
-    {
-      name: 'broker',
-      async start() {
-        broker = await startBroker(
-          ctx!,
-          options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
-        );
-      },
-      stop: () => broker!.stop(),
-    },
-    {
-      // Read at each scrape from the database and the broker (docs/design.md section 8.1); nothing to stop.
-      name: 'metrics',
-      async start() {
-        registerScrapeGauges(metrics, {
-          db: database!.db,
-          database: database!,
-          controllers: () => broker!.connectedControllers(),
-          log: app.log,
-        });
-      },
-      async stop() {},
-    },
-    {
-      name: 'HTTP server',
-      async start() {
-        await registerRoutes(app, { ctx: ctx!, broker: broker!, operatorToken: folder.operator().token });
-        await app.listen({ port: config.port, host: config.host });
-        const address = app.server.address();
-        if (address && typeof address === 'object') listeningPort = address.port;
-        // For gatelink-admin on this machine (docs/design.md section 8).
-        addressRecord = recordAddress(config.dataDir, localAddress(config.host, listeningPort));
-      },
-      async stop() {
-        addressRecord?.remove();
-        await app.close();
-      },
-    },
-    {
-      name: 'event delivery',
-      async start() {
-        if (options.eventDelivery === false) return;
-        delivery = new EventDelivery({
-          ctx: ctx!,
-          database: database!,
-          delivery: {
-            ...DEFAULT_DELIVERY,
-            // Callbacks to private addresses and over plain http: GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS, tests
-            // only, which the configuration refuses in production (docs/design.md sections 6 and 11.4).
-            allowPrivateAddresses: config.allowPrivateCallbacks,
-            // The same resolution the address was checked with when saved (docs/design.md section 11.4).
-            resolve: ctx!.resolveHost,
-            ...options.eventDelivery,
-          },
-        });
-        await delivery.start();
-      },
-      stop: async () => delivery?.stop(),
-    },
-    {
-      name: 'background jobs',
-      async start() {
-        if (options.jobs === false) return;
-        jobs = backgroundJobs(ctx!, options.ackTimeoutMs ?? ACK_TIMEOUT_MS);
-        for (const job of jobs) job.start();
-      },
-      async stop() {
-        for (const job of jobs) await job.stop();
-      },
-    },
+    database,
+    context,
+    link,
+    new ScrapeGauges({ context, database, link }),
+    new RoutesComponent(app, { context, link, folder }),
+    server,
+    new EventDeliveryComponent({ context, database }, deliveryOptions(options)),
+    new BackgroundJobs(context, options.jobs === false ? false : (options.ackTimeoutMs ?? ACK_TIMEOUT_MS)),
   ]);
+  await lifecycle.start();
   return {
-    baseUrl: ctx!.baseUrl(),
-    localUrl: localAddress(config.host, listeningPort),
-    ctx: ctx!,
+    baseUrl: baseUrl(),
+    localUrl: server.localUrl,
+    ctx: context.ctx,
     app,
-    broker: broker!,
-    operatorToken: folder.operator().token,
-    operatorTokenFile: folder.operator().file,
-    stop,
+    controllerLink: link.link,
+    operatorToken: folder.operator.token,
+    operatorTokenFile: folder.operator.file,
+    stop: () => lifecycle.stop(),
   };
 }
 
-/**
- * The data folder: made private, held by this process alone while it runs the embedded database in it
- * (data-folder.ts), and the keys it keeps, read (or made on first start) once it is.
- */
-interface DataFolder extends Component {
-  signingKey(): SigningKey;
-  operator(): { token: string; file: string | undefined };
-}
-
-function dataFolderComponent(options: CloudOptions): DataFolder {
-  const { config } = options;
-  let lock: DataFolderLock | null = null;
-  let signingKey: SigningKey | undefined;
-  let operator: { token: string; file: string | undefined } | undefined;
+/** How events reach callback addresses, or false when the caller delivers by hand (`deliverDue`). */
+function deliveryOptions(options: CloudOptions): DeliveryOptions | false {
+  if (options.eventDelivery === false) return false;
   return {
-    name: 'data folder',
-    async start() {
-      makePrivate(config.dataDir);
-      if (ownsEmbeddedDatabase(options)) lock = lockDataFolder(config.dataDir, options.program);
-      signingKey = loadSigningKey(config.signingKeyFile);
-      operator = loadOperatorToken(config);
-    },
-    async stop() {
-      lock?.release();
-    },
-    signingKey: () => signingKey!,
-    operator: () => operator!,
+    ...DEFAULT_DELIVERY,
+    // Callbacks to private addresses and over plain http: GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS, tests only,
+    // which the configuration refuses in production (docs/design.md sections 6 and 11.4).
+    allowPrivateAddresses: options.config.allowPrivateCallbacks,
+    // The same resolution the address was checked with when saved (docs/design.md section 11.4).
+    resolve: options.resolveHost ?? defaultResolve,
+    ...options.eventDelivery,
   };
-}
-
-/** The cloud opens the embedded database in its data folder itself, rather than being handed one. */
-function ownsEmbeddedDatabase(options: CloudOptions): boolean {
-  return !options.database && 'dataDir' in options.config.database;
-}
-
-/**
- * OPERATOR_TOKEN, or one generated at first start into the data folder (docs/design.md section 8). The
- * generated one starts with `glop_`: a command line would read a token beginning with `-` as an option, and
- * the prefix lets secret scanners recognise it (cloud/README.md, "Configuration").
- */
-function loadOperatorToken(config: CloudConfig): { token: string; file: string | undefined } {
-  if (config.operatorToken) return { token: config.operatorToken, file: undefined };
-  const file = join(config.dataDir, 'operator-token');
-  if (!existsSync(file)) {
-    writeFileSync(file, `glop_${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-  }
-  chmodSync(file, 0o600);
-  return { token: readFileSync(file, 'utf8').trim(), file };
 }

@@ -1,32 +1,350 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { SigningKey } from '../shared/crypto/ed25519.js';
+import type { Part } from '../shared/lifecycle/lifecycle.js';
+import { registerRoutes } from './app.js';
+import type { AssembledContext } from './context.js';
+import type { Clock } from './foundation/clock.js';
+import type { CloudConfig } from './foundation/config.js';
+import {
+  type DataFolderLock,
+  localAddress,
+  lockDataFolder,
+  makePrivate,
+  recordAddress,
+  tighten,
+} from './foundation/data-folder.js';
+import { type DatabaseHandle, openDatabase } from './foundation/db/database.js';
+import type { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
+import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
+import { backgroundJobs } from './jobs/background-jobs.js';
+import type { PeriodicJob } from './jobs/periodic-job.js';
+import type { ControllerLink } from './links/controllers/controller-link.js';
+import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
+import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
+import type { Mailer } from './links/mail/mailer.js';
+import type { Resolver } from './links/outbound-http/safe-connection.js';
+import { CompanyCache } from './rules/call-auth/company-cache.js';
+import { NonceLedger } from './rules/call-auth/nonces.js';
+import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
+import { loadSigningKey } from './rules/service-key/signing-key-file.js';
+
 /**
- * A part of the cloud with a lifetime: the data folder's lock, the database, the broker, the HTTP server, the
- * background jobs (cloud.ts composes them). Started in the order given and stopped in reverse, so that nothing
- * is stopped while a part started after it still uses it.
+ * The cloud's components (docs/design.md section 8), each owning what it makes when it starts. cloud.ts lists
+ * them in start order; a component hands what it made to those after it through a getter, which refuses to
+ * answer before it started, so a list in the wrong order fails at once, naming what was read too early.
  */
-export interface Component {
-  readonly name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
+function made<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} was read before its component started`);
+  return value;
 }
 
 /**
- * Starts each component in order. If one fails, the ones already started are stopped in reverse and the
- * failure is thrown, naming the component. Resolves with the function that stops them all, in reverse.
+ * The data folder: made private, held by this process alone while it runs the embedded database in it
+ * (foundation/data-folder.ts), and the keys it keeps, read (or made on first start) once it is.
  */
-export async function startInOrder(components: readonly Component[]): Promise<() => Promise<void>> {
-  const started: Component[] = [];
-  const stopAll = async () => {
-    for (const component of started.reverse()) await component.stop();
-    started.length = 0;
-  };
-  for (const component of components) {
-    try {
-      await component.start();
-    } catch (error) {
-      await stopAll();
-      throw error;
-    }
-    started.push(component);
+export class DataFolder implements Part {
+  readonly name = 'data folder';
+  readonly #config: CloudConfig;
+  readonly #lockIt: boolean;
+  readonly #program: string | undefined;
+  #lock: DataFolderLock | null = null;
+  #signingKey: SigningKey | undefined;
+  #operator: { token: string; file: string | undefined } | undefined;
+
+  /** `lock`: the cloud opens the embedded database in the folder itself, rather than being handed one. */
+  constructor(options: { config: CloudConfig; lock: boolean; program: string | undefined }) {
+    this.#config = options.config;
+    this.#lockIt = options.lock;
+    this.#program = options.program;
   }
-  return stopAll;
+
+  async start(): Promise<void> {
+    makePrivate(this.#config.dataDir);
+    if (this.#lockIt) this.#lock = lockDataFolder(this.#config.dataDir, this.#program);
+    this.#signingKey = loadSigningKey(this.#config.signingKeyFile);
+    this.#operator = loadOperatorToken(this.#config);
+  }
+
+  async stop(): Promise<void> {
+    this.#lock?.release();
+  }
+
+  get signingKey(): SigningKey {
+    return made(this.#signingKey, 'the signing key');
+  }
+
+  get operator(): { token: string; file: string | undefined } {
+    return made(this.#operator, 'the operator token');
+  }
+}
+
+/**
+ * OPERATOR_TOKEN, or one generated at first start into the data folder (docs/design.md section 8). The
+ * generated one starts with `glop_`: a command line would read a token beginning with `-` as an option, and
+ * the prefix lets secret scanners recognise it (cloud/README.md, "Configuration").
+ */
+function loadOperatorToken(config: CloudConfig): { token: string; file: string | undefined } {
+  if (config.operatorToken) return { token: config.operatorToken, file: undefined };
+  const file = join(config.dataDir, 'operator-token');
+  if (!existsSync(file)) {
+    writeFileSync(file, `glop_${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  chmodSync(file, 0o600);
+  return { token: readFileSync(file, 'utf8').trim(), file };
+}
+
+/** The database: the one the caller handed in (and closes), or the one configured, opened and closed here. */
+export class DatabaseComponent implements Part {
+  readonly name = 'database';
+  readonly #config: CloudConfig;
+  readonly #given: DatabaseHandle | undefined;
+  #handle: DatabaseHandle | undefined;
+
+  constructor(options: { config: CloudConfig; database: DatabaseHandle | undefined }) {
+    this.#config = options.config;
+    this.#given = options.database;
+  }
+
+  async start(): Promise<void> {
+    this.#handle = this.#given ?? (await openDatabase(this.#config.database));
+    // Once, with everything of this start in it: the embedded database writes its files open to everyone,
+    // and an earlier version may have left others so.
+    tighten(this.#config.dataDir);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#given) await this.#handle?.close();
+  }
+
+  get handle(): DatabaseHandle {
+    return made(this.#handle, 'the database');
+  }
+}
+
+/** The services the context holds beside the ground; each a default the options may replace. */
+export interface ContextServices {
+  config: CloudConfig;
+  clock: Clock;
+  metrics: CloudMetrics;
+  log: AssembledContext['log'];
+  baseUrl(): string;
+  fetchKeyFile: KeyFileFetcher;
+  resolveHost: Resolver;
+  mailer: Mailer;
+}
+
+/**
+ * The one context every part is handed (cloud/context.ts), assembled once the database is open and the
+ * folder's key read. Nothing to stop: the nonce ledger writes each batch before the call it serves answers.
+ */
+export class ContextComponent implements Part {
+  readonly name = 'context';
+  readonly #services: ContextServices;
+  readonly #folder: DataFolder;
+  readonly #database: DatabaseComponent;
+  #ctx: AssembledContext | undefined;
+
+  constructor(services: ContextServices, parts: { folder: DataFolder; database: DatabaseComponent }) {
+    this.#services = services;
+    this.#folder = parts.folder;
+    this.#database = parts.database;
+  }
+
+  async start(): Promise<void> {
+    const { clock } = this.#services;
+    const db = this.#database.handle.db;
+    this.#ctx = {
+      ...this.#services,
+      db,
+      signingKey: this.#folder.signingKey,
+      companyCache: new CompanyCache(clock),
+      nonces: new NonceLedger(db, clock),
+    };
+  }
+
+  async stop(): Promise<void> {}
+
+  get ctx(): AssembledContext {
+    return made(this.#ctx, 'the context');
+  }
+}
+
+/** The controller link (docs/design.md section 7): embedded aedes or an external broker behind one face. */
+export class ControllerLinkComponent implements Part {
+  readonly name = 'controller link';
+  readonly #context: ContextComponent;
+  readonly #options: ControllerLinkOptions;
+  #link: ControllerLink | undefined;
+
+  constructor(context: ContextComponent, options: ControllerLinkOptions) {
+    this.#context = context;
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    this.#link = await startControllerLink(this.#context.ctx, this.#options);
+  }
+
+  async stop(): Promise<void> {
+    await this.#link?.stop();
+  }
+
+  get link(): ControllerLink {
+    return made(this.#link, 'the controller link');
+  }
+}
+
+/** The gauges read at each scrape from the database and the controller link (docs/design.md section 8.1). */
+export class ScrapeGauges implements Part {
+  readonly name = 'metrics';
+  readonly #parts: { context: ContextComponent; database: DatabaseComponent; link: ControllerLinkComponent };
+
+  constructor(parts: {
+    context: ContextComponent;
+    database: DatabaseComponent;
+    link: ControllerLinkComponent;
+  }) {
+    this.#parts = parts;
+  }
+
+  async start(): Promise<void> {
+    const { context, database, link } = this.#parts;
+    const controllerLink = link.link;
+    registerScrapeGauges(context.ctx.metrics, {
+      db: database.handle.db,
+      database: database.handle,
+      controllers: () => controllerLink.connectedControllers(),
+      log: context.ctx.log,
+    });
+  }
+
+  // The registry goes with the instance; nothing to undo.
+  async stop(): Promise<void> {}
+}
+
+/** What the service answers (app.ts): every route, registered on the app before it listens. */
+export class RoutesComponent implements Part {
+  readonly name = 'HTTP routes';
+  readonly #app: FastifyInstance;
+  readonly #parts: { context: ContextComponent; link: ControllerLinkComponent; folder: DataFolder };
+
+  constructor(
+    app: FastifyInstance,
+    parts: { context: ContextComponent; link: ControllerLinkComponent; folder: DataFolder },
+  ) {
+    this.#app = app;
+    this.#parts = parts;
+  }
+
+  async start(): Promise<void> {
+    const { context, link, folder } = this.#parts;
+    await registerRoutes(this.#app, {
+      ctx: context.ctx,
+      controllerLink: link.link,
+      operatorToken: folder.operator.token,
+    });
+  }
+
+  // Closing the app is the server's, which stops first.
+  async stop(): Promise<void> {}
+}
+
+/**
+ * How the service listens (fastify/demo's server apart from its app): on the configured port, recorded in the
+ * data folder for gatelink-admin on this machine (docs/design.md section 8). Stopping closes the app, which
+ * lets calls in flight finish.
+ */
+export class HttpServer implements Part {
+  readonly name = 'HTTP server';
+  readonly #app: FastifyInstance;
+  readonly #config: CloudConfig;
+  #port: number;
+  #addressRecord: { remove(): void } | undefined;
+
+  constructor(app: FastifyInstance, config: CloudConfig) {
+    this.#app = app;
+    this.#config = config;
+    this.#port = config.port;
+  }
+
+  async start(): Promise<void> {
+    const { host, port, dataDir } = this.#config;
+    await this.#app.listen({ port, host });
+    const address = this.#app.server.address();
+    if (address && typeof address === 'object') this.#port = address.port;
+    this.#addressRecord = recordAddress(dataDir, this.localUrl);
+  }
+
+  async stop(): Promise<void> {
+    this.#addressRecord?.remove();
+    await this.#app.close();
+  }
+
+  /** Where the cloud says it is: BASE_URL, or this machine's name and the port it listens on. */
+  baseUrl(): string {
+    return this.#config.baseUrl ?? `http://localhost:${this.#port}`;
+  }
+
+  /** Where this machine reaches the cloud: its listening address, whatever BASE_URL says. */
+  get localUrl(): string {
+    return localAddress(this.#config.host, this.#port);
+  }
+}
+
+/** The delivery of events to callback addresses (links/event-delivery/), unless turned off. */
+export class EventDeliveryComponent implements Part {
+  readonly name = 'event delivery';
+  readonly #parts: { context: ContextComponent; database: DatabaseComponent };
+  readonly #options: DeliveryOptions | false;
+  #delivery: EventDelivery | undefined;
+
+  constructor(
+    parts: { context: ContextComponent; database: DatabaseComponent },
+    options: DeliveryOptions | false,
+  ) {
+    this.#parts = parts;
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    if (this.#options === false) return;
+    const { context, database } = this.#parts;
+    this.#delivery = new EventDelivery({
+      ctx: context.ctx,
+      database: database.handle,
+      delivery: this.#options,
+    });
+    await this.#delivery.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#delivery?.stop();
+  }
+}
+
+/** The periodic jobs (jobs/background-jobs.ts): expiry sweep, key re-confirmation, purges; unless turned off. */
+export class BackgroundJobs implements Part {
+  readonly name = 'background jobs';
+  readonly #context: ContextComponent;
+  readonly #ackTimeoutMs: number | false;
+  #jobs: PeriodicJob[] = [];
+
+  /** `ackTimeoutMs`: the controllers' acknowledgement deadline; false turns the jobs off. */
+  constructor(context: ContextComponent, ackTimeoutMs: number | false) {
+    this.#context = context;
+    this.#ackTimeoutMs = ackTimeoutMs;
+  }
+
+  async start(): Promise<void> {
+    if (this.#ackTimeoutMs === false) return;
+    this.#jobs = backgroundJobs(this.#context.ctx, this.#ackTimeoutMs);
+    for (const job of this.#jobs) job.start();
+  }
+
+  async stop(): Promise<void> {
+    for (const job of this.#jobs) await job.stop();
+  }
 }

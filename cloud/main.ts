@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Database: ${'url' in config.database ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`}\n`,
   );
-  process.stdout.write(`MQTT for devices: ${cloud.broker.deviceUrl}\n`);
+  process.stdout.write(`MQTT for devices: ${cloud.controllerLink.deviceUrl}\n`);
   process.stdout.write(
     cloud.operatorTokenFile
       ? `Operator token: ${cloud.operatorTokenFile}\n`

@@ -3,7 +3,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, wri
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import type { CloudContext } from '../context.js';
+import type { AssembledContext } from '../context.js';
 
 /**
  * The demo's controller is the real `gatelink-device` program with simulated outputs, run as its own
@@ -95,7 +95,7 @@ export interface DemoAddresses {
  * broker's addresses of this start, where an installer would provision again (docs/design.md section 8).
  */
 export async function startDemoController(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   dataDir: string,
   deviceId: string,
   spec: DemoControllerSpec,
@@ -143,7 +143,7 @@ function pointAt(configPath: string, cloudUrl: string, brokerUrl: string): void 
 }
 
 async function waitUntilOnline(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   deviceId: string,
   exited: Promise<unknown>,
 ): Promise<boolean> {

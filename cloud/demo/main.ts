@@ -5,7 +5,7 @@ import { type CloudConfig, ConfigError, loadCloudConfig } from '../foundation/co
 import type { Mailer } from '../links/mail/mailer.js';
 import { fetchKeyFile } from '../links/outbound-http/keyfile-fetch.js';
 import { pairingCodeFor } from '../rules/devices/pairing-renewal.js';
-import type { KeyFileFetcher } from '../rules/domain-keys/confirm.js';
+import type { KeyFileFetcher } from '../rules/domain-keys/key-file.js';
 import {
   DEMO_BARRIER,
   type DemoAddresses,
@@ -170,10 +170,11 @@ function explainStartFailure(error: unknown): never {
  * broker's port on the same host. An external broker is reached at its own address.
  */
 function demoAddresses(cloud: RunningCloud, mqtt: CloudConfig['mqtt']): DemoAddresses {
-  if (mqtt.kind === 'external') return { cloud: cloud.localUrl, broker: cloud.broker.deviceUrl };
+  if (mqtt.kind === 'external') return { cloud: cloud.localUrl, broker: cloud.controllerLink.deviceUrl };
   // Without MQTT_PUBLIC_URL the devices' address carries the port the broker listens on (MQTT_PORT 0: the
   // system's choice); with it, that port may be a proxy's.
-  const port = mqtt.publicUrl === undefined ? new URL(cloud.broker.deviceUrl).port : String(mqtt.port);
+  const port =
+    mqtt.publicUrl === undefined ? new URL(cloud.controllerLink.deviceUrl).port : String(mqtt.port);
   return { cloud: cloud.localUrl, broker: `mqtt://${new URL(cloud.localUrl).hostname}:${port}` };
 }
 
@@ -200,7 +201,7 @@ function printWelcome(cloud: RunningCloud, state: DemoState, dataDir: string): v
   const [gate] = state.key.numberIds;
   say();
   say(`Gatelink is running at ${base}`);
-  say(`  database: PGlite in ${dataDir}   broker for controllers: ${cloud.broker.deviceUrl}`);
+  say(`  database: PGlite in ${dataDir}   broker for controllers: ${cloud.controllerLink.deviceUrl}`);
   say(`  operator token: ${cloud.operatorTokenFile ?? 'from OPERATOR_TOKEN'}`);
   say(
     `  demo controllers (simulated outputs) online: ${DEMO_BARRIER.label} ${state.deviceId}, paired to the`,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import type { CloudContext } from '../context.js';
+import type { AssembledContext } from '../context.js';
 import { issueKey } from '../rules/access-keys/access-keys.js';
 import { issueSecret } from '../rules/call-auth/secret.js';
 import { approveCompany, createCompany } from '../rules/companies/companies.js';
@@ -59,7 +59,7 @@ export function demoCompanyKey(dataDir: string): SigningKey {
 }
 
 export async function loadOrSeed(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   cloudUrl: string,
   log: (line: string) => void,
 ): Promise<DemoState> {
@@ -83,7 +83,7 @@ export async function loadOrSeed(
 }
 
 /** The spare controller: provisioned, online, and waiting to be added to an account with its pairing code. */
-async function seedSpare(ctx: CloudContext, cloudUrl: string): Promise<string> {
+async function seedSpare(ctx: AssembledContext, cloudUrl: string): Promise<string> {
   rmSync(demoDeviceFolder(ctx.config.dataDir, SPARE_BARRIER), { recursive: true, force: true });
   const device = await createDevice(ctx, { label: SPARE_BARRIER.label });
   await provisionDemoController(ctx.config.dataDir, cloudUrl, device.provisioning_code, SPARE_BARRIER);
@@ -91,7 +91,7 @@ async function seedSpare(ctx: CloudContext, cloudUrl: string): Promise<string> {
 }
 
 /** Demo data made before customers could sign in has a customer without an e-mail; give it one. */
-async function giveDemoCustomerEmail(ctx: CloudContext, customerId: number): Promise<void> {
+async function giveDemoCustomerEmail(ctx: AssembledContext, customerId: number): Promise<void> {
   await ctx.db
     .updateTable('customers')
     .set({ email: DEMO_CUSTOMER_EMAIL, email_verified_at: ctx.clock.now() })
@@ -104,7 +104,7 @@ async function giveDemoCustomerEmail(ctx: CloudContext, customerId: number): Pro
  * An account that owns Demo Cleaning Ltd, so that the demo's company area has someone to sign in; made on every
  * start that lacks it, as data folders from before the company area have none.
  */
-async function giveDemoCompanyOwner(ctx: CloudContext, companyId: number): Promise<void> {
+async function giveDemoCompanyOwner(ctx: AssembledContext, companyId: number): Promise<void> {
   const now = ctx.clock.now();
   await ctx.db
     .insertInto('customers')
@@ -141,7 +141,11 @@ function readState(file: string): DemoState | null {
   return parsed.success ? parsed.data : null;
 }
 
-async function stillThere(ctx: CloudContext, spec: DemoControllerSpec, deviceId: string): Promise<boolean> {
+async function stillThere(
+  ctx: AssembledContext,
+  spec: DemoControllerSpec,
+  deviceId: string,
+): Promise<boolean> {
   const device = await ctx.db
     .selectFrom('devices')
     .select('provisioned_at')
@@ -153,7 +157,7 @@ async function stillThere(ctx: CloudContext, spec: DemoControllerSpec, deviceId:
   );
 }
 
-async function seed(ctx: CloudContext, cloudUrl: string): Promise<DemoState> {
+async function seed(ctx: AssembledContext, cloudUrl: string): Promise<DemoState> {
   const customer = await createCustomer(ctx, { displayName: 'Demo customer' });
 
   const device = await createDevice(ctx, { label: DEMO_BARRIER.label });

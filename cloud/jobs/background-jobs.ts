@@ -1,19 +1,19 @@
-import type { CloudContext } from '../context.js';
-import { purgeIdempotencyKeys } from '../faces/company-api/idempotency.js';
 import { purgeRateCounters } from '../foundation/web/rate-counter.js';
+import { purgeSessions } from '../foundation/web/sessions.js';
 import { purgeNonces } from '../rules/call-auth/nonces.js';
 import { reconfirmDueKeys } from '../rules/domain-keys/confirm.js';
+import type { DomainKeysContext } from '../rules/domain-keys/domain-keys-context.js';
 import { purgeEvents } from '../rules/events/delivery-store.js';
 import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
+import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { sweepExpired } from '../rules/requests/expiry.js';
-import { purgeSessions } from '../rules/sessions/sessions.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 
 /** The cloud's background jobs and how often each runs; cloud.ts starts them last and stops them first. */
-export function backgroundJobs(ctx: CloudContext, ackTimeoutMs: number): PeriodicJob[] {
+export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): PeriodicJob[] {
   const job = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
     new PeriodicJob({ name, intervalMs, run, log: ctx.log });
   const unanswered = new UnansweredOpenings(ctx, ackTimeoutMs);

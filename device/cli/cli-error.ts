@@ -1,3 +1,4 @@
+import { StartFailed } from '../../shared/lifecycle/lifecycle.js';
 import { ConfigError } from '../config-error.js';
 import { DriverError } from '../drivers/driver.js';
 import { GpioMappingError, NoGpioChipError } from '../drivers/gpio-sysfs.js';
@@ -154,6 +155,9 @@ export function cliError<C extends CliErrorCode>(code: C, ...params: CliErrorPar
 /** Every way a command can fail, as a CLI error: the other modules' own errors keep their messages. */
 export function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
+  // The daemon and the driver set name the part that failed to start; a reason the table below knows is said
+  // in its own words, any other keeps the part's name (shared/lifecycle/lifecycle.ts).
+  if (error instanceof StartFailed && isKnownReason(error.cause)) return asCliError(error.cause);
   if (error instanceof ConfigError) return cliError('config_invalid', { problem: error.message });
   if (error instanceof KeyFileError) return cliError('key_file_unusable', { problem: error.message });
   // A driver that cannot start says why in one line (hardware/README.md, "Try it on a laptop").
@@ -161,6 +165,13 @@ export function asCliError(error: unknown): CliError {
   if (error instanceof GpioMappingError) return cliError('gpio_line_unusable', { problem: error.message });
   if (error instanceof DriverError) return cliError('output_unusable', { problem: error.message });
   return cliError('unexpected', { detail: (error as Error)?.stack ?? String(error) });
+}
+
+function isKnownReason(error: unknown): boolean {
+  if (error instanceof StartFailed) return isKnownReason(error.cause);
+  return [CliError, ConfigError, KeyFileError, NoGpioChipError, GpioMappingError, DriverError].some(
+    (known) => error instanceof known,
+  );
 }
 
 export const DEFAULT_CONFIG = '/etc/gatelink/device.yaml';

@@ -1,3 +1,4 @@
+import { Lifecycle } from '../../shared/lifecycle/lifecycle.js';
 import type {
   DeviceConfig,
   GsmObjectConfig,
@@ -21,12 +22,13 @@ export interface DriverOverrides {
 
 /**
  * The drivers the config needs, one per kind of object in use, with the object-to-driver lookup.
- * Starting starts every driver; stopping stops them all even when one fails, so every output ends safe.
+ * Starting starts every driver; stopping stops them all even when one fails, so every output ends safe
+ * (shared/lifecycle/lifecycle.ts: a driver that fails to start is named, the ones started before are stopped).
  */
 export class DriverSet {
   readonly drivers: readonly Driver[];
   readonly #byKind: Map<ObjectConfig['kind'], Driver>;
-  #started: Driver[] = [];
+  readonly #lifecycle: Lifecycle;
 
   constructor(config: Pick<DeviceConfig, 'objects' | 'modem'>, overrides: DriverOverrides = {}) {
     const of = <K extends ObjectConfig['kind']>(kind: K) =>
@@ -55,6 +57,13 @@ export class DriverSet {
     }
     this.#byKind = byKind;
     this.drivers = [...byKind.values()];
+    this.#lifecycle = new Lifecycle(
+      [...byKind].map(([kind, driver]) => ({
+        name: `${kind} driver`,
+        start: () => driver.start(),
+        stop: () => driver.stop(),
+      })),
+    );
   }
 
   driverFor(object: ObjectConfig): Driver {
@@ -63,28 +72,13 @@ export class DriverSet {
     return driver;
   }
 
-  async start(): Promise<void> {
-    for (const driver of this.drivers) {
-      try {
-        await driver.start();
-      } catch (error) {
-        await this.stop();
-        throw error;
-      }
-      this.#started.push(driver);
-    }
+  start(): Promise<void> {
+    return this.#lifecycle.start();
   }
 
-  async stop(): Promise<void> {
-    const started = this.#started.reverse();
-    this.#started = [];
-    for (const driver of started) {
-      try {
-        await driver.stop();
-      } catch {
-        // stop() promises not to reject; keep stopping the others if one breaks that promise.
-      }
-    }
+  /** Stops every driver started; a driver breaking its promise never to reject is reported, after the others. */
+  stop(): Promise<void> {
+    return this.#lifecycle.stop();
   }
 
   /** The first signal quality a driver reports (there is at most one modem). */

@@ -1,6 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
+import {
+  Lifecycle,
+  type Part,
+  StartFailed,
+  StopFailed,
+  type StopFailure,
+} from '../../shared/lifecycle/lifecycle.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import { type DeviceConfig, publicObjects } from '../config.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
@@ -30,13 +37,6 @@ export interface ControllerDeps extends DriverOverrides {
   timers?: IntervalTimers;
 }
 
-/** A component of the daemon: started in order, stopped in reverse order. */
-interface Component {
-  name: string;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 /**
  * The controller daemon, composed from its components (each with start/stop):
  * systemd watchdog, state folder, clock monitor, drivers (outputs released), outbox, MQTT session,
@@ -54,9 +54,8 @@ export class Controller {
   readonly telemetry: TelemetryReporter;
   readonly status: StatusFile;
   readonly systemd: SystemdNotifier;
-  readonly #components: Component[];
+  readonly #lifecycle: Lifecycle;
   readonly #log: (line: string) => void;
-  #started: Component[] = [];
 
   constructor(config: DeviceConfig, deps: ControllerDeps = {}) {
     const now = deps.now ?? Date.now;
@@ -170,7 +169,7 @@ export class Controller {
       timer: null as ReturnType<typeof setInterval> | null,
     };
 
-    this.#components = [
+    this.#lifecycle = new Lifecycle([
       // Pings from the first step on: a start that hangs (a modem that never answers) is restarted too.
       {
         name: 'systemd watchdog',
@@ -214,32 +213,45 @@ export class Controller {
         start: () => this.systemd.ready(connectionStatus(config.mqtt.url, this.session.connected)),
         stop: () => this.systemd.stopping(),
       },
-    ];
+    ]);
   }
 
+  /**
+   * Starts the components in order (shared/lifecycle/lifecycle.ts). If one fails, those started are stopped
+   * in reverse, the daemon is marked stopped, and the failure, naming the component, is passed on.
+   */
   async start(): Promise<void> {
-    for (const component of this.#components) {
-      try {
-        await component.start();
-      } catch (error) {
-        this.#log(`start: ${component.name} failed: ${(error as Error).message}`);
-        await this.stop();
-        throw error;
+    try {
+      await this.#lifecycle.start();
+    } catch (error) {
+      if (error instanceof StartFailed) {
+        this.#log(`start: ${error.part} failed: ${messageOf(error.cause)}`);
+        this.#logStopFailures(error.unwinding);
       }
-      this.#started.push(component);
+      await this.#markStopped();
+      throw error;
     }
   }
 
+  /**
+   * Stops the components in reverse, each even when one before it fails: the daemon is ending, so a failure is
+   * written to the log (the journal, under systemd) rather than thrown, and the status file still says so.
+   */
   async stop(): Promise<void> {
-    const started = this.#started.reverse();
-    this.#started = [];
-    for (const component of started) {
-      try {
-        await component.stop();
-      } catch (error) {
-        this.#log(`stop: ${component.name}: ${(error as Error).message}`);
-      }
+    try {
+      await this.#lifecycle.stop();
+    } catch (error) {
+      if (!(error instanceof StopFailed)) throw error;
+      this.#logStopFailures(error.failures);
     }
+    await this.#markStopped();
+  }
+
+  #logStopFailures(failures: readonly StopFailure[]): void {
+    for (const failure of failures) this.#log(`stop: ${failure.part}: ${messageOf(failure.error)}`);
+  }
+
+  async #markStopped(): Promise<void> {
     this.status.update({
       running: false,
       mqtt: { ...this.status.current.mqtt, connected: false, since: null },
@@ -247,9 +259,13 @@ export class Controller {
     await this.status.write().catch(() => undefined);
   }
 
-  #named(name: string, component: { start(): Promise<void>; stop(): Promise<void> }): Component {
+  #named(name: string, component: { start(): Promise<void>; stop(): Promise<void> }): Part {
     return { name, start: () => component.start(), stop: () => component.stop() };
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The STATUS= line `systemctl status` shows; the broker address without any credentials in it. */

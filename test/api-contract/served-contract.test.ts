@@ -60,7 +60,7 @@ async function grantedKey(deviceId: string, objectIds: number[]): Promise<{ code
 /** A paired barrier whose controller is connected and answers each command as `answer` says. */
 async function connectedBarrier(): Promise<{ deviceId: string; objectId: number }> {
   const account = await insertDevice(cloud.ctx.db);
-  await cloud.broker.addDevice(account.id, account.password);
+  await cloud.controllerLink.addDevice(account.id, account.password);
   const now = cloud.ctx.clock.now();
   await cloud.ctx.db
     .updateTable('devices')
@@ -72,7 +72,7 @@ async function connectedBarrier(): Promise<{ deviceId: string; objectId: number 
     .values({ device_id: account.id, local_id: 'gate', label: 'Main gate', kind: 'relay' })
     .returning('id')
     .executeTakeFirstOrThrow();
-  device = await FakeDevice.connect(cloud.broker.deviceUrl, account, {
+  device = await FakeDevice.connect(cloud.controllerLink.deviceUrl, account, {
     prefix: cloud.ctx.config.topicPrefix,
     cloudKey: cloud.ctx.signingKey.publicKey,
   });

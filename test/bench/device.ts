@@ -62,7 +62,7 @@ export async function benchDevice(): Promise<void> {
   let relay: MqttRelay | undefined;
   try {
     cloud = await startCloud({ config: localCloudConfig(dataDir), database, jobs: false });
-    const broker = new URL(cloud.broker.deviceUrl);
+    const broker = new URL(cloud.controllerLink.deviceUrl);
     relay = await MqttRelay.start({ host: broker.hostname, port: Number(broker.port) });
     const setup = await provisioned(cloud, dataDir, relay.port);
     console.log(
@@ -209,13 +209,13 @@ async function measureHour(
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     let failed = 0;
     const open = async () => {
-      const command = cloud.broker.sign({
+      const command = cloud.controllerLink.sign({
         commandId: randomUUID(),
         deviceId: setup.deviceId,
         object: 'gate1',
         numberId: setup.numberId,
       });
-      const result = await cloud.broker.send(command);
+      const result = await cloud.controllerLink.send(command);
       if (result.kind !== 'acked' || result.ack.outcome !== 'opened') failed++;
     };
     for (let i = 0; i < 100; i++) await open();

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningCloud } from '../../cloud/cloud.js';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
@@ -103,7 +103,7 @@ export async function buildFleet(cloud: RunningCloud, dir: string, size: FleetSi
  * barrier's objects, without end. Returns its `key_ref`.
  */
 export async function grantKey(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   grant: { companyId: number; customerId: number; deviceId: string; objectIds: number[]; ref: string },
 ): Promise<number> {
   const request = await ctx.db

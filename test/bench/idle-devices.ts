@@ -116,8 +116,8 @@ async function cloudMemory(
     });
     await insertDevices(cloud, all);
     const running = cloud;
-    await connectAndLeave(running.broker.deviceUrl, warmUp);
-    return await connectedMemory(gc, running.broker.deviceUrl, logins, label, () =>
+    await connectAndLeave(running.controllerLink.deviceUrl, warmUp);
+    return await connectedMemory(gc, running.controllerLink.deviceUrl, logins, label, () =>
       waitUntilOnline(running, logins),
     );
   } finally {

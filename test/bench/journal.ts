@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
+import { startSession } from '../../cloud/foundation/web/sessions.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { PAGE_SIZE } from '../../cloud/rules/journal/barrier-journal.js';
-import { startSession } from '../../cloud/rules/sessions/sessions.js';
 import { journalBarrier, keyHolder } from '../support/barrier-journal.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
@@ -147,7 +147,7 @@ interface World {
  * in one statement, a minute apart: the three companies in turn, every tenth a refusal for too many openings,
  * some without an answer from the controller, the rest opened.
  */
-async function fill(ctx: CloudContext): Promise<World> {
+async function fill(ctx: AssembledContext): Promise<World> {
   const customerId = (await createCustomer(ctx, { displayName: 'Bench customer' })).id;
   const barrier = await journalBarrier(ctx, customerId, 'Bench gate');
   const holders = [];
@@ -184,7 +184,7 @@ async function fill(ctx: CloudContext): Promise<World> {
  * What a signed-in browser sends with every page: its session cookie, and the CSRF secret's cookie that its
  * first page set (without it, every page would make and set a new secret).
  */
-async function browserHeaders(ctx: CloudContext, origin: string, customerId: number) {
+async function browserHeaders(ctx: AssembledContext, origin: string, customerId: number) {
   const session = `gatelink-session=${await startSession(ctx, customerId)}`;
   const first = await fetch(`${origin}/offline`, { headers: { cookie: session, accept: 'text/html' } });
   await first.text();

@@ -39,7 +39,7 @@ export async function benchMqttFlood(): Promise<void> {
   let cloud: RunningCloud | undefined;
   try {
     cloud = await startCloud({ config: localCloudConfig(dataDir), database, jobs: false });
-    const flood = new ClientsProcess('flood', cloud.broker.deviceUrl);
+    const flood = new ClientsProcess('flood', cloud.controllerLink.deviceUrl);
     try {
       await flood.waitFor('ready', 30_000);
       report(await attack(gc, flood));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
@@ -189,7 +189,7 @@ interface DeviceProcess {
 
 /** `gatelink-device run`, until the cloud has the controller online (at most 30 s). */
 async function startController(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   configPath: string,
   deviceId: string,
 ): Promise<DeviceProcess> {

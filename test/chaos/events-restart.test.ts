@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { systemClock } from '../../cloud/foundation/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
@@ -41,11 +41,11 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
   });
 
   /** The database as the cloud process finds it; the embedded one only while no cloud runs on it. */
-  async function withDatabase<T>(work: (ctx: CloudContext) => Promise<T>): Promise<T> {
+  async function withDatabase<T>(work: (ctx: AssembledContext) => Promise<T>): Promise<T> {
     const handle: DatabaseHandle = server ?? (await openDatabase({ dataDir: join(dataDir, 'db') }));
     try {
       const config = localCloudConfig(dataDir);
-      const ctx: CloudContext = {
+      const ctx: AssembledContext = {
         config,
         db: handle.db,
         clock: systemClock,
@@ -53,7 +53,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
         signingKey: SigningKey.generate(),
         fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: 'not in this test' }),
         resolveHost: async () => [],
-        companies: new CompanyCache(systemClock),
+        companyCache: new CompanyCache(systemClock),
         nonces: new NonceLedger(handle.db, systemClock),
         mailer: logMailer(recordingLogger()),
         metrics: new CloudMetrics(),

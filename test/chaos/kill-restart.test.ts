@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { systemClock } from '../../cloud/foundation/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
@@ -202,11 +202,11 @@ class ChaosSystem {
   }
 
   /** The cloud's database opened here, while no cloud runs on it. */
-  async withDatabase<T>(work: (ctx: CloudContext) => Promise<T>): Promise<T> {
+  async withDatabase<T>(work: (ctx: AssembledContext) => Promise<T>): Promise<T> {
     const handle: DatabaseHandle = await openDatabase(
       this.database ? { url: this.database.url! } : { dataDir: join(this.dataDir, 'db') },
     );
-    const ctx: CloudContext = {
+    const ctx: AssembledContext = {
       config: localCloudConfig(this.dataDir, { MQTT_TOPIC_PREFIX: PREFIX }),
       db: handle.db,
       clock: systemClock,
@@ -214,7 +214,7 @@ class ChaosSystem {
       signingKey: SigningKey.generate(),
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
-      companies: new CompanyCache(systemClock),
+      companyCache: new CompanyCache(systemClock),
       nonces: new NonceLedger(handle.db, systemClock),
       mailer: logMailer(recordingLogger()),
       metrics: new CloudMetrics(),

@@ -1,6 +1,6 @@
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker } from '../../cloud/links/controllers/broker.js';
+import type { ControllerLink } from '../../cloud/links/controllers/controller-link.js';
 import { completeEntry } from '../../cloud/rules/journal/journal.js';
 import { COMMAND_LIFETIME_MS } from '../../cloud/rules/opening/dispatcher.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -36,7 +36,7 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
   }
 
   let env: BrokerEnv;
-  let broker: Broker;
+  let broker: ControllerLink;
 
   beforeAll(async () => {
     env = await BrokerEnv.open(kind);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker } from '../../cloud/links/controllers/start.js';
+import { startControllerLink } from '../../cloud/links/controllers/start.js';
 import {
   BrokerEnv,
   brokerKindSkipReason,
@@ -49,7 +49,7 @@ describe.skipIf(skip !== null)(`the external broker${skip ? ` (${skip})` : ''}`,
   it('refuses to start with a wrong cloud password, saying so', async () => {
     const url = new URL(env.mosquitto?.cloudUrl ?? '');
     url.password = 'wrong';
-    await expect(startBroker(env.context({ MQTT_URL: url.toString() }))).rejects.toThrow(
+    await expect(startControllerLink(env.context({ MQTT_URL: url.toString() }))).rejects.toThrow(
       /refused the cloud's account in MQTT_URL/,
     );
   });

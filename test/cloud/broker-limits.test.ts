@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Broker } from '../../cloud/links/controllers/broker.js';
 import {
   CONNECTING_MAX_BYTES,
   PACKET_MAX_BYTES,
   PENDING_PER_ADDRESS,
 } from '../../cloud/links/controllers/connection-limits.js';
+import type { ControllerLink } from '../../cloud/links/controllers/controller-link.js';
 import type { DispatchResult } from '../../cloud/rules/opening/dispatcher.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
 import {
@@ -61,7 +61,7 @@ async function fateOfPublish(env: BrokerEnv, device: FakeDevice, payload: Buffer
 
 describe('the embedded broker under connection attacks', () => {
   let env: BrokerEnv;
-  let broker: Broker;
+  let broker: ControllerLink;
   let port: number;
 
   beforeAll(async () => {
@@ -231,7 +231,7 @@ describe.skipIf(mosquittoSkip !== null)(
   `Mosquitto with the shipped configuration${mosquittoSkip ? ` (${mosquittoSkip})` : ''}`,
   () => {
     let env: BrokerEnv;
-    let broker: Broker;
+    let broker: ControllerLink;
 
     beforeAll(async () => {
       env = await BrokerEnv.open('external');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../cloud/foundation/clock.js';
-import type { Broker } from '../../cloud/links/controllers/broker.js';
+import type { ControllerLink } from '../../cloud/links/controllers/controller-link.js';
 import { indexedMemoryPersistence, topicMatches } from '../../cloud/links/controllers/retained-messages.js';
 import { DeviceStates } from '../../cloud/rules/devices/device-states.js';
 import { type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
@@ -14,7 +14,7 @@ import { type DeviceAccount, FakeDevice, insertDevice, tryConnect } from '../sup
  */
 
 let env: BrokerEnv;
-let broker: Broker;
+let broker: ControllerLink;
 
 beforeAll(async () => {
   env = await BrokerEnv.open('embedded');

@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import * as net from 'node:net';
 import { domainToASCII } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchKeyFile, type KeyFileResult } from '../../cloud/links/outbound-http/keyfile-fetch.js';
+import { fetchKeyFile } from '../../cloud/links/outbound-http/keyfile-fetch.js';
 import type { Connector, ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
+import type { KeyFileResult } from '../../cloud/rules/domain-keys/key-file.js';
 
 /*
  * Every test talks only to servers it starts on 127.0.0.1, port 0. Cases that need a name resolving to a public

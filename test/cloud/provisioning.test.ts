@@ -62,7 +62,10 @@ describe('provisioning', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.device_id).toBe(device.device_id);
     expect(answer.body.command_key).toBe(cloud.ctx.signingKey.publicKey.base64);
-    expect(answer.body.mqtt).toMatchObject({ username: device.device_id, url: cloud.broker.deviceUrl });
+    expect(answer.body.mqtt).toMatchObject({
+      username: device.device_id,
+      url: cloud.controllerLink.deviceUrl,
+    });
     expect((answer.body.mqtt as { password: string }).password.length).toBeGreaterThanOrEqual(43);
     expect(answer.body.pairing_code).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     const numbers = answer.body.numbers as { id: string; number_id: number; label: string }[];

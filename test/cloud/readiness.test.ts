@@ -61,7 +61,7 @@ describe('/readyz', () => {
     const own = await startTestCloud({ database });
     try {
       expect((await readiness(own)).status).toBe(200);
-      await own.broker.stop();
+      await own.controllerLink.stop();
       expect(await readiness(own)).toEqual({ status: 503, body: { ok: 0, not_ready: ['broker'] } });
       expect(await healthy(own)).toBe(true);
     } finally {

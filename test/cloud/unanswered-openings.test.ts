@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CloudContext } from '../../cloud/context.js';
-import { claimIdempotencyKey } from '../../cloud/faces/company-api/idempotency.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { handleOpenIdempotently } from '../../cloud/faces/company-api/open-idempotency.js';
 import type { Caller } from '../../cloud/rules/call-auth/authenticate.js';
+import { claimIdempotencyKey } from '../../cloud/rules/idempotency/idempotency.js';
 import { applyAck } from '../../cloud/rules/journal/journal.js';
 import {
   type CommandDispatcher,
@@ -56,7 +56,7 @@ describe('[attack:journal.pending-after-crash] openings left unanswered by an in
   let env: BrokerEnv;
   let device: DeviceAccount;
   let clock: FakeClock;
-  let ctx: CloudContext;
+  let ctx: AssembledContext;
   let caller: Caller;
   let keyCount = 0;
 

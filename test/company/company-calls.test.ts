@@ -87,7 +87,7 @@ async function connectedBarrier(): Promise<{ deviceId: string; objectIds: number
     ])
     .returning('id')
     .execute();
-  device = await FakeDevice.connect(cloud.broker.deviceUrl, account, {
+  device = await FakeDevice.connect(cloud.controllerLink.deviceUrl, account, {
     prefix: cloud.ctx.config.topicPrefix,
     cloudKey: cloud.ctx.signingKey.publicKey,
   });

@@ -11,8 +11,8 @@ import {
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../cloud/foundation/db/schema.js';
-import type { Broker } from '../../cloud/links/controllers/broker.js';
 import { CommandWaiters } from '../../cloud/links/controllers/command-waiters.js';
+import type { ControllerLink } from '../../cloud/links/controllers/controller-link.js';
 import { DeviceMessages } from '../../cloud/links/controllers/device-messages.js';
 import {
   BROKER_KINDS,
@@ -217,7 +217,7 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
       return;
     }
     let env: BrokerEnv;
-    let broker: Broker;
+    let broker: ControllerLink;
     let cast: Cast;
     let device: FakeDevice;
 

@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import type { JournalTable } from '../../cloud/foundation/db/schema.js';
 import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
 import type { EntryOutcome } from '../../cloud/rules/journal/outcome-words.js';
@@ -26,7 +26,7 @@ export interface KeyHolder {
 
 /** A barrier of `customerId`, with objects of these labels, as pairing leaves it. */
 export async function journalBarrier(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   customerId: number,
   name: string,
   labels = ['Main gate', 'Side door'],
@@ -56,7 +56,7 @@ export async function journalBarrier(
  * `customerId` granted on the barrier's objects.
  */
 export async function keyHolder(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   input: { customerId: number; barrier: JournalBarrier; name: string; domain?: string },
 ): Promise<KeyHolder> {
   const company = await ctx.db
@@ -76,7 +76,7 @@ export async function keyHolder(
 
 /** A key `customerId` grants `companyId` on the barrier: a request created, claimed and issued. */
 export async function grantKey(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   input: { customerId: number; barrier: JournalBarrier; companyId: number },
 ): Promise<number> {
   const request = await ctx.db
@@ -107,7 +107,7 @@ export interface EntryInput {
 
 /** Journal entries of the barrier, in the order given (ids rising); returns their ids. */
 export async function insertEntries(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   barrier: JournalBarrier,
   entries: EntryInput[],
 ): Promise<number[]> {

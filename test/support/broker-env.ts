@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { systemClock } from '../../cloud/foundation/clock.js';
 import { loadCloudConfig } from '../../cloud/foundation/config.js';
 import type { Database } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
-import type { Broker } from '../../cloud/links/controllers/broker.js';
+import type { ControllerLink } from '../../cloud/links/controllers/controller-link.js';
 import {
-  type StartBrokerOptions,
-  startBroker,
+  type ControllerLinkOptions,
+  startControllerLink,
   startTransport,
   type TransportOptions,
 } from '../../cloud/links/controllers/start.js';
@@ -56,7 +56,7 @@ export function clusterEnv(cluster: TestRabbitCluster, first = 0): Record<string
 
 export const PREFIX = 'test/gl';
 
-/** What a device needs of the cloud's broker to get an account and connect: a Broker or a bare transport. */
+/** What a device needs of the cloud's broker to get an account and connect: a controller link or a bare transport. */
 type DeviceGateway = Pick<BrokerTransport, 'deviceUrl' | 'addDevice'>;
 
 /** One database, one broker (embedded or a private Mosquitto), and the cloud instances started on them. */
@@ -64,7 +64,7 @@ export class BrokerEnv {
   readonly log: RecordingLogger = recordingLogger();
   /** The cloud's command key, shared by every instance (they read the same key file in production). */
   readonly signingKey = SigningKey.generate();
-  readonly #brokers = new Set<Broker>();
+  readonly #brokers = new Set<ControllerLink>();
   readonly #transports = new Set<BrokerTransport>();
   readonly #devices = new Set<FakeDevice>();
 
@@ -91,7 +91,7 @@ export class BrokerEnv {
     return this.database.db;
   }
 
-  context(env: Record<string, string> = {}): CloudContext {
+  context(env: Record<string, string> = {}): AssembledContext {
     const config = loadCloudConfig({
       HOST: '127.0.0.1',
       PORT: '0',
@@ -109,7 +109,7 @@ export class BrokerEnv {
       signingKey: this.signingKey,
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
-      companies: new CompanyCache(systemClock),
+      companyCache: new CompanyCache(systemClock),
       nonces: new NonceLedger(this.db, systemClock),
       mailer: logMailer(this.log),
       metrics: new CloudMetrics(),
@@ -118,8 +118,11 @@ export class BrokerEnv {
   }
 
   /** A cloud instance; stopped with the env. */
-  async start(options: StartBrokerOptions = {}, env: Record<string, string> = {}): Promise<Broker> {
-    const broker = await startBroker(this.context(env), options);
+  async start(
+    options: ControllerLinkOptions = {},
+    env: Record<string, string> = {},
+  ): Promise<ControllerLink> {
+    const broker = await startControllerLink(this.context(env), options);
     this.#brokers.add(broker);
     return broker;
   }
@@ -139,7 +142,7 @@ export class BrokerEnv {
     await transport.stop();
   }
 
-  async stopBroker(broker: Broker): Promise<void> {
+  async stopBroker(broker: ControllerLink): Promise<void> {
     this.#brokers.delete(broker);
     await broker.stop();
   }
@@ -150,7 +153,7 @@ export class BrokerEnv {
    * On the cluster, the first node, which the cloud and the devices reached first, dies; they go on through the
    * next one.
    */
-  async restartBroker(broker: Broker, options: StartBrokerOptions = {}): Promise<Broker> {
+  async restartBroker(broker: ControllerLink, options: ControllerLinkOptions = {}): Promise<ControllerLink> {
     if (this.cluster) {
       await this.cluster.kill(0);
       return broker;
@@ -297,7 +300,7 @@ export async function insertOpenEntry(db: Database, deviceId: string): Promise<O
 }
 
 /** What the open flow does with a request: sign its command, then send it. */
-export function dispatch(broker: Broker, request: DispatchRequest): Promise<DispatchResult> {
+export function dispatch(broker: ControllerLink, request: DispatchRequest): Promise<DispatchResult> {
   return broker.send(broker.sign(request));
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { startSession } from '../../cloud/rules/sessions/sessions.js';
+import { startSession } from '../../cloud/foundation/web/sessions.js';
 import type { TestCloud } from './cloud.js';
 
 /**

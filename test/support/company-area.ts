@@ -40,5 +40,5 @@ export async function approveDirectly(cloud: TestCloud, companyId: number): Prom
     .set({ status: 'approved', approved_at: cloud.ctx.clock.now() })
     .where('id', '=', companyId)
     .execute();
-  cloud.ctx.companies.forget(companyId);
+  cloud.ctx.companyCache.forget(companyId);
 }

@@ -1,4 +1,4 @@
-import type { CloudContext } from '../../cloud/context.js';
+import type { AssembledContext } from '../../cloud/context.js';
 import { createCompany } from '../../cloud/rules/companies/companies.js';
 import { ping } from '../../cloud/rules/events/event-data.js';
 import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
@@ -8,7 +8,7 @@ import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
  * address is checked where a member saves it, cloud/rules/companies/callback-address.ts), and test events in its outbox.
  */
 export async function callbackCompany(
-  ctx: CloudContext,
+  ctx: AssembledContext,
   name: string,
   callbackUrl: string | null,
 ): Promise<number> {
@@ -17,12 +17,16 @@ export async function callbackCompany(
   return company.id;
 }
 
-export async function setCallback(ctx: CloudContext, companyId: number, url: string | null): Promise<void> {
+export async function setCallback(
+  ctx: AssembledContext,
+  companyId: number,
+  url: string | null,
+): Promise<void> {
   await ctx.db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
 }
 
 /** `count` test events of the company, each committed on its own as a change would commit it. */
-export async function enqueuePings(ctx: CloudContext, companyId: number, count = 1): Promise<void> {
+export async function enqueuePings(ctx: AssembledContext, companyId: number, count = 1): Promise<void> {
   for (let i = 0; i < count; i++) {
     await ctx.db
       .transaction()
@@ -31,7 +35,7 @@ export async function enqueuePings(ctx: CloudContext, companyId: number, count =
 }
 
 /** The company's events in the order they were written, with their state. */
-export async function outbox(ctx: CloudContext, companyId: number) {
+export async function outbox(ctx: AssembledContext, companyId: number) {
   return ctx.db
     .selectFrom('events')
     .select(['id', 'type', 'attempts', 'delivered_at', 'next_attempt_at'])
@@ -40,7 +44,7 @@ export async function outbox(ctx: CloudContext, companyId: number) {
     .execute();
 }
 
-export async function endpointRow(ctx: CloudContext, companyId: number) {
+export async function endpointRow(ctx: AssembledContext, companyId: number) {
   return ctx.db
     .selectFrom('companies')
     .select([

@@ -13,7 +13,7 @@ const cloud = await startCloud({
   eventDelivery: { allowPrivateAddresses: true, timeoutMs: 1000, turnMs: 500, pollMs: 200 },
 });
 process.stdout.write(`Gatelink cloud listening at ${cloud.baseUrl}\n`);
-process.stdout.write(`MQTT for devices: ${cloud.broker.deviceUrl}\n`);
+process.stdout.write(`MQTT for devices: ${cloud.controllerLink.deviceUrl}\n`);
 process.on('SIGTERM', () => {
   void cloud.stop().then(() => process.exit(0));
 });

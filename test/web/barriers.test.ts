@@ -118,7 +118,7 @@ describe('adding a barrier', () => {
     expect(page).toContain('No company can open this barrier');
 
     const device = await FakeDevice.connect(
-      cloud.broker.deviceUrl,
+      cloud.controllerLink.deviceUrl,
       { id: controller.deviceId, password: controller.password, key: controller.key },
       { prefix: cloud.ctx.config.topicPrefix, cloudKey: cloud.ctx.signingKey.publicKey },
     );

@@ -1,9 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSession } from '../../cloud/foundation/web/sessions.js';
 import { getCompany } from '../../cloud/rules/companies/companies.js';
 import { reconfirmDueKeys } from '../../cloud/rules/domain-keys/confirm.js';
 import { pinDomainKey } from '../../cloud/rules/domain-keys/pin.js';
-import { startSession } from '../../cloud/rules/sessions/sessions.js';
 import { proveText } from '../../company/prove.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSession } from '../../cloud/rules/sessions/sessions.js';
+import { startSession } from '../../cloud/foundation/web/sessions.js';
 import {
   chromiumMissing,
   launchChromium,

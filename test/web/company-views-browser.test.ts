@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSession } from '../../cloud/foundation/web/sessions.js';
 import type { ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
 import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
-import { startSession } from '../../cloud/rules/sessions/sessions.js';
 import { insertEntries, journalBarrier } from '../support/barrier-journal.js';
 import {
   chromiumMissing,

@@ -1,10 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSession } from '../../cloud/foundation/web/sessions.js';
 import { revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { PAGE_SIZE } from '../../cloud/rules/journal/barrier-journal.js';
 import { ENTRY_OUTCOMES, OUTCOME_WORDS } from '../../cloud/rules/journal/outcome-words.js';
-import { startSession } from '../../cloud/rules/sessions/sessions.js';
 import {
   grantKey,
   insertEntries,

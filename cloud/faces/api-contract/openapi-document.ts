@@ -14,7 +14,7 @@ import {
 import { SIGNATURE_HEADERS } from '../../../shared/crypto/request-signing.js';
 import { ERRORS, type ErrorCode } from '../../../shared/errors.js';
 import { BODY_LIMIT_BYTES, say, TIMESTAMP_TOLERANCE_SECONDS } from '../../../shared/limits.js';
-import { IDEMPOTENCY_KEY_PATTERN } from '../company-api/idempotency.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../rules/idempotency/idempotency.js';
 import { errorsByStatus, IDEMPOTENT_ACTIONS } from './action-errors.js';
 
 /**

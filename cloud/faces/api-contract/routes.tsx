@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { renderToString } from 'preact-render-to-string';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { cookiePolicy } from '../../foundation/web/cookies.js';
 import { securityHeaders } from '../../foundation/web/security-headers.js';
 import { type OpenApiDocument, openApiDocument } from './openapi-document.js';

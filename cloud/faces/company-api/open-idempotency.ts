@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Caller } from '../../rules/call-auth/authenticate.js';
-import { type Opener, readOpenBody } from '../../rules/opening/open.js';
 import {
   claimIdempotencyKey,
   type IdempotencyClaim,
   releaseClaim,
   type StoredAnswer,
   storeAnswer,
-} from './idempotency.js';
+} from '../../rules/idempotency/idempotency.js';
+import { type Opener, readOpenBody } from '../../rules/opening/open.js';
 
 /**
  * `open` with an Idempotency-Key. Unlike `request`, an open spans a round trip to the gate, so the key is

@@ -1,10 +1,15 @@
 import { requestBodySchema, TTL_HOURS } from '../../../shared/company-api/calls.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
 import { validate } from '../../foundation/http/validation.js';
 import type { Caller } from '../../rules/call-auth/authenticate.js';
+import {
+  claimIdempotencyKey,
+  type IdempotencyClaim,
+  type StoredAnswer,
+  storeAnswer,
+} from '../../rules/idempotency/idempotency.js';
 import { createRequest } from '../../rules/requests/requests.js';
-import { claimIdempotencyKey, type IdempotencyClaim, type StoredAnswer, storeAnswer } from './idempotency.js';
 
 /** `a=request`: a new access request whose `url` the company shows as a QR code. */
 export async function handleRequest(

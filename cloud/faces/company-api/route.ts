@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { ACTIONS, type Action } from '../../../shared/company-api/calls.js';
 import { ApiError } from '../../../shared/errors.js';
 import { BODY_LIMIT_BYTES } from '../../../shared/limits.js';
-import type { CloudContext } from '../../context.js';
 import { countCompanyAnswers } from '../../foundation/metrics/company-answers.js';
 import { answerOnceFresh, authenticate } from '../../rules/call-auth/authenticate.js';
+import type { CallAuthContext } from '../../rules/call-auth/call-auth-context.js';
 import { VerifyKeyCache } from '../../rules/domain-keys/verify-keys.js';
+import { hashBody, readIdempotencyKey, type StoredAnswer } from '../../rules/idempotency/idempotency.js';
 import type { CommandDispatcher } from '../../rules/opening/dispatcher.js';
 import { Opener } from '../../rules/opening/open.js';
-import { hashBody, readIdempotencyKey, type StoredAnswer } from './idempotency.js';
 import { handleOpenIdempotently } from './open-idempotency.js';
 import { handleRequest } from './request.js';
 import { handleStatus } from './status.js';
@@ -30,7 +30,7 @@ function readAction(query: unknown): Action {
  */
 export async function companyApiRoutes(
   app: FastifyInstance,
-  options: { ctx: CloudContext; dispatcher: CommandDispatcher },
+  options: { ctx: CallAuthContext; dispatcher: CommandDispatcher },
 ): Promise<void> {
   const { ctx, dispatcher } = options;
   const keys = new VerifyKeyCache();

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext } from '../../foundation/web/web-deps.js';
 import { issueSecret } from '../../rules/call-auth/secret.js';
 import { currentSecretId, liveSecrets } from '../../rules/call-auth/secrets-list.js';
 import type { Company } from '../../rules/companies/companies.js';
@@ -15,6 +15,7 @@ import {
 } from '../../rules/domain-keys/published-key.js';
 import { AccessPage, type AccessProblem, type AccessView } from './access-page.js';
 import { companyVisit } from './company-access.js';
+import type { CompanyAreaDeps } from './company-area-context.js';
 import { companyPath } from './company-frame.js';
 
 /**
@@ -41,7 +42,7 @@ const SECRET_FORM = z.object({
   ),
 });
 
-export async function accessRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
   const accessPath = (company: Company, done?: string) =>
     `${companyPath(company, 'access')}${done ? `?done=${done}` : ''}`;

@@ -3,17 +3,18 @@ import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext } from '../../foundation/web/web-deps.js';
 import { saveCallbackAddress } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { CallbackPage } from './callback-page.js';
 import { companyVisit } from './company-access.js';
+import type { CompanyAreaDeps } from './company-area-context.js';
 
 /**
  * Setting and removing the callback address (docs/design.md section 11.4); any member may. A refused address
  * is shown on the form with what is wrong, and the one saved before stays.
  */
-export async function callbackRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
 
   const show = (

@@ -2,9 +2,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../shared/errors.js';
 import { MAX_ID } from '../../foundation/http/validation.js';
+import type { Session } from '../../foundation/web/sessions.js';
 import { signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
 import { type Membership, membership } from '../../rules/companies/members.js';
-import type { Session } from '../../rules/sessions/sessions.js';
 
 /**
  * Who may see a company's pages (docs/design.md section 11.1): its members, looked up on every request. Anyone

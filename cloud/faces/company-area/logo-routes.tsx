@@ -3,12 +3,13 @@ import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-li
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext } from '../../foundation/web/web-deps.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { acceptLogo, logoRefused } from '../../rules/logos/logo-image.js';
 import { removeCompanyLogo, setCompanyLogo } from '../../rules/logos/logo-store.js';
 import { logoForm, logoUploads } from '../../rules/logos/logo-upload.js';
 import { companyVisit } from './company-access.js';
+import type { CompanyAreaDeps } from './company-area-context.js';
 import { LogoPage } from './logo-page.js';
 
 /**
@@ -23,7 +24,7 @@ export const LOGO_UPLOADS: AttemptLimit = {
   message: (wait) => `Too many uploads in the last hour; try again in ${wait}.`,
 };
 
-export async function logoRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function logoRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
   await logoUploads(app);
 

@@ -1,16 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { CloudContext } from '../../context.js';
 import { MAX_ID } from '../../foundation/http/validation.js';
 import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext } from '../../foundation/web/web-deps.js';
 import { addMember, listMembers, type Membership, removeMember } from '../../rules/companies/members.js';
 import { emailAddress } from '../../rules/sign-in-codes/email-address.js';
 import { companyVisit, noSuchCompanyPage, ownerVisit } from './company-access.js';
+import type { CompanyAreaContext, CompanyAreaDeps } from './company-area-context.js';
 import { companyPath } from './company-frame.js';
 import { MembersPage } from './members-page.js';
 
@@ -31,7 +31,7 @@ const addForm = z.object({
 });
 const memberParams = z.object({ memberId: z.coerce.number().int().positive().max(MAX_ID) });
 
-export async function membersRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
 
   const show = async (
@@ -103,7 +103,7 @@ export async function membersRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
 /** The e-mail to an added member; a failure is told to the owner rather than undoing the addition. */
 async function tellNewMember(
-  ctx: CloudContext,
+  ctx: CompanyAreaContext,
   input: { to: string; company: string; by: string; url: string },
 ): Promise<boolean> {
   try {

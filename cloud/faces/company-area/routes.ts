@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from '../../foundation/web/web-deps.js';
 import { accessRoutes } from './access-routes.js';
 import { callbackRoutes } from './callback-routes.js';
 import { companiesRoutes } from './companies-routes.js';
+import type { CompanyAreaDeps } from './company-area-context.js';
 import { eventsRoutes } from './events-routes.js';
 import { companyJournalRoutes } from './journal-routes.js';
 import { logoRoutes } from './logo-routes.js';
@@ -15,7 +15,7 @@ import { requestsRoutes } from './requests-routes.js';
  * API access, logo, callback address and members, and read its requests and openings. Each group of routes
  * lives in a file named after what the member does there; every company page goes through company-access.ts.
  */
-export async function companyArea(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function companyArea(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   await app.register(companiesRoutes, deps);
   await app.register(overviewRoutes, deps);
   await app.register(membersRoutes, deps);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
 import type { Company } from '../../rules/companies/companies.js';

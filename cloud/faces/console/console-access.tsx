@@ -4,6 +4,7 @@ import type { CookiePolicy } from '../../foundation/web/cookies.js';
 import { sendPage } from '../../foundation/web/page.js';
 import type { WebDeps } from '../../foundation/web/web-deps.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
+import type { CompaniesContext } from '../../rules/companies/companies-context.js';
 import { OPERATOR_TOKEN, type OperatorActor } from '../../rules/operators/actions.js';
 import { isOperatorSession } from '../../rules/operators/operator-sessions.js';
 import { accountActor, isOperatorAccount } from '../../rules/operators/operators.js';
@@ -15,7 +16,7 @@ import { RefusedPage } from './signin-page.js';
  * included, gets 403 `operator_required` on every console page and post but the sign-in: a page that says how
  * operators sign in, for a browser.
  */
-export interface ConsoleDeps extends WebDeps {
+export interface ConsoleDeps extends WebDeps<CompaniesContext> {
   operatorToken: string;
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseForm, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, safeNext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext, safeNext, signedIn } from '../../foundation/web/web-deps.js';
 import { findAccount, renameAccount, setVerifiedEmail } from '../../rules/customers/accounts.js';
 import { listPasskeys } from '../../rules/passkeys/passkeys.js';
 import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
@@ -11,6 +11,7 @@ import { displayName, emailField, nextPath, typedCode } from './account-input.js
 import { AccountPage, type AccountPageProps } from './account-page.js';
 import { clientKey, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 
 /**
  * `/account` (docs/design.md section 10.2): the page, the customer's name, and their e-mail address, which is
@@ -30,7 +31,7 @@ const accountQuery = z.object({ done: z.enum(Object.keys(NOTICES) as [keyof type
 const emailForm = z.object({ email: emailField });
 const codeFields = z.object({ email: emailField, next: nextPath });
 
-export async function accountRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.get('/account', async (request, reply) => {
     if (!signedIn(request, reply)) return reply;
     const done = accountQuery.safeParse(request.query).data?.done;
@@ -94,7 +95,7 @@ export async function accountRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
 /** The account page of the signed-in customer, with whatever the form that was sent needs shown. */
 export async function sendAccountPage(
-  deps: WebDeps,
+  deps: CustomerPagesDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   extras: Pick<AccountPageProps, 'notice' | 'errors' | 'values'>,

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddressKey } from '../../foundation/web/client-address.js';
+import { endSession } from '../../foundation/web/sessions.js';
 import { signInBrowser, type WebDeps } from '../../foundation/web/web-deps.js';
-import { endSession } from '../../rules/sessions/sessions.js';
 
 /**
  * Signs this browser in as `customerId` with a new session (docs/design.md section 10.2). A session the browser

@@ -3,7 +3,8 @@ import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
-import { capitalised, lifetimeText, Moment } from '../../foundation/web/readable-time.js';
+import { capitalised, Moment } from '../../foundation/web/readable-time.js';
+import { lifetimeText } from '../../rules/access-keys/key-lifetime.js';
 import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import {
   BARRIER_NAME_MAX,

@@ -5,6 +5,7 @@ import { ApiError } from '../../../shared/errors.js';
 import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt-limit.js';
 import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { sendPage } from '../../foundation/web/page.js';
+import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, safeNext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
 import { revokeKey } from '../../rules/access-keys/access-keys.js';
 import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
@@ -16,7 +17,6 @@ import {
   renameBarrier,
 } from '../../rules/devices/customer-barriers.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
-import type { Session } from '../../rules/sessions/sessions.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { BarriersPage, type PairingForm } from './barriers-page.js';
 

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { type FieldErrors, parseForm, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, safeNext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext, safeNext } from '../../foundation/web/web-deps.js';
 import { accountForVerifiedEmail } from '../../rules/customers/accounts.js';
 import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
 import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { SignInPage } from './signin-routes.js';
 
 /**
@@ -20,7 +21,7 @@ import { SignInPage } from './signin-routes.js';
 const askForm = z.object({ email: emailField, next: nextPath });
 const codeQuery = z.object({ email: emailField, next: nextPath, display_name: displayName.optional() });
 
-export async function emailCodeRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function emailCodeRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.post('/signin/email', async (request, reply) => {
     const next = safeNext(textField(request.body, 'next'));
     const typed = textField(request.body, 'email');

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { NotFoundPage } from '../../foundation/http/errors.js';
 import { ErrorPage } from '../../foundation/web/error-page.js';
 import { sendPage } from '../../foundation/web/page.js';

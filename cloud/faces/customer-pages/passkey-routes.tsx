@@ -4,7 +4,7 @@ import { MAX_ID } from '../../foundation/http/validation.js';
 import { countAttempt } from '../../foundation/web/attempt-limit.js';
 import { parseForm } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
-import { signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { signedIn } from '../../foundation/web/web-deps.js';
 import { findAccount } from '../../rules/customers/accounts.js';
 import { CEREMONY_ID, CEREMONY_LIMIT } from '../../rules/passkeys/challenges.js';
 import { removePasskey, renamePasskey, savePasskey } from '../../rules/passkeys/passkeys.js';
@@ -13,6 +13,7 @@ import { registrationResponse } from '../../rules/passkeys/response-schema.js';
 import { passkeyName, readJson } from './account-input.js';
 import { sendAccountPage } from './account-routes.js';
 import { clientKey } from './account-session.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 
 /**
  * The signed-in customer's passkeys (docs/design.md section 10.2): adding one (the two calls of its ceremony,
@@ -25,7 +26,7 @@ const finishBody = z.object({
   response: registrationResponse,
 });
 
-export async function passkeyRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function passkeyRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.post('/account/passkeys/options', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     await countAttempt(deps.ctx, CEREMONY_LIMIT, clientKey(request));

@@ -5,6 +5,7 @@ import { ApiError } from '../../../shared/errors.js';
 import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt-limit.js';
 import { type FieldErrors, formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { sendPage } from '../../foundation/web/page.js';
+import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
 import { issueKey } from '../../rules/access-keys/access-keys.js';
 import { endOfDayUtc, todayUtc } from '../../rules/access-keys/key-lifetime.js';
@@ -12,7 +13,6 @@ import { keyOfRequest } from '../../rules/access-keys/keys-on-barrier.js';
 import { barrierObjects, customerBarriers } from '../../rules/devices/customer-barriers.js';
 import { claimRequest } from '../../rules/requests/claim.js';
 import { type RequestView, requestView } from '../../rules/requests/request-view.js';
-import type { Session } from '../../rules/sessions/sessions.js';
 import type { ConsentChoices } from './consent-page.js';
 import { RequestPage } from './request-page.js';
 

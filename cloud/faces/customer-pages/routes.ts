@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { WebDeps } from '../../foundation/web/web-deps.js';
 import { accountRoutes } from './account-routes.js';
 import { barrierRoutes } from './barrier-routes.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { emailCodeRoutes } from './email-code-routes.js';
 import { homeRoutes } from './home-routes.js';
 import { journalRoutes } from './journal-routes.js';
@@ -15,9 +15,9 @@ import { signUpRoutes } from './signup-routes.js';
 /**
  * The customer application (docs/design.md section 10): every page and form a customer uses, on the web
  * foundation (cookies, CSRF, security headers, sessions). Each group of routes lives in a file named after
- * what the customer does there. The foundation they stand on is registered around them (cloud/foundation/web/pages.ts).
+ * what the customer does there. The foundation they stand on is registered around them (cloud/web-pages.ts).
  */
-export async function customerApp(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   await app.register(offlineRoutes, deps);
   await app.register(homeRoutes, deps);
   await app.register(sessionRoutes, deps);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { endSession } from '../../foundation/web/sessions.js';
 import type { WebDeps } from '../../foundation/web/web-deps.js';
-import { endSession } from '../../rules/sessions/sessions.js';
 
 /** Signing out ends this browser's session in the database, so no instance accepts its cookie again. */
 export async function sessionRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {

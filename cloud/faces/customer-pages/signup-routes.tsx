@@ -5,7 +5,7 @@ import { countAttempt } from '../../foundation/web/attempt-limit.js';
 import { type FieldErrors, parseForm, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, safeNext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext, safeNext } from '../../foundation/web/web-deps.js';
 import { createAccountWithPasskey } from '../../rules/customers/accounts.js';
 import { CEREMONY_ID, CEREMONY_LIMIT } from '../../rules/passkeys/challenges.js';
 import { finishRegistration, startRegistration } from '../../rules/passkeys/registration.js';
@@ -14,6 +14,7 @@ import { emailAddress } from '../../rules/sign-in-codes/email-address.js';
 import { sendCode } from '../../rules/sign-in-codes/send-code.js';
 import { displayName, emailField, nextPath, readJson } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { SignUpPage } from './signup-page.js';
 
 /**
@@ -34,7 +35,7 @@ const finishBody = z.object({
   next: nextPath,
 });
 
-export async function signUpRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function signUpRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.get('/signup', async (request, reply) => {
     const next = safeNext(signUpQuery.safeParse(request.query).data?.next);
     if (request.customer) return reply.redirect(next, 303);
@@ -95,7 +96,12 @@ export async function signUpRoutes(app: FastifyInstance, deps: WebDeps): Promise
  * After a passkey sign-up with an address: its code goes out, and the browser goes to enter it. When no code
  * can be sent now, the account page says so, and the address can be given again there.
  */
-async function confirmationStep(deps: WebDeps, key: string, email: string, next: string): Promise<string> {
+async function confirmationStep(
+  deps: CustomerPagesDeps,
+  key: string,
+  email: string,
+  next: string,
+): Promise<string> {
   try {
     await sendCode(deps.ctx, { email, clientKey: key });
     return withQuery('/account/email/code', { email, next });

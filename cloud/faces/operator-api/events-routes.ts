@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { MAX_ID, validate } from '../../foundation/http/validation.js';
 import { getCompany } from '../../rules/companies/companies.js';
 import {

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../shared/errors.js';
 import { isPrintableText, notPrintableMessage } from '../../../shared/printable-text.js';
-import type { CloudContext } from '../../context.js';
 import { MAX_ID, validate } from '../../foundation/http/validation.js';
 import { issueSecret } from '../../rules/call-auth/secret.js';
 import { describeCompany, getCompany, listCompanies } from '../../rules/companies/companies.js';
@@ -23,6 +22,7 @@ import { createDevice, listDevices } from '../../rules/devices/devices.js';
 import { listJournal } from '../../rules/journal/journal.js';
 import { companyActions, OPERATOR_API } from '../../rules/operators/actions.js';
 import { eventsRoutes } from './events-routes.js';
+import type { OperatorApiContext } from './operator-api-context.js';
 import { requireOperatorToken } from './operator-bearer.js';
 
 /**
@@ -58,7 +58,7 @@ const journalQuery = z.object({
 
 export async function opsRoutes(
   app: FastifyInstance,
-  options: { ctx: CloudContext; token: string },
+  options: { ctx: OperatorApiContext; token: string },
 ): Promise<void> {
   const { ctx } = options;
   app.addHook('onRequest', requireOperatorToken(options.token));

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../context.js';
 import { cookiePolicy } from './cookies.js';
 import { securityHeaders } from './security-headers.js';
 

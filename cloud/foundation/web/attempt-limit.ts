@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../context.js';
 import { clientAddressKey } from './client-address.js';
 import { countHit } from './rate-counter.js';
 

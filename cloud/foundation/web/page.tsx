@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import type { Session } from '../../rules/sessions/sessions.js';
+import type { Session } from './sessions.js';
 
 /**
  * The frame of every page (docs/design.md section 10): one stylesheet, first-party scripts loaded with

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../context.js';
 import type { Database } from '../db/database.js';
 
 /**

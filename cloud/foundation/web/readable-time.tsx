@@ -1,5 +1,4 @@
 import type { VNode } from 'preact';
-import { lastDayOf } from '../../rules/access-keys/key-lifetime.js';
 
 /**
  * Times as a customer reads them (docs/design.md section 10.3): day, month in letters, year, and the time with
@@ -41,16 +40,6 @@ export function momentText(date: Date): string {
 
 export function Moment(props: { date: Date }): VNode {
   return <time dateTime={props.date.toISOString()}>{momentText(props.date)}</time>;
-}
-
-/**
- * How long a key lasts, in words: "until you withdraw it", "until the end of 30 Nov 2026 (UTC)" for a key
- * granted until a day, or the exact moment for one that ends at another time.
- */
-export function lifetimeText(expiresAt: Date | null): string {
-  if (expiresAt === null) return 'until you withdraw it';
-  const lastDay = lastDayOf(expiresAt);
-  return lastDay ? `until the end of ${dayText(lastDay)} (UTC)` : `until ${momentText(expiresAt)}`;
 }
 
 export function capitalised(text: string): string {

@@ -1,14 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
-import type { Session } from '../../rules/sessions/sessions.js';
-import { startSession } from '../../rules/sessions/sessions.js';
+import type { CloudContext } from '../context.js';
 import type { CookiePolicy } from './cookies.js';
 import type { PageContext } from './page.js';
+import type { Session } from './sessions.js';
+import { startSession } from './sessions.js';
 
-/** What each group of the customer application's routes is handed (cloud/faces/customer-pages/routes.ts). */
-export interface WebDeps {
-  ctx: CloudContext;
+/**
+ * What each group of a page application's routes is handed (cloud/faces/customer-pages/routes.ts and its
+ * siblings): the context, narrowed to what that face declares it stands on, and the cookie policy.
+ */
+export interface WebDeps<Context extends CloudContext = CloudContext> {
+  ctx: Context;
   cookies: CookiePolicy;
 }
 

@@ -3,13 +3,13 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
-import { findSession, type Session } from '../../rules/sessions/sessions.js';
+import type { CloudContext } from '../context.js';
 import { toApiError } from '../http/errors.js';
 import { type CookiePolicy, cookiePolicy } from './cookies.js';
 import { ErrorPage } from './error-page.js';
 import { type PageContext, sendPage } from './page.js';
 import { securityHeaders } from './security-headers.js';
+import { findSession, type Session } from './sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

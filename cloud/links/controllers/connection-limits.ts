@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { GuardedConnection } from './guarded-connection.js';
 
 /**

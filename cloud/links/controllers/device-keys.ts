@@ -1,5 +1,5 @@
 import { KeyError, type VerifyKey } from '../../../shared/crypto/ed25519.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { VerifyKeyCache } from '../../rules/domain-keys/verify-keys.js';
 
 /** How long a device's key is trusted from memory before it is read again. */

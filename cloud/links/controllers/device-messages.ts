@@ -1,5 +1,5 @@
 import { type DeviceChannel, parseDeviceTopic } from '../../../shared/protocol/topics.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { DeviceStates } from '../../rules/devices/device-states.js';
 import { AckJournal } from '../../rules/journal/ack-journal.js';
 import type { CommandWaiters } from './command-waiters.js';

@@ -1,6 +1,6 @@
 import type { AedesOptions, AuthErrorCode, AuthenticateError, Client, PublishPacket } from 'aedes';
 import { isDeviceId } from '../../../shared/protocol/topics.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { devicePasswordMatches } from '../../rules/devices/credentials.js';
 import { StoredPasswords } from '../../rules/devices/stored-passwords.js';
 import { deviceMayPublish, deviceMaySubscribe } from './device-access.js';

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Socket } from 'node:net';
 import { Aedes, type AedesOptions, type Client } from 'aedes';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { hashDevicePassword } from '../../rules/devices/credentials.js';
 import { ConnectionGate, type ConnectionLimits } from './connection-limits.js';
 import { deviceAccessHooks } from './embedded-access.js';

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import mqtt, { type MqttClient } from 'mqtt';
 import { brokerConnection, withoutCredentials } from '../../../shared/protocol/broker-urls.js';
 import { allDevicesTopic } from '../../../shared/protocol/topics.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { DeviceAccounts } from './device-accounts.js';
 import { dynsecAccounts } from './dynamic-security.js';
 import { ExternalDelivery } from './external-delivery.js';

@@ -1,5 +1,5 @@
 import type { DoneCallback, IPublishPacket, MqttClient } from 'mqtt';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { RedeliveryBackoff, type RedeliveryDelays } from './redelivery-backoff.js';
 import type { DeviceMessageListener } from './transport.js';
 

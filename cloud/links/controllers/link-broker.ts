@@ -1,13 +1,13 @@
 import type { Command } from '../../../shared/protocol/messages.js';
 import { deviceTopic } from '../../../shared/protocol/topics.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import {
   type DispatchRequest,
   type DispatchResult,
   signOpenCommand,
 } from '../../rules/opening/dispatcher.js';
-import type { Broker } from './broker.js';
 import type { CommandWaiters } from './command-waiters.js';
+import type { ControllerLink } from './controller-link.js';
 import type { DeviceMessages } from './device-messages.js';
 import { type BrokerTransport, NotConnectedError } from './transport.js';
 
@@ -19,8 +19,8 @@ export interface LinkBrokerOptions {
   ackTimeoutMs: number;
 }
 
-/** The Broker on top of either transport: signed commands out, verified acks back. */
-export class LinkBroker implements Broker {
+/** The controller link on top of either transport: signed commands out, verified acks back. */
+export class LinkBroker implements ControllerLink {
   readonly #options: LinkBrokerOptions;
   #stopped = false;
 

@@ -1,9 +1,9 @@
 import { ACK_TIMEOUT_MS } from '../../../shared/limits.js';
 import { brokerUrls } from '../../../shared/protocol/broker-urls.js';
-import type { CloudContext } from '../../context.js';
-import type { Broker } from './broker.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { CommandWaiters } from './command-waiters.js';
 import { CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.js';
+import type { ControllerLink } from './controller-link.js';
 import { DeviceMessages } from './device-messages.js';
 import { startEmbeddedTransport } from './embedded-broker.js';
 import { startExternalTransport } from './external-broker.js';
@@ -21,7 +21,7 @@ export interface TransportOptions {
   redeliveryDelays?: Partial<RedeliveryDelays>;
 }
 
-export interface StartBrokerOptions extends TransportOptions {
+export interface ControllerLinkOptions extends TransportOptions {
   /** How long `dispatch` waits for the ack; default ACK_TIMEOUT_MS (cloud/README.md, "Opening"). */
   ackTimeoutMs?: number;
 }
@@ -30,7 +30,10 @@ export interface StartBrokerOptions extends TransportOptions {
  * The controller link of `ctx.config.mqtt`: the embedded aedes (default) or the external broker at MQTT_URL.
  * Resolves once devices can connect (embedded) or the cloud is connected and subscribed (external).
  */
-export async function startBroker(ctx: CloudContext, options: StartBrokerOptions = {}): Promise<Broker> {
+export async function startControllerLink(
+  ctx: CloudContext,
+  options: ControllerLinkOptions = {},
+): Promise<ControllerLink> {
   const waiters = new CommandWaiters();
   const messages = new DeviceMessages(ctx, waiters);
   const transport = await startTransport(ctx, messages.receive, options);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { Component } from '../../components.js';
-import type { CloudContext } from '../../context.js';
+import type { Part } from '../../../shared/lifecycle/lifecycle.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { DatabaseHandle } from '../../foundation/db/database.js';
 import {
   type Attempt,
@@ -151,7 +151,7 @@ async function attemptDelivery(
  * that came due, and serves up to `concurrency` companies at once. `stop()` cuts the attempts in flight short,
  * writes what was done and gives the companies back, so that a restart goes on at once.
  */
-export class EventDelivery implements Component {
+export class EventDelivery implements Part {
   readonly name = 'event delivery';
   readonly #ctx: CloudContext;
   readonly #database: DatabaseHandle;

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createTransport } from 'nodemailer';
 import type { CloudConfig } from '../../foundation/config.js';
+import type { CodeMessage } from '../../rules/sign-in-codes/send-code.js';
 
 /**
  * How a one-time sign-in code reaches its e-mail address (docs/design.md section 10.2): over SMTP when
@@ -18,12 +19,6 @@ export interface NoticeMessage {
   subject: string;
   /** Plain text; the mailer adds the service's address at the end. */
   text: string;
-}
-
-export interface CodeMessage {
-  to: string;
-  code: string;
-  validMinutes: number;
 }
 
 /**

@@ -1,8 +1,8 @@
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import { domainToASCII } from 'node:url';
-import type { VerifyKey } from '../../../shared/crypto/ed25519.js';
 import { asciiDomainProblem, displayDomain } from '../../rules/companies/domains.js';
+import type { KeyFileFailure, KeyFileResult } from '../../rules/domain-keys/key-file.js';
 import { parseKeyFile } from '../../rules/domain-keys/keyfile-parse.js';
 import { nonPublicRange, parseAddress } from '../../rules/domain-keys/public-address.js';
 import {
@@ -37,21 +37,6 @@ export interface KeyFileFetchOptions {
   resolve?: Resolver;
   connect?: Connector;
 }
-
-export type KeyFileFailure =
-  | 'invalid_domain'
-  | 'not_public'
-  | 'unreachable'
-  | 'timeout'
-  | 'bad_status'
-  | 'too_large'
-  | 'bad_redirect'
-  | 'invalid_json'
-  | 'invalid_key';
-
-export type KeyFileResult =
-  | { ok: true; key: VerifyKey }
-  | { ok: false; reason: KeyFileFailure; message: string };
 
 export const KEY_FILE_PATH = '/.well-known/service.json';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

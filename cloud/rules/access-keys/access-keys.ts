@@ -1,6 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { DB, KeysTable } from '../../foundation/db/schema.js';
 import { requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';

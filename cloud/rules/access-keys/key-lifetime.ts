@@ -1,3 +1,5 @@
+import { dayText, momentText } from '../../foundation/web/readable-time.js';
+
 /**
  * A key's lifetime as a customer chooses it (docs/design.md section 10.3): until they withdraw it, or until a
  * date. A date means the whole of that day in UTC: the key ends at the following midnight UTC, which is what
@@ -46,4 +48,14 @@ export function lastDayOf(expiresAt: Date): Date | null {
 /** Today in UTC as `YYYY-MM-DD`: the earliest day the form offers. */
 export function todayUtc(now: Date): string {
   return now.toISOString().slice(0, 10);
+}
+
+/**
+ * How long a key lasts, in words: "until you withdraw it", "until the end of 30 Nov 2026 (UTC)" for a key
+ * granted until a day, or the exact moment for one that ends at another time.
+ */
+export function lifetimeText(expiresAt: Date | null): string {
+  if (expiresAt === null) return 'until you withdraw it';
+  const lastDay = lastDayOf(expiresAt);
+  return lastDay ? `until the end of ${dayText(lastDay)} (UTC)` : `until ${momentText(expiresAt)}`;
 }

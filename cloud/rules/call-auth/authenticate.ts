@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
 import { parseJsonObject } from '../../foundation/http/validation.js';
 import type { Company } from '../companies/companies.js';
 import type { VerifyKeyCache } from '../domain-keys/verify-keys.js';
+import type { CallAuthContext } from './call-auth-context.js';
 import { authenticateSecret } from './secret.js';
 import { authenticateSignature, readSignatureHeaders } from './signature.js';
 
@@ -31,7 +31,7 @@ export interface PendingCaller extends Caller {
  * Signature headers win when present; otherwise the body must carry org_id and secret.
  */
 export async function authenticate(
-  ctx: CloudContext,
+  ctx: CallAuthContext,
   headers: IncomingHttpHeaders,
   rawBody: Uint8Array,
   keys: VerifyKeyCache,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { CloudContext } from '../../context.js';
 import type { Clock } from '../../foundation/clock.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { StatementBatches } from '../../foundation/db/statement-batches.js';
 

@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import type { z } from 'zod';
 import { orgIdSchema, secretSchema } from '../../../shared/company-api/calls.js';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
 import type { Company } from '../companies/companies.js';
+import type { CallAuthContext } from './call-auth-context.js';
 
 /**
  * Company secrets (docs/design.md section 2): 32 random bytes behind a recognisable prefix, so secret scanners
@@ -19,7 +19,7 @@ function hashSecret(secret: string): Buffer {
 }
 
 export async function issueSecret(
-  ctx: CloudContext,
+  ctx: CallAuthContext,
   companyId: number,
 ): Promise<{ secret: string; previousValidUntil: Date | null }> {
   const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
@@ -55,13 +55,13 @@ export async function issueSecret(
       .execute();
     return { secret, previousValidUntil: retired.numUpdatedRows > 0n ? retiresAt : null };
   });
-  ctx.companies.forget(companyId);
+  ctx.companyCache.forget(companyId);
   return issued;
 }
 
 /** Checks org_id and secret from the body and returns the company. */
 export async function authenticateSecret(
-  ctx: CloudContext,
+  ctx: CallAuthContext,
   orgIdValue: unknown,
   secretValue: unknown,
 ): Promise<Company> {
@@ -69,7 +69,7 @@ export async function authenticateSecret(
   const secret = checkedCredential(secretSchema, 'secret', secretValue);
   const presented = hashSecret(secret);
   const credential = `secret:${orgId}:${presented.toString('hex')}`;
-  const remembered = ctx.companies.get(credential);
+  const remembered = ctx.companyCache.get(credential);
   if (remembered) return remembered;
   const now = ctx.clock.now();
   // The company and its valid secrets in one query.
@@ -94,7 +94,7 @@ export async function authenticateSecret(
   if (!matched) throw new ApiError('bad_secret');
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
   // Not remembered past the secret's retirement, which is exact to the second.
-  ctx.companies.remember(credential, company, matched.retires_at ? new Date(matched.retires_at) : null);
+  ctx.companyCache.remember(credential, company, matched.retires_at ? new Date(matched.retires_at) : null);
   return company;
 }
 

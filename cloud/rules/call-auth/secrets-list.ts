@@ -1,4 +1,4 @@
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 
 /**
  * A company's secrets as its area lists them (docs/design.md section 11.2): those that still work, by their

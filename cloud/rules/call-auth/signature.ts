@@ -4,10 +4,10 @@ import { decodeBase64 } from '../../../shared/crypto/ed25519.js';
 import { baseString, SIGNATURE_HEADERS } from '../../../shared/crypto/request-signing.js';
 import { ApiError } from '../../../shared/errors.js';
 import { KEY_CONFIRMATION_LIMIT_MS, TIMESTAMP_TOLERANCE_SECONDS } from '../../../shared/limits.js';
-import type { CloudContext } from '../../context.js';
 import type { Company } from '../companies/companies.js';
 import { isAsciiDomain } from '../companies/domains.js';
 import type { VerifyKeyCache } from '../domain-keys/verify-keys.js';
+import type { CallAuthContext } from './call-auth-context.js';
 
 interface SignatureHeaders {
   /** Lowercased, for the lookup. */
@@ -60,7 +60,7 @@ export function readSignatureHeaders(headers: IncomingHttpHeaders): SignatureHea
  * overlap the decision (docs/design.md section 2.1).
  */
 export async function authenticateSignature(
-  ctx: CloudContext,
+  ctx: CallAuthContext,
   signed: SignatureHeaders,
   rawBody: Uint8Array,
   keys: VerifyKeyCache,
@@ -86,7 +86,7 @@ export async function authenticateSignature(
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
   const fresh = ctx.nonces.consume(company.id, signed.nonce).then((unused) => {
     if (!unused) throw new ApiError('nonce_reused');
-    ctx.companies.remember(`domain:${signed.domain}`, company);
+    ctx.companyCache.remember(`domain:${signed.domain}`, company);
   });
   // Settled by the route in every case; this only keeps a decision nobody awaited any more from being reported.
   fresh.catch(() => {});
@@ -98,9 +98,9 @@ export async function authenticateSignature(
  * one domain while pending (docs/design.md section 11.1); the one an operator let in answers for it, else the
  * oldest, whose calls are refused as not approved.
  */
-async function companyByDomain(ctx: CloudContext, domain: string): Promise<Company | undefined> {
+async function companyByDomain(ctx: CallAuthContext, domain: string): Promise<Company | undefined> {
   return (
-    ctx.companies.get(`domain:${domain}`) ??
+    ctx.companyCache.get(`domain:${domain}`) ??
     (await ctx.db
       .selectFrom('companies')
       .selectAll()

@@ -1,9 +1,17 @@
 import { isIP } from 'node:net';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
-import type { Resolver } from '../../links/outbound-http/safe-connection.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
 import { asciiDomainProblem } from './domains.js';
+
+/** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */
+export type HostResolver = (hostname: string) => Promise<readonly { address: string }[]>;
+
+/** What saving a callback address stands on beyond the ground: resolving it as event delivery will. */
+export interface CallbackAddressContext extends CloudContext {
+  /** Every address a host name resolves to (DNS); tests stand in for the network here. */
+  readonly resolveHost: HostResolver;
+}
 
 /**
  * A company's callback address (docs/design.md section 11.4): where its events are delivered (section 6). The
@@ -16,7 +24,7 @@ import { asciiDomainProblem } from './domains.js';
 export const MAX_CALLBACK_URL_LENGTH = 2048;
 
 export interface CallbackRules {
-  resolve: Resolver;
+  resolve: HostResolver;
   allowPrivate: boolean;
 }
 
@@ -79,7 +87,7 @@ export async function checkCallbackAddress(text: string, rules: CallbackRules): 
 
 /** Saves the address after checking it, or clears it (`null`); a refused one changes nothing. */
 export async function saveCallbackAddress(
-  ctx: CloudContext,
+  ctx: CallbackAddressContext,
   companyId: number,
   text: string | null,
 ): Promise<string | null> {

@@ -1,9 +1,10 @@
 import type { Selectable } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
 import { pinDomainKey, pinKey } from '../domain-keys/pin.js';
+import type { CompaniesContext } from './companies-context.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;
@@ -71,7 +72,7 @@ export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
  * review in ./review.ts, before its transaction, docs/design.md section 11.5), else fetched now (`pinDomainKey`).
  */
 export async function approveCompany(
-  ctx: CloudContext,
+  ctx: CompaniesContext,
   id: number,
   options: {
     /** The domain's key, fetched already (fetchKeyToPin) so that no transaction waits on the network. */
@@ -102,6 +103,6 @@ export async function approveCompany(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  ctx.companies.forget(id);
+  ctx.companyCache.forget(id);
   return approved;
 }

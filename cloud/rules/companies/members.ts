@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { MemberRole } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
 import type { Company } from './companies.js';

@@ -1,11 +1,12 @@
 import { strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { CompanyStatus } from '../../foundation/db/schema.js';
 import { fetchKeyToPin, pinKey } from '../domain-keys/pin.js';
 import { type OperatorActor, recordAction } from '../operators/actions.js';
 import { approveCompany, type Company, createCompany, domainHolder, getCompany } from './companies.js';
+import type { CompaniesContext } from './companies-context.js';
 
 /**
  * What operators change of a company (docs/design.md section 11.5), from the console or the operator API: each
@@ -26,7 +27,7 @@ export function keyFingerprint(key: string | null): string | null {
 }
 
 /** The context of a transaction: what the company functions are handed to act inside it. */
-function within(ctx: CloudContext, trx: Database): CloudContext {
+function within<Context extends CloudContext>(ctx: Context, trx: Database): Context {
   return { ...ctx, db: trx };
 }
 
@@ -58,7 +59,7 @@ function expectStatus(company: Company, wanted: CompanyStatus, what: string): vo
 
 /** Runs `change` on the locked company in a transaction that records the action, then forgets the company. */
 async function review(
-  ctx: CloudContext,
+  ctx: CompaniesContext,
   id: number,
   change: (
     trx: Database,
@@ -70,7 +71,7 @@ async function review(
     await recordAction(trx, ctx.clock.now(), record);
     return company;
   });
-  ctx.companies.forget(id);
+  ctx.companyCache.forget(id);
   return changed;
 }
 
@@ -83,7 +84,7 @@ async function review(
  * sees the key printed. A domain another admitted company holds is `domain_taken`.
  */
 export async function approve(
-  ctx: CloudContext,
+  ctx: CompaniesContext,
   id: number,
   actor: OperatorActor,
   options: { proofRequired: boolean },
@@ -126,7 +127,7 @@ function requireProof(company: Company, proofRequired: boolean): void {
 
 /** Refuses a company waiting for approval; the company reads the reason in its area and may ask again. */
 export function reject(
-  ctx: CloudContext,
+  ctx: CompaniesContext,
   id: number,
   actor: OperatorActor,
   reason: string,
@@ -145,7 +146,7 @@ export function reject(
 
 /** Stops an approved company's calls (403 `org_not_approved`) until it is resumed. */
 export function suspend(
-  ctx: CloudContext,
+  ctx: CompaniesContext,
   id: number,
   actor: OperatorActor,
   reason: string | null,
@@ -163,7 +164,7 @@ export function suspend(
 }
 
 /** Lets a suspended company call again, with the key it had pinned. */
-export function resume(ctx: CloudContext, id: number, actor: OperatorActor): Promise<Company> {
+export function resume(ctx: CompaniesContext, id: number, actor: OperatorActor): Promise<Company> {
   return review(ctx, id, async (trx, company) => {
     expectStatus(company, 'suspended', 'resumed');
     const resumed = await trx
@@ -177,7 +178,7 @@ export function resume(ctx: CloudContext, id: number, actor: OperatorActor): Pro
 }
 
 /** Pins the key now on the company's domain (a rotation the operator vouches for). */
-export async function confirmKey(ctx: CloudContext, id: number, actor: OperatorActor): Promise<Company> {
+export async function confirmKey(ctx: CompaniesContext, id: number, actor: OperatorActor): Promise<Company> {
   const before = await getCompany(ctx, id);
   if (!before.domain)
     throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
@@ -195,7 +196,7 @@ export async function confirmKey(ctx: CloudContext, id: number, actor: OperatorA
 
 /** A company an operator adds themselves (the operator API's `company add`), pending like any other. */
 export async function addCompany(
-  ctx: CloudContext,
+  ctx: CompaniesContext,
   input: { name: string; domain?: string | undefined; contactEmail?: string | undefined },
   actor: OperatorActor,
 ): Promise<Company> {
@@ -210,7 +211,7 @@ export async function addCompany(
  * Records a secret issued to the company. The secret is issued in its own transaction (cloud/rules/call-auth/secret.ts),
  * so this row follows it: a failure between the two leaves a secret unrecorded, never a record of none.
  */
-export async function recordSecret(ctx: CloudContext, id: number, actor: OperatorActor): Promise<void> {
+export async function recordSecret(ctx: CompaniesContext, id: number, actor: OperatorActor): Promise<void> {
   await getCompany(ctx, id);
   await recordAction(ctx.db, ctx.clock.now(), { actor, name: 'secret', companyId: id });
 }

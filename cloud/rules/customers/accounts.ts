@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
 import { type NewCredential, savePasskey } from '../passkeys/passkeys.js';
 import { localPart } from '../sign-in-codes/email-address.js';

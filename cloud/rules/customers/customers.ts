@@ -1,4 +1,4 @@
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 
 export async function createCustomer(
   ctx: CloudContext,

@@ -3,8 +3,7 @@ import { normalizeCode, randomCode } from '../../../shared/codes.js';
 import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../../shared/protocol/provisioning.js';
-import type { CloudContext } from '../../context.js';
-import type { Broker } from '../../links/controllers/broker.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { revokeKeysOfOthers } from '../access-keys/access-keys.js';
 import { newDevicePassword } from './credentials.js';
 import { barrierNameProblem } from './customer-barriers.js';
@@ -76,13 +75,24 @@ export async function listDevices(ctx: CloudContext) {
 }
 
 /**
+ * What provisioning needs of the controller link (cloud/links/controllers/controller-link.ts): the broker owns
+ * device accounts, and tells a device where to connect.
+ */
+export interface DeviceAccounts {
+  /** The URL a device uses to reach the broker. */
+  readonly deviceUrl: string;
+  /** Creates or replaces the broker account of a device. */
+  addDevice(deviceId: string, password: string): Promise<void>;
+}
+
+/**
  * `POST /api/device/provision`: the controller presents its one-time code and the public half of the key it
  * made itself, and gets its broker account, topic prefix, the cloud's command key and a pairing code.
  * The code is consumed in the same transaction, so it works exactly once.
  */
 export async function provisionDevice(
   ctx: CloudContext,
-  broker: Pick<Broker, 'addDevice' | 'deviceUrl'>,
+  accounts: DeviceAccounts,
   input: ProvisionRequest,
 ): Promise<ProvisionResponse> {
   try {
@@ -136,10 +146,10 @@ export async function provisionDevice(
     return { deviceId: device.id, numbers };
   });
   // The broker owns device accounts: the embedded one stores the password's hash, Mosquitto its own account.
-  await broker.addDevice(deviceId, password);
+  await accounts.addDevice(deviceId, password);
   return {
     device_id: deviceId,
-    mqtt: { url: broker.deviceUrl, username: deviceId, password },
+    mqtt: { url: accounts.deviceUrl, username: deviceId, password },
     topic_prefix: ctx.config.topicPrefix,
     command_key: ctx.signingKey.publicKey.base64,
     pairing_code: groupCode(pairingCode),

@@ -1,5 +1,5 @@
 import { randomCode } from '../../../shared/codes.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { CODE_LIFETIME_MS, PAIRING_CODE_LENGTH } from './devices.js';
 
 /**

@@ -1,8 +1,4 @@
-import type { CloudContext } from '../../context.js';
-import type { KeyFileResult } from '../../links/outbound-http/keyfile-fetch.js';
-
-/** Fetches a company's key file by its ASCII domain; bound to the configuration in cloud.ts. */
-export type KeyFileFetcher = (domain: string) => Promise<KeyFileResult>;
+import type { DomainKeysContext } from './domain-keys-context.js';
 
 /** A key is re-confirmed from its domain at least hourly; the job looks for keys older than this. */
 export const RECONFIRM_AFTER_MS = 55 * 60 * 1000;
@@ -13,7 +9,7 @@ export const RECONFIRM_AFTER_MS = 55 * 60 * 1000;
  * Outcomes: the same key confirms it; another key (or an unusable one) marks it changed, which stops
  * calls at once with `key_changed`; a failed fetch is recorded and, after 24 h, calls get `key_unavailable`.
  */
-export async function reconfirmDueKeys(ctx: CloudContext, batch = 20): Promise<number> {
+export async function reconfirmDueKeys(ctx: DomainKeysContext, batch = 20): Promise<number> {
   const now = ctx.clock.now();
   const due = await ctx.db.transaction().execute(async (trx) => {
     const rows = await trx
@@ -48,12 +44,17 @@ export async function reconfirmDueKeys(ctx: CloudContext, batch = 20): Promise<n
   for (const company of due) {
     await reconfirmOne(ctx, company.id, company.domain!, company.key_pub!);
     // Its calls are checked against what the job just recorded, on this instance from the next call on.
-    ctx.companies.forget(company.id);
+    ctx.companyCache.forget(company.id);
   }
   return due.length;
 }
 
-async function reconfirmOne(ctx: CloudContext, id: number, domain: string, pinned: string): Promise<void> {
+async function reconfirmOne(
+  ctx: DomainKeysContext,
+  id: number,
+  domain: string,
+  pinned: string,
+): Promise<void> {
   const result = await ctx.fetchKeyFile(domain);
   const now = ctx.clock.now();
   if (result.ok && result.key.base64 === pinned) {

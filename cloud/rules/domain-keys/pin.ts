@@ -1,8 +1,10 @@
-import type { Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
-import type { Company } from '../companies/companies.js';
+import type { DomainKeysContext } from './domain-keys-context.js';
+
+/** A company's row, as cloud/rules/companies/ reads it; taken from the schema so that this folder imports none above it. */
+type Company = Selectable<CompaniesTable>;
 
 /**
  * Fetches the key now published on the company's domain, strictly checked, and pins it, together with
@@ -10,7 +12,7 @@ import type { Company } from '../companies/companies.js';
  * inherits nothing; a later, different key is refused until it is pinned through here again.
  */
 export async function pinDomainKey(
-  ctx: CloudContext,
+  ctx: DomainKeysContext,
   company: Company,
   also: Updateable<CompaniesTable> = {},
   /** The key the caller has seen and vouches for (the console's approval, section 11.5): any other is refused. */
@@ -26,7 +28,7 @@ export async function pinDomainKey(
  * differs from `expectedKey`. A fetch may take seconds (section 2): callers make it before any transaction.
  */
 export async function fetchKeyToPin(
-  ctx: CloudContext,
+  ctx: DomainKeysContext,
   domain: string,
   expectedKey?: string,
 ): Promise<string> {
@@ -44,7 +46,7 @@ export async function fetchKeyToPin(
 
 /** Pins a key just fetched from the company's domain (fetchKeyToPin), with `also`. */
 export async function pinKey(
-  ctx: CloudContext,
+  ctx: DomainKeysContext,
   companyId: number,
   key: string,
   also: Updateable<CompaniesTable> = {},
@@ -63,6 +65,6 @@ export async function pinKey(
     .where('id', '=', companyId)
     .returningAll()
     .executeTakeFirstOrThrow();
-  ctx.companies.forget(companyId);
+  ctx.companyCache.forget(companyId);
   return pinned;
 }

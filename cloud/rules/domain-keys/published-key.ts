@@ -1,10 +1,14 @@
+import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
 import { keyProofText, verifyKeyProof } from '../../../shared/crypto/key-proof.js';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
-import type { Company } from '../companies/companies.js';
+import type { CompaniesTable } from '../../foundation/db/schema.js';
+import type { DomainKeysContext } from './domain-keys-context.js';
 import { pinDomainKey } from './pin.js';
+
+/** A company's row, as cloud/rules/companies/ reads it; taken from the schema so that this folder imports none above it. */
+type Company = Selectable<CompaniesTable>;
 
 /**
  * The key a domain publishes as its company checks it from its area, and the proof that the company holds its
@@ -18,7 +22,7 @@ export type KeyCheckResult = { ok: true; fingerprint: string } | { ok: false; me
  * When the domain again publishes the pinned key, that is a re-confirmation as the hourly job would make it
  * (company-keys/confirm.ts), so a company that put its key back need not wait for the job.
  */
-export async function checkPublishedKey(ctx: CloudContext, company: Company): Promise<KeyCheckResult> {
+export async function checkPublishedKey(ctx: DomainKeysContext, company: Company): Promise<KeyCheckResult> {
   const domain = domainOf(company);
   const fetched = await ctx.fetchKeyFile(domain);
   if (!fetched.ok) return { ok: false, message: fetched.message };
@@ -41,12 +45,12 @@ export async function checkPublishedKey(ctx: CloudContext, company: Company): Pr
       .where('key_pub', '=', key)
       .execute();
   });
-  ctx.companies.forget(company.id);
+  ctx.companyCache.forget(company.id);
   return { ok: true, fingerprint: fetched.key.fingerprint };
 }
 
 /** The text the company signs to prove it holds `key` (shared/crypto/key-proof.ts). */
-export function keyProofChallenge(ctx: CloudContext, company: Company, key: string): string {
+export function keyProofChallenge(ctx: DomainKeysContext, company: Company, key: string): string {
   return keyProofText({
     serviceHost: new URL(ctx.baseUrl()).host,
     companyId: company.id,
@@ -69,7 +73,11 @@ export function fingerprintOf(key: string): string | null {
  * Verifies a proof of `key_published`, strictly, and records the key as proven. The update names the key
  * verified, so a key file checked again meanwhile (another key) is not marked proven by a proof of the old one.
  */
-export async function proveHeldKey(ctx: CloudContext, company: Company, signature: string): Promise<void> {
+export async function proveHeldKey(
+  ctx: DomainKeysContext,
+  company: Company,
+  signature: string,
+): Promise<void> {
   const key = checkProof(ctx, company, signature);
   const proven = await ctx.db
     .updateTable('companies')
@@ -90,7 +98,7 @@ export async function proveHeldKey(ctx: CloudContext, company: Company, signatur
  * The key file is fetched again and must still hold the key proven.
  */
 export async function confirmProvenRotation(
-  ctx: CloudContext,
+  ctx: DomainKeysContext,
   company: Company,
   signature: string,
 ): Promise<Company> {
@@ -103,7 +111,7 @@ export async function confirmProvenRotation(
   return pinDomainKey(ctx, company, { key_proven: key }, key);
 }
 
-function checkProof(ctx: CloudContext, company: Company, signature: string): string {
+function checkProof(ctx: DomainKeysContext, company: Company, signature: string): string {
   const key = company.key_published;
   if (!key) {
     throw new ApiError('key_proof_failed', {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { DeliveryOutcome } from '../../foundation/db/schema.js';
 import type { OutboxEvent } from './webhook-message.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Ack } from '../../../shared/protocol/messages.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { StatementBatches } from '../../foundation/db/statement-batches.js';
 import { ackOutcome, applyAck, lateDetailOf } from './journal.js';
 

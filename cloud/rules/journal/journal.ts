@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Ack } from '../../../shared/protocol/messages.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { readValue, type ScalarResult, type SqlType } from '../../foundation/db/function-result.js';
 import type { DB, JournalOutcome } from '../../foundation/db/schema.js';
 import { displayDomain } from '../companies/domains.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { cookiePolicy } from '../../foundation/web/cookies.js';
 import { securityHeaders } from '../../foundation/web/security-headers.js';
 import { isLogoHash, readLogo } from './logo-store.js';

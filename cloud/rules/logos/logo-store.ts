@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { DB } from '../../foundation/db/schema.js';
+
+/** What changing a logo stands on beyond the ground: whatever keeps a copy of companies forgets the one changed. */
+export interface LogosContext extends CloudContext {
+  readonly companyCache: { forget(companyId: number): void };
+}
 
 /**
  * Logos in the database (docs/design.md section 11.3), so that every instance serves them: `company_logos` holds
@@ -25,7 +30,7 @@ export function logoPath(hash: string): string {
 }
 
 /** Makes `image` (already re-encoded) the company's logo; the one it replaces goes when nobody else uses it. */
-export async function setCompanyLogo(ctx: CloudContext, companyId: number, image: Buffer): Promise<string> {
+export async function setCompanyLogo(ctx: LogosContext, companyId: number, image: Buffer): Promise<string> {
   const hash = logoHash(image);
   await ctx.db.transaction().execute(async (trx) => {
     const previous = await lockCompany(trx, companyId);
@@ -39,19 +44,19 @@ export async function setCompanyLogo(ctx: CloudContext, companyId: number, image
     await trx.updateTable('companies').set({ logo_hash: hash }).where('id', '=', companyId).execute();
     if (previous && previous !== hash) await dropUnused(trx, previous);
   });
-  ctx.companies.forget(companyId);
+  ctx.companyCache.forget(companyId);
   return hash;
 }
 
 /** The company shows its initial again; its image goes when nobody else uses it. */
-export async function removeCompanyLogo(ctx: CloudContext, companyId: number): Promise<void> {
+export async function removeCompanyLogo(ctx: LogosContext, companyId: number): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const previous = await lockCompany(trx, companyId);
     if (!previous) return;
     await trx.updateTable('companies').set({ logo_hash: null }).where('id', '=', companyId).execute();
     await dropUnused(trx, previous);
   });
-  ctx.companies.forget(companyId);
+  ctx.companyCache.forget(companyId);
 }
 
 /** The served bytes of a logo, or null. PostgreSQL's driver gives a Buffer, PGlite a Uint8Array. */

@@ -1,5 +1,5 @@
-import type { CloudContext } from '../../context.js';
-import { type ClaimKey, releaseClaim, storeAnswer } from '../../faces/company-api/idempotency.js';
+import type { CloudContext } from '../../foundation/context.js';
+import { type ClaimKey, releaseClaim, storeAnswer } from '../idempotency/idempotency.js';
 import { completeEntry } from '../journal/journal.js';
 import { settledAnswer } from './open.js';
 

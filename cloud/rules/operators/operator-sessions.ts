@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 
 /**
  * Consoles signed in with the operator token (docs/design.md section 11.5). Like a customer's session
- * (cloud/rules/sessions/sessions.ts) the cookie holds a random 32-byte token and the database only its SHA-256, so
+ * (cloud/foundation/web/sessions.ts) the cookie holds a random 32-byte token and the database only its SHA-256, so
  * every instance recognises it and a copy of the table signs nobody in. Unlike it, a console session ends 12
  * hours after it began whatever its use (the token is the keys to every company), or at sign-out.
  */

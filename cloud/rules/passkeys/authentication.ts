@@ -5,7 +5,7 @@ import {
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { CHALLENGE_LIFETIME_MS, saveCeremony, takeCeremony } from './challenges.js';
 import { relyingParty } from './relying-party.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { ChallengePurpose } from '../../foundation/db/schema.js';
 import type { AttemptLimit } from '../../foundation/web/attempt-limit.js';
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 
 /**

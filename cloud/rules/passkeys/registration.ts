@@ -6,7 +6,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { type Ceremony, CHALLENGE_LIFETIME_MS, saveCeremony, takeCeremony } from './challenges.js';
 import type { NewCredential } from './passkeys.js';
 import { relyingParty } from './relying-party.js';

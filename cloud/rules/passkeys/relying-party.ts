@@ -1,4 +1,4 @@
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 
 /**
  * Who the passkeys are for (docs/design.md section 10.2): the host of BASE_URL is the relying party id, and its

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { requestClaimed } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from './requests.js';

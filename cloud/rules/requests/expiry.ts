@@ -1,4 +1,4 @@
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { keyExpired, requestExpired } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
 

@@ -1,7 +1,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import { isCode, normalizeCode, randomCode } from '../../../shared/codes.js';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { DB, RequestState, RequestsTable } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';

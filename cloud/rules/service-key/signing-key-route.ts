@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 
 /**
  * The service's own public key, in the same form companies publish theirs (docs/design.md section 6):

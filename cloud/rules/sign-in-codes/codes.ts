@@ -1,5 +1,5 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { serverSecret } from '../../foundation/web/server-secret.js';
 

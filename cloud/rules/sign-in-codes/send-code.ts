@@ -1,7 +1,21 @@
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../../foundation/context.js';
 import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
 import { CODE_LIFETIME_MS, CODE_TRIES, type CodeCheck, checkCode, issueCode } from './codes.js';
+
+export interface CodeMessage {
+  to: string;
+  code: string;
+  validMinutes: number;
+}
+
+/**
+ * What sending a sign-in code stands on beyond the ground: something that hands a code to its e-mail address
+ * (cloud/links/mail/mailer.ts, over SMTP or into the log) and resolves once it is handed over.
+ */
+export interface SignInCodesContext extends CloudContext {
+  readonly mailer: { sendCode(message: CodeMessage): Promise<void> };
+}
 
 /**
  * Asking for a code and entering one, within the limits of docs/design.md section 10.2. The limits per address
@@ -48,7 +62,7 @@ export const CODE_LIFETIME_MINUTES = CODE_LIFETIME_MS / 60_000;
  * someone's e-mail allowance.
  */
 export async function sendCode(
-  ctx: CloudContext,
+  ctx: SignInCodesContext,
   input: { email: string; clientKey: string },
 ): Promise<void> {
   await countAttempt(ctx, CODE_LIMITS.sendsPerAddress, input.clientKey);

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CloudContext } from '../../../context.js';
+import type { CloudContext } from '../../../foundation/context.js';
 import type { DeviceStates } from '../../../rules/devices/device-states.js';
 import type { AckJournal } from '../../../rules/journal/ack-journal.js';
 import type { CommandWaiters } from '../command-waiters.js';

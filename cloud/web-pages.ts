@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { CloudContext } from '../../context.js';
-import { companyArea } from '../../faces/company-area/routes.js';
-import { operatorConsole } from '../../faces/console/routes.js';
-import { customerApp } from '../../faces/customer-pages/routes.js';
-import type { WebDeps } from './web-deps.js';
-import { webFoundation } from './web-plugin.js';
+import type { AssembledContext } from './context.js';
+import { companyArea } from './faces/company-area/routes.js';
+import { operatorConsole } from './faces/console/routes.js';
+import { customerApp } from './faces/customer-pages/routes.js';
+import type { WebDeps } from './foundation/web/web-deps.js';
+import { webFoundation } from './foundation/web/web-plugin.js';
 
 /**
  * Every web page the cloud serves, on one foundation (docs/design.md section 10.1): the customer application
@@ -13,10 +13,10 @@ import { webFoundation } from './web-plugin.js';
  */
 export async function webPages(
   app: FastifyInstance,
-  options: { ctx: CloudContext; operatorToken: string },
+  options: { ctx: AssembledContext; operatorToken: string },
 ): Promise<void> {
   const cookies = await webFoundation(app, options.ctx);
-  const deps: WebDeps = { ctx: options.ctx, cookies };
+  const deps: WebDeps<AssembledContext> = { ctx: options.ctx, cookies };
   await app.register(customerApp, deps);
   await app.register(companyArea, deps);
   await app.register(operatorConsole, { ...deps, operatorToken: options.operatorToken });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { CloudContext } from '../../context.js';
+import type { CloudContext } from '../context.js';
 
 /**
  * Signed-in browsers (docs/design.md section 10). A session is a random 32-byte token in an HttpOnly cookie;

@@ -5,7 +5,7 @@ import type { CommandDispatcher } from '../../rules/opening/dispatcher.js';
  * behind the same face: it dispatches signed commands and waits for verified acks, applies every ack to the
  * journal once, keeps device state and telemetry, and manages device accounts on the broker.
  */
-export interface Broker extends CommandDispatcher {
+export interface ControllerLink extends CommandDispatcher {
   /** The URL a device should use to reach this broker (given to it at provisioning). */
   readonly deviceUrl: string;
   /** Creates or replaces the broker account of a device; the password is shown to the device once. */

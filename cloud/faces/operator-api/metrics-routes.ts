@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { CloudContext } from '../../context.js';
-import { requireOperatorToken } from '../../faces/operator-api/operator-bearer.js';
-import type { Broker } from '../../links/controllers/broker.js';
+import type { CloudContext } from '../../foundation/context.js';
+import type { ControllerLink } from '../../links/controllers/controller-link.js';
+import { requireOperatorToken } from './operator-bearer.js';
 import { notReady } from './readiness.js';
 
 /** How long `/readyz` waits for the database before it says the database is not ready. */
@@ -14,7 +14,7 @@ const READINESS_TIMEOUT_MS = 2000;
  */
 export function registerMetrics(
   app: FastifyInstance,
-  deps: { ctx: CloudContext; broker: Broker; operatorToken: string },
+  deps: { ctx: CloudContext; controllerLink: ControllerLink; operatorToken: string },
 ): void {
   const { metrics } = deps.ctx;
   app.addHook('onResponse', async (request, reply) => {
@@ -26,7 +26,11 @@ export function registerMetrics(
   );
 
   app.get('/readyz', async (_request, reply) => {
-    const parts = await notReady({ db: deps.ctx.db, broker: deps.broker, timeoutMs: READINESS_TIMEOUT_MS });
+    const parts = await notReady({
+      db: deps.ctx.db,
+      broker: deps.controllerLink,
+      timeoutMs: READINESS_TIMEOUT_MS,
+    });
     if (parts.length === 0) return { ok: 1 };
     return reply.code(503).send({ ok: 0, not_ready: parts });
   });

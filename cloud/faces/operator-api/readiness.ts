@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Database, pendingMigrations } from '../db/database.js';
+import { type Database, pendingMigrations } from '../../foundation/db/database.js';
 
 /** What `/readyz` can name as not ready (docs/design.md section 8.1). */
 export type ReadinessPart = 'database' | 'migrations' | 'broker';
