@@ -5,6 +5,7 @@ import type { CloudContext } from '../../context.js';
 import { readValue, type ScalarResult, type SqlType } from '../../foundation/db/function-result.js';
 import type { DB, JournalOutcome } from '../../foundation/db/schema.js';
 import { companyDisplay } from '../companies/display.js';
+import { entryOutcome } from './entry-outcome.js';
 
 /**
  * The journal the customer sees (docs/design.md section 5): one entry per opening attempt, refused ones
@@ -143,7 +144,7 @@ export async function listJournal(ctx: CloudContext, query: JournalQuery) {
       },
       actor: row.actor,
       key_ref: row.key_id,
-      outcome: row.outcome ?? 'pending',
+      outcome: entryOutcome(row.outcome),
       detail: row.detail,
       acked_at: row.acked_at?.toISOString() ?? null,
     };
