@@ -1,10 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { decodeBase64, KeyError, strictPublicKeyFromBase64, VerifyKey } from '../../shared/crypto/ed25519.js';
+import {
+  WEBHOOK_HEADERS,
+  WEBHOOK_SIGNATURE_VERSION,
+  webhookSignedContent,
+} from '../../shared/crypto/webhook-signing.js';
 
 /**
  * Checking an event delivery at the company's callback address (cloud/README.md, "Verifying a delivery"):
- * Standard Webhooks with asymmetric `v1a` signatures, Ed25519 over `<webhook-id>.<webhook-timestamp>.<body>`,
- * made with the cloud's key that `/.well-known/service.json` publishes. Only public-key verification happens
+ * Standard Webhooks with asymmetric `v1a` signatures, Ed25519 over the signed content of
+ * shared/crypto/webhook-signing.ts (`<webhook-id>.<webhook-timestamp>.<body>`), made with the cloud's key that `/.well-known/service.json` publishes. Only public-key verification happens
  * here, so there is no secret to compare and no comparison whose timing could leak one.
  */
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -52,13 +57,13 @@ export interface VerifyWebhookInput {
 
 /** The verified event, or a WebhookVerificationError saying why the delivery is refused. */
 export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
-  const id = header(input.headers, 'webhook-id');
-  const timestamp = header(input.headers, 'webhook-timestamp');
-  const signatures = header(input.headers, 'webhook-signature');
+  const id = header(input.headers, WEBHOOK_HEADERS.id);
+  const timestamp = header(input.headers, WEBHOOK_HEADERS.timestamp);
+  const signatures = header(input.headers, WEBHOOK_HEADERS.signature);
   const missing = [
-    ['webhook-id', id],
-    ['webhook-timestamp', timestamp],
-    ['webhook-signature', signatures],
+    [WEBHOOK_HEADERS.id, id],
+    [WEBHOOK_HEADERS.timestamp, timestamp],
+    [WEBHOOK_HEADERS.signature, signatures],
   ].find(([, value]) => !value);
   if (missing) throw new WebhookVerificationError('missing_header', `The ${missing[0]} header is missing.`);
   checkTimestamp(
@@ -68,7 +73,7 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
   );
   const key = verifyKey(input.publicKey);
   const body = typeof input.body === 'string' ? Buffer.from(input.body, 'utf8') : input.body;
-  const content = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), body]);
+  const content = webhookSignedContent(id!, timestamp!, body);
   if (!anySignatureVerifies(signatures!, content, key)) {
     throw new WebhookVerificationError(
       'bad_signature',
@@ -118,7 +123,7 @@ function anySignatureVerifies(header: string, content: Uint8Array, key: VerifyKe
     .split(' ')
     .map((part) => part.split(','))
     .some(([version, signature]) => {
-      if (version !== 'v1a' || signature === undefined) return false;
+      if (version !== WEBHOOK_SIGNATURE_VERSION || signature === undefined) return false;
       const bytes = decodeBase64(signature);
       return bytes !== null && key.verify(content, bytes);
     });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../cloud/foundation/db/database.js';
 import type { FunctionResult } from '../../cloud/foundation/db/function-result.js';
 import { applyFunctions, functionDefinitions } from '../../cloud/foundation/db/functions.js';
+import { keyLapseResult } from '../../cloud/rules/access-keys/key-lifetime.js';
 import { completeEntryResult } from '../../cloud/rules/journal/journal.js';
 import { openAttemptResult } from '../../cloud/rules/opening/open.js';
 import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -14,7 +15,7 @@ import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } fro
  */
 
 /** Every result declaration in the cloud: a new database function adds its own here. */
-const DECLARED: FunctionResult[] = [openAttemptResult, completeEntryResult];
+const DECLARED: FunctionResult[] = [keyLapseResult, openAttemptResult, completeEntryResult];
 
 /** The names the function files define, read from their text. */
 const DEFINED = functionDefinitions.map((text) => /create or replace function (\w+)\(/.exec(text)?.[1]);
@@ -57,7 +58,13 @@ afterAll(async () => {
 
 describe('what each function returns', () => {
   it('each file defines one function, and the cloud has no other', async () => {
-    expect(DEFINED).toEqual(['open_event_data', 'open_attempt', 'complete_entry', 'events_notify']);
+    expect(DEFINED).toEqual([
+      'key_lapse',
+      'open_event_data',
+      'open_attempt',
+      'complete_entry',
+      'events_notify',
+    ]);
     const names = (await catalogFunctions(database.db)).map((fn) => fn.name);
     expect(names.sort()).toEqual([...DEFINED].sort());
   });

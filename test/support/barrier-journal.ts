@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { AssembledContext } from '../../cloud/context.js';
 import type { JournalTable } from '../../cloud/foundation/db/schema.js';
 import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
-import type { EntryOutcome } from '../../cloud/rules/journal/outcome-words.js';
+import type { EntryOutcome } from '../../cloud/rules/journal/entry-outcome.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { createRequest } from '../../cloud/rules/requests/requests.js';
 import { newDeviceId } from './fake-device.js';

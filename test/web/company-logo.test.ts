@@ -332,6 +332,42 @@ describe('the logo customers see', () => {
     ]);
   });
 
+  it('is not shown, nor its domain, while the key of a domain company is not pinned: the journal agrees with the pages', async () => {
+    const owner = await logoOwner({ domain: 'unpinned-couriers.example' });
+    await approveDirectly(cloud, owner.companyId);
+    await postLogo(owner.client, owner.path, png(await pngLogo(256)));
+    expect(await logoHashOf(owner.companyId)).not.toBeNull();
+    const request = await cloud.ctx.db.transaction().execute((trx) =>
+      createRequest(trx, {
+        companyId: owner.companyId,
+        ref: undefined,
+        ttlHours: 24,
+        now: cloud.ctx.clock.now(),
+      }),
+    );
+    const customer = await signedInCustomer(cloud, 'Una');
+    const shown = await customer.client.get(`/c/${request.code}`);
+    expect(shown.html).not.toContain('/logos/');
+    expect(visibleText(shown.html)).not.toContain('unpinned-couriers.example');
+
+    const barrier = await journalBarrier(cloud.ctx, customer.id, 'Back gate');
+    const holder = { companyId: owner.companyId, name: 'Logo Couriers', keyRef: 0 };
+    holder.keyRef = await grantKey(cloud.ctx, {
+      customerId: customer.id,
+      barrier,
+      companyId: owner.companyId,
+    });
+    await insertEntries(cloud.ctx, barrier, [{ holder }]);
+    const journal = await customer.client.get(`/barriers/${barrier.deviceId}/journal`);
+    expect(journal.html).not.toContain('/logos/');
+    expect(visibleText(journal.html)).not.toContain('unpinned-couriers.example');
+    const listed = await cloud.ops('GET', `/ops/journal?company=${owner.companyId}`);
+    const entries = listed.body.entries as { company: { domain: string | null; logo_url: string | null } }[];
+    expect(entries.map((entry) => entry.company)).toEqual([
+      expect.objectContaining({ domain: null, logo_url: null }),
+    ]);
+  });
+
   it('is not shown for a company without a verified domain: its initial stands there', async () => {
     const owner = await logoOwner();
     await approveDirectly(cloud, owner.companyId);

@@ -3,9 +3,9 @@ import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { CompanyJournalEntry } from '../../rules/journal/company-journal.js';
+import type { EntryOutcome } from '../../rules/journal/entry-outcome.js';
 import {
   ENTRY_OUTCOMES,
-  type EntryOutcome,
   extraDetail,
   OUTCOME_WORDS,
   outcomeTone,

@@ -4,9 +4,9 @@ import { Moment } from '../../foundation/web/readable-time.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
 import type { BarrierJournalEntry } from '../../rules/journal/barrier-journal.js';
+import type { EntryOutcome } from '../../rules/journal/entry-outcome.js';
 import {
   ENTRY_OUTCOMES,
-  type EntryOutcome,
   extraDetail,
   OUTCOME_WORDS,
   outcomeTone,

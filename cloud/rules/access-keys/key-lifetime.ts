@@ -1,3 +1,5 @@
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { ScalarResult, SqlType } from '../../foundation/db/function-result.js';
 import { dayText, momentText } from '../../foundation/web/readable-time.js';
 
 /**
@@ -58,4 +60,26 @@ export function lifetimeText(expiresAt: Date | null): string {
   if (expiresAt === null) return 'until you withdraw it';
   const lastDay = lastDayOf(expiresAt);
   return lastDay ? `until the end of ${dayText(lastDay)} (UTC)` : `until ${momentText(expiresAt)}`;
+}
+
+/** Why an access key no longer opens, as far as its lifetime goes; null while it is still valid. */
+export type KeyLapse = 'revoked' | 'expired';
+
+/**
+ * What key_lapse returns (`returns text` in ./key-lapse.sql, the one place that says whether a key is still
+ * valid), declared here once; a test compares it with the database's catalog.
+ */
+export const keyLapseResult = {
+  function: 'key_lapse',
+  returns: 'text',
+} as const satisfies ScalarResult<SqlType>;
+
+/** key_lapse of the `keys` row in the query at `now`: 'revoked', 'expired', or null for a valid key. */
+export function keyLapse(now: Date): RawBuilder<KeyLapse | null> {
+  return sql<KeyLapse | null>`key_lapse(${sql.ref('keys.revoked_at')}, ${sql.ref('keys.expires_at')}, ${now}::timestamptz)`;
+}
+
+/** The condition that the `keys` row in the query is still valid at `now`: neither withdrawn nor past its end. */
+export function keyStillValid(now: Date): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${keyLapse(now)} is null`;
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
+import { type KeyLapse, keyLapse, keyStillValid } from './key-lifetime.js';
 
 /**
  * The keys a customer sees on a barrier (docs/design.md section 10.4): every key not withdrawn, with the company
@@ -23,14 +24,14 @@ export async function keysOnBarrier(
   db: Database,
   input: { customerId: number; deviceId: string; now: Date },
 ): Promise<KeyOnBarrier[]> {
-  const rows = await keyRows(db)
+  const rows = await keyRows(db, input.now)
     .where('keys.customer_id', '=', input.customerId)
     .where('keys.device_id', '=', input.deviceId)
     .where('keys.revoked_at', 'is', null)
     .orderBy('keys.issued_at', 'desc')
     .orderBy('keys.id', 'desc')
     .execute();
-  return withObjects(db, rows, input.now);
+  return withObjects(db, rows);
 }
 
 /** One key on the customer's barrier, withdrawn or not; null when it is not theirs or not on that barrier. */
@@ -38,13 +39,13 @@ export async function keyOnBarrier(
   db: Database,
   input: { customerId: number; deviceId: string; keyRef: number; now: Date },
 ): Promise<KeyOnBarrier | null> {
-  const row = await keyRows(db)
+  const row = await keyRows(db, input.now)
     .where('keys.id', '=', input.keyRef)
     .where('keys.customer_id', '=', input.customerId)
     .where('keys.device_id', '=', input.deviceId)
     .executeTakeFirst();
   if (!row) return null;
-  const [key] = await withObjects(db, [row], input.now);
+  const [key] = await withObjects(db, [row]);
   return key ?? null;
 }
 
@@ -56,7 +57,7 @@ export async function keyOfRequest(
   db: Database,
   input: { customerId: number; requestId: number; now: Date },
 ): Promise<(KeyOnBarrier & { barrier: { id: string; name: string } | null }) | null> {
-  const row = await keyRows(db)
+  const row = await keyRows(db, input.now)
     .innerJoin('devices', 'devices.id', 'keys.device_id')
     .select([
       'devices.id as device_id',
@@ -68,7 +69,7 @@ export async function keyOfRequest(
     .where('keys.request_id', '=', input.requestId)
     .executeTakeFirst();
   if (!row) return null;
-  const [key] = await withObjects(db, [row], input.now);
+  const [key] = await withObjects(db, [row]);
   const yours = row.device_customer_id === input.customerId;
   return {
     ...key!,
@@ -88,14 +89,13 @@ export async function companiesWithAccess(
     .selectFrom('keys')
     .select((eb) => ['device_id', eb.fn.count<string>('company_id').distinct().as('companies')])
     .where('customer_id', '=', input.customerId)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', input.now)]))
+    .where(keyStillValid(input.now))
     .groupBy('device_id')
     .execute();
   return new Map(rows.map((row) => [row.device_id, Number(row.companies)]));
 }
 
-function keyRows(db: Database) {
+function keyRows(db: Database, now: Date) {
   return db
     .selectFrom('keys')
     .innerJoin('companies', 'companies.id', 'keys.company_id')
@@ -104,6 +104,7 @@ function keyRows(db: Database) {
       'keys.issued_at',
       'keys.expires_at',
       'keys.revoked_at',
+      keyLapse(now).as('lapse'),
       'companies.id as company_id',
       'companies.name as company_name',
       'companies.domain as company_domain',
@@ -117,6 +118,7 @@ interface KeyRow {
   issued_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  lapse: KeyLapse | null;
   company_id: number;
   company_name: string;
   company_domain: string | null;
@@ -124,7 +126,7 @@ interface KeyRow {
   company_logo_hash: string | null;
 }
 
-async function withObjects(db: Database, rows: KeyRow[], now: Date): Promise<KeyOnBarrier[]> {
+async function withObjects(db: Database, rows: KeyRow[]): Promise<KeyOnBarrier[]> {
   if (rows.length === 0) return [];
   const objects = await db
     .selectFrom('key_objects')
@@ -151,7 +153,7 @@ async function withObjects(db: Database, rows: KeyRow[], now: Date): Promise<Key
       .map((object) => ({ numberId: object.id, label: object.label, removed: object.removed_at !== null })),
     issuedAt: row.issued_at,
     expiresAt: row.expires_at,
-    expired: row.expires_at !== null && row.expires_at <= now,
+    expired: row.lapse === 'expired',
     revokedAt: row.revoked_at,
   }));
 }

@@ -1,4 +1,9 @@
 import type { SigningKey } from '../../../shared/crypto/ed25519.js';
+import {
+  WEBHOOK_HEADERS,
+  WEBHOOK_SIGNATURE_VERSION,
+  webhookSignedContent,
+} from '../../../shared/crypto/webhook-signing.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
 
 /**
@@ -20,19 +25,20 @@ export function webhookBody(event: OutboxEvent): string {
 }
 
 /**
- * The headers of one attempt. The signed content is `<webhook-id>.<webhook-timestamp>.<body>` in UTF-8, and
- * the signature is standard base64 after `v1a,` (Standard Webhooks, asymmetric signatures). The timestamp is
- * the attempt's, in Unix seconds, so a receiver can refuse an old message replayed to it.
+ * The headers of one attempt. The signed content is shared/crypto/webhook-signing.ts's, and the signature is
+ * standard base64 after `v1a,` (Standard Webhooks, asymmetric signatures). The timestamp is the attempt's, in
+ * Unix seconds, so a receiver can refuse an old message replayed to it.
  */
 export function webhookHeaders(
   key: SigningKey,
   message: { id: string; timestamp: number; body: string },
 ): Record<string, string> {
-  const content = Buffer.from(`${message.id}.${message.timestamp}.${message.body}`, 'utf8');
+  const timestamp = String(message.timestamp);
+  const content = webhookSignedContent(message.id, timestamp, message.body);
   const signature = Buffer.from(key.sign(content)).toString('base64');
   return {
-    'webhook-id': message.id,
-    'webhook-timestamp': String(message.timestamp),
-    'webhook-signature': `v1a,${signature}`,
+    [WEBHOOK_HEADERS.id]: message.id,
+    [WEBHOOK_HEADERS.timestamp]: timestamp,
+    [WEBHOOK_HEADERS.signature]: `${WEBHOOK_SIGNATURE_VERSION},${signature}`,
   };
 }

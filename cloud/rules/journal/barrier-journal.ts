@@ -1,6 +1,6 @@
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
-import type { EntryOutcome } from './outcome-words.js';
+import { type EntryOutcome, entryOutcome, outcomeIs } from './entry-outcome.js';
 
 /**
  * The journal a customer sees of one of their barriers (docs/design.md sections 5 and 10.5): newest first,
@@ -189,8 +189,7 @@ function readRows(
     .limit(limit);
   if (before !== undefined) query = query.where('journal.id', '<', before);
   if (filter.companyId !== undefined) query = query.where('journal.company_id', '=', filter.companyId);
-  if (filter.outcome === 'pending') query = query.where('journal.outcome', 'is', null);
-  else if (filter.outcome !== undefined) query = query.where('journal.outcome', '=', filter.outcome);
+  if (filter.outcome !== undefined) query = query.where(outcomeIs(filter.outcome));
   return query.execute();
 }
 
@@ -208,7 +207,7 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
       company,
       actor: row.actor,
       keyRef: row.key_id,
-      outcome: row.outcome ?? 'pending',
+      outcome: entryOutcome(row.outcome),
       detail: row.detail,
       ackedAt: row.acked_at,
     });

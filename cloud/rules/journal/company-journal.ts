@@ -1,6 +1,6 @@
 import type { Database } from '../../foundation/db/database.js';
 import { escapeLike } from '../requests/company-requests.js';
-import type { EntryOutcome } from './outcome-words.js';
+import { type EntryOutcome, entryOutcome, outcomeIs } from './entry-outcome.js';
 
 /**
  * The openings a company made, as its account area lists them (docs/design.md section 11.4), so that it can
@@ -61,8 +61,7 @@ export async function companyJournal(
     .limit(COMPANY_JOURNAL_PAGE_SIZE + 1);
   if (filter.actor) query = query.where('journal.actor', 'ilike', `%${escapeLike(filter.actor)}%`);
   if (filter.ref) query = query.where('requests.ref', 'like', `${escapeLike(filter.ref)}%`);
-  if (filter.outcome === 'pending') query = query.where('journal.outcome', 'is', null);
-  else if (filter.outcome) query = query.where('journal.outcome', '=', filter.outcome);
+  if (filter.outcome) query = query.where(outcomeIs(filter.outcome));
   if (filter.before) query = query.where('journal.id', '<', filter.before);
   const rows = await query.execute();
   const page = rows.slice(0, COMPANY_JOURNAL_PAGE_SIZE);
@@ -71,7 +70,7 @@ export async function companyJournal(
       id: row.id,
       at: row.at,
       actor: row.actor,
-      outcome: row.outcome ?? 'pending',
+      outcome: entryOutcome(row.outcome),
       detail: row.detail,
       keyRef: row.key_id,
       ref: row.ref,

@@ -4,8 +4,8 @@ import type { Ack } from '../../../shared/protocol/messages.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { readValue, type ScalarResult, type SqlType } from '../../foundation/db/function-result.js';
 import type { DB, JournalOutcome } from '../../foundation/db/schema.js';
-import { displayDomain } from '../companies/domains.js';
-import { logoPath } from '../logos/logo-store.js';
+import { companyDisplay } from '../companies/display.js';
+import { entryOutcome } from './entry-outcome.js';
 
 /**
  * The journal the customer sees (docs/design.md section 5): one entry per opening attempt, refused ones
@@ -110,13 +110,9 @@ export async function listJournal(ctx: CloudContext, query: JournalQuery) {
       'device_objects.label as object_label',
       'companies.id as company_id',
       'companies.name as company_name',
-      sql<string | null>`case when companies.key_pub is not null then companies.domain end`.as(
-        'company_domain',
-      ),
-      // A logo stands only beside a verified domain, as customers see it (docs/design.md section 11.3).
-      sql<string | null>`case when companies.key_pub is not null then companies.logo_hash end`.as(
-        'company_logo_hash',
-      ),
+      'companies.domain as company_domain',
+      'companies.key_pub as company_key_pub',
+      'companies.logo_hash as company_logo_hash',
     ])
     .orderBy('journal.id', 'desc')
     .limit(query.limit);
@@ -125,22 +121,32 @@ export async function listJournal(ctx: CloudContext, query: JournalQuery) {
   if (query.customerId) select = select.where('devices.customer_id', '=', query.customerId);
   if (query.before) select = select.where('journal.id', '<', query.before);
   const rows = await select.execute();
-  return rows.map((row) => ({
-    id: row.id,
-    at: row.at.toISOString(),
-    barrier: row.device_id ? { id: row.device_id, name: row.device_label } : null,
-    number_id: row.object_id,
-    number_label: row.object_label,
-    company: {
+  return rows.map((row) => {
+    // Shown as customers see it everywhere (cloud/rules/companies/display.ts): domain and logo only when verified.
+    const company = companyDisplay({
       id: row.company_id,
       name: row.company_name,
-      domain: row.company_domain ? displayDomain(row.company_domain) : null,
-      logo_url: row.company_logo_hash ? new URL(logoPath(row.company_logo_hash), ctx.baseUrl()).href : null,
-    },
-    actor: row.actor,
-    key_ref: row.key_id,
-    outcome: row.outcome ?? 'pending',
-    detail: row.detail,
-    acked_at: row.acked_at?.toISOString() ?? null,
-  }));
+      domain: row.company_domain,
+      key_pub: row.company_key_pub,
+      logo_hash: row.company_logo_hash,
+    });
+    return {
+      id: row.id,
+      at: row.at.toISOString(),
+      barrier: row.device_id ? { id: row.device_id, name: row.device_label } : null,
+      number_id: row.object_id,
+      number_label: row.object_label,
+      company: {
+        id: company.id,
+        name: company.name,
+        domain: company.verifiedDomain,
+        logo_url: company.logoUrl ? new URL(company.logoUrl, ctx.baseUrl()).href : null,
+      },
+      actor: row.actor,
+      key_ref: row.key_id,
+      outcome: entryOutcome(row.outcome),
+      detail: row.detail,
+      acked_at: row.acked_at?.toISOString() ?? null,
+    };
+  });
 }

@@ -1,11 +1,10 @@
-import type { JournalOutcome } from '../../foundation/db/schema.js';
+import type { EntryOutcome } from './entry-outcome.js';
 
 /**
  * Every outcome of a journal entry in the words a customer reads (docs/design.md sections 5 and 10.5), in one
- * place, so that the journal page, its filter and the CSV export never disagree. `pending` is an entry whose
- * command is still in flight: written before the command leaves, completed by the acknowledgement.
+ * place, so that the journal page, its filter and the CSV export never disagree. What `pending` is, is
+ * entry-outcome.ts's.
  */
-export type EntryOutcome = JournalOutcome | 'pending';
 
 /** Each outcome's words; a controller's fault adds its detail after the colon (outcomeWords). */
 export const OUTCOME_WORDS: Readonly<Record<EntryOutcome, string>> = {

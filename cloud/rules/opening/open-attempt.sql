@@ -10,7 +10,8 @@
 --      every opening at once;
 --   2. the key exists and is the caller's, else no row: the caller answers it like a missing key, and another
 --      company's attempt leaves no trace in that customer's journal;
---   3. not revoked (`revoked`), 4. within its lifetime (`expired`), 5. the object is in the key and not
+--   3. not revoked (`revoked`), 4. within its lifetime (`expired`), both as key_lapse says
+--      (cloud/rules/access-keys/key-lapse.sql), 5. the object is in the key and not
 --      removed (`forbidden`), 6. the rate limit (`rate_limit`, with its wait in seconds).
 -- Every attempt past step 2 gets a journal entry. A refusal is written with its outcome and its `open.failed`
 -- event, in the same transaction; an attempt let through is written with no outcome and the command id, and
@@ -86,13 +87,10 @@ begin
     return;
   end if;
 
-  if k.revoked_at is not null then
-    verdict := 'revoked';
-  elsif k.expires_at is not null and k.expires_at <= p_now then
-    verdict := 'expired';
-  elsif k.object_id is null then
+  verdict := key_lapse(k.revoked_at, k.expires_at, p_now);
+  if verdict is null and k.object_id is null then
     verdict := 'forbidden';
-  else
+  elsif verdict is null then
     -- Attempts that reached, or tried to reach, the gate count (they have a command id); refusals do
     -- not. Only the newest p_rate_limit are read, through journal_key_dispatched; once that many are in
     -- the window, a place frees up when the oldest of them leaves it.

@@ -1,5 +1,6 @@
 import type { CloudContext } from '../../foundation/context.js';
 import { type ClaimKey, releaseClaim, storeAnswer } from '../idempotency/idempotency.js';
+import { outcomeIs } from '../journal/entry-outcome.js';
 import { completeEntry } from '../journal/journal.js';
 import { settledAnswer } from './open.js';
 
@@ -60,7 +61,7 @@ export class UnansweredOpenings {
       let query = this.#ctx.db
         .selectFrom('journal')
         .select('id')
-        .where('outcome', 'is', null)
+        .where(outcomeIs('pending'))
         .where('command_id', 'is not', null)
         .where('at', '<', until)
         .where('id', '>', after)
