@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../context.js';
 import type { Resolver } from '../../links/outbound-http/safe-connection.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
+import { changeCompany } from './company-changes.js';
 import { asciiDomainProblem } from './domains.js';
 
 /**
@@ -84,7 +85,7 @@ export async function saveCallbackAddress(
   text: string | null,
 ): Promise<string | null> {
   if (text === null) {
-    await ctx.db.updateTable('companies').set({ callback_url: null }).where('id', '=', companyId).execute();
+    await saveChecked(ctx, companyId, null);
     return null;
   }
   const checked = await checkCallbackAddress(text, {
@@ -94,8 +95,14 @@ export async function saveCallbackAddress(
   if (!checked.ok)
     throw new ApiError('callback_refused', { field: 'callback_url', message: checked.problem });
   const stored = checked.url.href;
-  await ctx.db.updateTable('companies').set({ callback_url: stored }).where('id', '=', companyId).execute();
+  await saveChecked(ctx, companyId, stored);
   return stored;
+}
+
+async function saveChecked(ctx: CloudContext, companyId: number, url: string | null): Promise<void> {
+  await changeCompany(ctx, companyId, ({ db }) =>
+    db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute(),
+  );
 }
 
 /** The host as connected to: an IPv6 literal without its brackets. */

@@ -4,6 +4,7 @@ import type { CloudContext } from '../../context.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
 import { pinDomainKey, pinKey } from '../domain-keys/pin.js';
+import { changeCompany } from './company-changes.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;
@@ -96,12 +97,7 @@ export async function approveCompany(
       throw error;
     }
   }
-  const approved = await ctx.db
-    .updateTable('companies')
-    .set(approval)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  ctx.companies.forget(id);
-  return approved;
+  return changeCompany(ctx, id, ({ db }) =>
+    db.updateTable('companies').set(approval).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
+  );
 }

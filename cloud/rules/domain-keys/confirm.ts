@@ -1,5 +1,6 @@
 import type { CloudContext } from '../../context.js';
 import type { KeyFileResult } from '../../links/outbound-http/keyfile-fetch.js';
+import { changeCompany } from '../companies/company-changes.js';
 
 /** Fetches a company's key file by its ASCII domain; bound to the configuration in cloud.ts. */
 export type KeyFileFetcher = (domain: string) => Promise<KeyFileResult>;
@@ -45,43 +46,38 @@ export async function reconfirmDueKeys(ctx: CloudContext, batch = 20): Promise<n
     }
     return rows;
   });
-  for (const company of due) {
-    await reconfirmOne(ctx, company.id, company.domain!, company.key_pub!);
-    // Its calls are checked against what the job just recorded, on this instance from the next call on.
-    ctx.companies.forget(company.id);
-  }
+  for (const company of due) await reconfirmOne(ctx, company.id, company.domain!, company.key_pub!);
   return due.length;
 }
 
 async function reconfirmOne(ctx: CloudContext, id: number, domain: string, pinned: string): Promise<void> {
   const result = await ctx.fetchKeyFile(domain);
   const now = ctx.clock.now();
-  if (result.ok && result.key.base64 === pinned) {
-    await ctx.db
-      .updateTable('companies')
-      .set({ key_confirmed_at: now, key_check_error: null, key_seen_other: null })
-      .where('id', '=', id)
-      .where('key_pub', '=', pinned)
-      .execute();
-    return;
-  }
-  if (result.ok || result.reason === 'invalid_key') {
-    const seen = result.ok ? result.key.base64 : 'invalid';
-    ctx.log.warn(
-      { company: id, domain },
-      'key file now holds another key; calls refused until the rotation is confirmed',
-    );
-    await ctx.db
-      .updateTable('companies')
-      .set({ key_seen_other: seen, key_check_error: result.ok ? null : result.message })
-      .where('id', '=', id)
-      .execute();
-    return;
-  }
-  ctx.log.warn({ company: id, domain, reason: result.reason }, 'key file could not be re-confirmed');
-  await ctx.db
-    .updateTable('companies')
-    .set({ key_check_error: result.message })
-    .where('id', '=', id)
-    .execute();
+  // Its calls are checked against what the job records here, on this instance from the next call on.
+  await changeCompany(ctx, id, async ({ db }) => {
+    if (result.ok && result.key.base64 === pinned) {
+      await db
+        .updateTable('companies')
+        .set({ key_confirmed_at: now, key_check_error: null, key_seen_other: null })
+        .where('id', '=', id)
+        .where('key_pub', '=', pinned)
+        .execute();
+      return;
+    }
+    if (result.ok || result.reason === 'invalid_key') {
+      const seen = result.ok ? result.key.base64 : 'invalid';
+      ctx.log.warn(
+        { company: id, domain },
+        'key file now holds another key; calls refused until the rotation is confirmed',
+      );
+      await db
+        .updateTable('companies')
+        .set({ key_seen_other: seen, key_check_error: result.ok ? null : result.message })
+        .where('id', '=', id)
+        .execute();
+      return;
+    }
+    ctx.log.warn({ company: id, domain, reason: result.reason }, 'key file could not be re-confirmed');
+    await db.updateTable('companies').set({ key_check_error: result.message }).where('id', '=', id).execute();
+  });
 }

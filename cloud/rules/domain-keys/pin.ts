@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../context.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
 import type { Company } from '../companies/companies.js';
+import { changeCompany } from '../companies/company-changes.js';
 
 /**
  * Fetches the key now published on the company's domain, strictly checked, and pins it, together with
@@ -50,19 +51,19 @@ export async function pinKey(
   also: Updateable<CompaniesTable> = {},
 ): Promise<Company> {
   const now = ctx.clock.now();
-  const pinned = await ctx.db
-    .updateTable('companies')
-    .set({
-      ...also,
-      key_pub: key,
-      key_confirmed_at: now,
-      key_checked_at: now,
-      key_check_error: null,
-      key_seen_other: null,
-    })
-    .where('id', '=', companyId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  ctx.companies.forget(companyId);
-  return pinned;
+  return changeCompany(ctx, companyId, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({
+        ...also,
+        key_pub: key,
+        key_confirmed_at: now,
+        key_checked_at: now,
+        key_check_error: null,
+        key_seen_other: null,
+      })
+      .where('id', '=', companyId)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
 }

@@ -4,6 +4,7 @@ import { keyProofText, verifyKeyProof } from '../../../shared/crypto/key-proof.j
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../context.js';
 import type { Company } from '../companies/companies.js';
+import { changeCompany } from '../companies/company-changes.js';
 import { pinDomainKey } from './pin.js';
 
 /**
@@ -24,7 +25,7 @@ export async function checkPublishedKey(ctx: CloudContext, company: Company): Pr
   if (!fetched.ok) return { ok: false, message: fetched.message };
   const key = fetched.key.base64;
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  await changeCompany(ctx, company.id, async ({ db: trx }) => {
     await trx
       .updateTable('companies')
       .set({
@@ -41,7 +42,6 @@ export async function checkPublishedKey(ctx: CloudContext, company: Company): Pr
       .where('key_pub', '=', key)
       .execute();
   });
-  ctx.companies.forget(company.id);
   return { ok: true, fingerprint: fetched.key.fingerprint };
 }
 
@@ -71,12 +71,14 @@ export function fingerprintOf(key: string): string | null {
  */
 export async function proveHeldKey(ctx: CloudContext, company: Company, signature: string): Promise<void> {
   const key = checkProof(ctx, company, signature);
-  const proven = await ctx.db
-    .updateTable('companies')
-    .set({ key_proven: key })
-    .where('id', '=', company.id)
-    .where('key_published', '=', key)
-    .executeTakeFirst();
+  const proven = await changeCompany(ctx, company.id, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({ key_proven: key })
+      .where('id', '=', company.id)
+      .where('key_published', '=', key)
+      .executeTakeFirst(),
+  );
   if (proven.numUpdatedRows === 0n) {
     throw new ApiError('key_proof_failed', {
       message: 'Your key file was checked again meanwhile; sign the text now shown.',

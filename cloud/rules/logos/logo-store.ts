@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
 import type { CloudContext } from '../../context.js';
 import type { Database } from '../../foundation/db/database.js';
-import type { DB } from '../../foundation/db/schema.js';
+import { changeCompany } from '../companies/company-changes.js';
 
 /**
  * Logos in the database (docs/design.md section 11.3), so that every instance serves them: `company_logos` holds
@@ -27,7 +26,7 @@ export function logoPath(hash: string): string {
 /** Makes `image` (already re-encoded) the company's logo; the one it replaces goes when nobody else uses it. */
 export async function setCompanyLogo(ctx: CloudContext, companyId: number, image: Buffer): Promise<string> {
   const hash = logoHash(image);
-  await ctx.db.transaction().execute(async (trx) => {
+  await changeCompany(ctx, companyId, async ({ db: trx }) => {
     const previous = await lockCompany(trx, companyId);
     // A no-op update rather than "do nothing": it locks the row, so a replacement that is dropping the same
     // image for another company (dropUnused) waits for this transaction, sees the new reference and keeps it.
@@ -39,19 +38,17 @@ export async function setCompanyLogo(ctx: CloudContext, companyId: number, image
     await trx.updateTable('companies').set({ logo_hash: hash }).where('id', '=', companyId).execute();
     if (previous && previous !== hash) await dropUnused(trx, previous);
   });
-  ctx.companies.forget(companyId);
   return hash;
 }
 
 /** The company shows its initial again; its image goes when nobody else uses it. */
 export async function removeCompanyLogo(ctx: CloudContext, companyId: number): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await changeCompany(ctx, companyId, async ({ db: trx }) => {
     const previous = await lockCompany(trx, companyId);
     if (!previous) return;
     await trx.updateTable('companies').set({ logo_hash: null }).where('id', '=', companyId).execute();
     await dropUnused(trx, previous);
   });
-  ctx.companies.forget(companyId);
 }
 
 /** The served bytes of a logo, or null. PostgreSQL's driver gives a Buffer, PGlite a Uint8Array. */
@@ -66,7 +63,7 @@ export async function readLogo(db: Database, hash: string): Promise<Buffer | nul
 }
 
 /** Two uploads for one company at once are taken in turn: each replaces what the other left. */
-async function lockCompany(trx: Transaction<DB>, companyId: number): Promise<string | null> {
+async function lockCompany(trx: Database, companyId: number): Promise<string | null> {
   const row = await trx
     .selectFrom('companies')
     .select('logo_hash')
@@ -81,7 +78,7 @@ async function lockCompany(trx: Transaction<DB>, companyId: number): Promise<str
  * image at this moment (setCompanyLogo's upsert) either commits before the count, which then sees it, or
  * waits and inserts the image again after the delete.
  */
-async function dropUnused(trx: Transaction<DB>, hash: string): Promise<void> {
+async function dropUnused(trx: Database, hash: string): Promise<void> {
   const image = await trx
     .selectFrom('company_logos')
     .select('hash')
