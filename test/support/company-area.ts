@@ -1,3 +1,4 @@
+import { changeCompany } from '../../cloud/rules/companies/company-changes.js';
 import { registerCompany } from '../../cloud/rules/companies/members.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { BrowserClient } from './browser-client.js';
@@ -35,10 +36,11 @@ export async function companyOwner(
 
 /** Moves a company to `approved` straight in the database, as an operator would have. */
 export async function approveDirectly(cloud: TestCloud, companyId: number): Promise<void> {
-  await cloud.ctx.db
-    .updateTable('companies')
-    .set({ status: 'approved', approved_at: cloud.ctx.clock.now() })
-    .where('id', '=', companyId)
-    .execute();
-  cloud.ctx.companyCache.forget(companyId);
+  await changeCompany(cloud.ctx, companyId, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({ status: 'approved', approved_at: cloud.ctx.clock.now() })
+      .where('id', '=', companyId)
+      .execute(),
+  );
 }

@@ -3,12 +3,13 @@ import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { parseForm } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
-import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext } from '../../foundation/web/web-deps.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { Membership } from '../../rules/companies/members.js';
 import { askAgain, mayEditRegistration, updateRegistration } from '../../rules/companies/registration.js';
 import type { RegistrationValues } from './companies-page.js';
 import { companyVisit, ownerVisit } from './company-access.js';
+import type { CompanyAreaDeps } from './company-area-context.js';
 import { OverviewPage } from './overview-page.js';
 import { registrationForm, typedRegistration } from './registration-input.js';
 
@@ -16,7 +17,7 @@ import { registrationForm, typedRegistration } from './registration-input.js';
  * A company's overview (docs/design.md section 11.1): its standing and next steps, its details (which any
  * member may correct until approval), and asking again after a refusal (the owner).
  */
-export async function overviewRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function overviewRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
 
   const show = (

@@ -16,8 +16,9 @@ interface Entry {
  * that matched), so that a company calling often is not looked up in the database on every call.
  *
  * Only successes are remembered: a wrong secret or an unknown domain always reaches the database. What a
- * remembered company may miss is a change made since: this instance forgets a company the moment it changes
- * it (`forget`), another instance within COMPANY_CACHE_MS. Openings do not depend on it: `open_attempt`
+ * remembered company may miss is a change made since: this instance forgets a company once a change to it
+ * committed (`forget`, called by changeCompany in cloud/rules/companies/company-changes.ts, through which every
+ * change to a company goes), another instance within COMPANY_CACHE_MS. Openings do not depend on it: `open_attempt`
  * reads the company's status on every call, so a suspension stops openings at once everywhere.
  */
 export class CompanyCache {
@@ -47,7 +48,7 @@ export class CompanyCache {
     this.#entries.set(credential, { company, until: Math.min(until, validUntil?.getTime() ?? until) });
   }
 
-  /** Drops every credential of a company, after a change to it (approval, suspension, key). */
+  /** Drops every credential of a company, after a change to it committed (changeCompany alone calls it). */
   forget(companyId: number): void {
     for (const [credential, entry] of this.#entries) {
       if (entry.company.id === companyId) this.#entries.delete(credential);

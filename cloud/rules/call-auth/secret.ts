@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { orgIdSchema, secretSchema } from '../../../shared/company-api/calls.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
+import { changeCompany } from '../companies/company-changes.js';
 import type { CallAuthContext } from './call-auth-context.js';
 
 /**
@@ -25,7 +26,7 @@ export async function issueSecret(
   const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
   const now = ctx.clock.now();
   const retiresAt = new Date(now.getTime() + SECRET_OVERLAP_MS);
-  const issued = await ctx.db.transaction().execute(async (trx) => {
+  return changeCompany(ctx, companyId, async ({ db: trx }) => {
     const company = await trx
       .selectFrom('companies')
       .select(['id', 'domain'])
@@ -55,8 +56,6 @@ export async function issueSecret(
       .execute();
     return { secret, previousValidUntil: retired.numUpdatedRows > 0n ? retiresAt : null };
   });
-  ctx.companyCache.forget(companyId);
-  return issued;
 }
 
 /** Checks org_id and secret from the body and returns the company. */

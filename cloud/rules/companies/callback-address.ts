@@ -1,14 +1,14 @@
 import { isIP } from 'node:net';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../foundation/context.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
+import { type CompanyChangeContext, changeCompany } from './company-changes.js';
 import { asciiDomainProblem } from './domains.js';
 
 /** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */
 export type HostResolver = (hostname: string) => Promise<readonly { address: string }[]>;
 
 /** What saving a callback address stands on beyond the ground: resolving it as event delivery will. */
-export interface CallbackAddressContext extends CloudContext {
+export interface CallbackAddressContext extends CompanyChangeContext {
   /** Every address a host name resolves to (DNS); tests stand in for the network here. */
   readonly resolveHost: HostResolver;
 }
@@ -92,7 +92,7 @@ export async function saveCallbackAddress(
   text: string | null,
 ): Promise<string | null> {
   if (text === null) {
-    await ctx.db.updateTable('companies').set({ callback_url: null }).where('id', '=', companyId).execute();
+    await saveChecked(ctx, companyId, null);
     return null;
   }
   const checked = await checkCallbackAddress(text, {
@@ -102,8 +102,18 @@ export async function saveCallbackAddress(
   if (!checked.ok)
     throw new ApiError('callback_refused', { field: 'callback_url', message: checked.problem });
   const stored = checked.url.href;
-  await ctx.db.updateTable('companies').set({ callback_url: stored }).where('id', '=', companyId).execute();
+  await saveChecked(ctx, companyId, stored);
   return stored;
+}
+
+async function saveChecked(
+  ctx: CallbackAddressContext,
+  companyId: number,
+  url: string | null,
+): Promise<void> {
+  await changeCompany(ctx, companyId, ({ db }) =>
+    db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute(),
+  );
 }
 
 /** The host as connected to: an IPv6 literal without its brackets. */

@@ -5,6 +5,7 @@ import type { CompaniesTable } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
 import { pinDomainKey, pinKey } from '../domain-keys/pin.js';
 import type { CompaniesContext } from './companies-context.js';
+import { changeCompany } from './company-changes.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;
@@ -97,12 +98,7 @@ export async function approveCompany(
       throw error;
     }
   }
-  const approved = await ctx.db
-    .updateTable('companies')
-    .set(approval)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  ctx.companyCache.forget(id);
-  return approved;
+  return changeCompany(ctx, id, ({ db }) =>
+    db.updateTable('companies').set(approval).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
+  );
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../foundation/context.js';
 import type { Company } from './companies.js';
+import { type CompanyChangeContext, changeCompany } from './company-changes.js';
 
 /**
  * What a company may change of its registration (docs/design.md section 11.1): its name, contact address and
@@ -19,36 +19,40 @@ export function mayEditRegistration(company: Company): boolean {
 }
 
 export async function updateRegistration(
-  ctx: CloudContext,
+  ctx: CompanyChangeContext,
   company: Company,
   details: RegistrationDetails,
 ): Promise<Company> {
   const domainChanged = details.domain !== company.domain;
-  const updated = await ctx.db
-    .updateTable('companies')
-    .set({
-      name: details.name,
-      contact_email: details.contactEmail,
-      domain: details.domain,
-      ...(domainChanged ? { key_published: null, key_published_at: null, key_proven: null } : {}),
-    })
-    .where('id', '=', company.id)
-    .where('status', 'in', ['pending', 'rejected'])
-    .returningAll()
-    .executeTakeFirst();
+  const updated = await changeCompany(ctx, company.id, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({
+        name: details.name,
+        contact_email: details.contactEmail,
+        domain: details.domain,
+        ...(domainChanged ? { key_published: null, key_published_at: null, key_proven: null } : {}),
+      })
+      .where('id', '=', company.id)
+      .where('status', 'in', ['pending', 'rejected'])
+      .returningAll()
+      .executeTakeFirst(),
+  );
   if (!updated) throw approvedAlready();
   return updated;
 }
 
 /** A rejected company, having fixed what the reason said, asks the operators again. */
-export async function askAgain(ctx: CloudContext, company: Company): Promise<Company> {
-  const updated = await ctx.db
-    .updateTable('companies')
-    .set({ status: 'pending' })
-    .where('id', '=', company.id)
-    .where('status', '=', 'rejected')
-    .returningAll()
-    .executeTakeFirst();
+export async function askAgain(ctx: CompanyChangeContext, company: Company): Promise<Company> {
+  const updated = await changeCompany(ctx, company.id, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({ status: 'pending' })
+      .where('id', '=', company.id)
+      .where('status', '=', 'rejected')
+      .returningAll()
+      .executeTakeFirst(),
+  );
   if (!updated)
     throw new ApiError('conflict', { message: 'Only a company that was not approved can ask again.' });
   return updated;

@@ -1,18 +1,18 @@
 import { strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
 import { ApiError } from '../../../shared/errors.js';
-import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { CompanyStatus } from '../../foundation/db/schema.js';
 import { fetchKeyToPin, pinKey } from '../domain-keys/pin.js';
 import { type OperatorActor, recordAction } from '../operators/actions.js';
 import { approveCompany, type Company, createCompany, domainHolder, getCompany } from './companies.js';
 import type { CompaniesContext } from './companies-context.js';
+import { changeCompany } from './company-changes.js';
 
 /**
  * What operators change of a company (docs/design.md section 11.5), from the console or the operator API: each
  * change is made in one transaction with its row in the history (cloud/rules/operators/actions.ts), from the one
  * state it applies to, so two operators acting at once cannot, say, resume a company the other just rejected.
- * Every change makes this instance's company cache forget the company (section 2), after the commit.
+ * Every change is a changeCompany (./company-changes.ts), so the company cache forgets it after the commit.
  */
 export const MAX_REASON_LENGTH = 500;
 
@@ -24,11 +24,6 @@ export function keyFingerprint(key: string | null): string | null {
   } catch {
     return 'not a valid key';
   }
-}
-
-/** The context of a transaction: what the company functions are handed to act inside it. */
-function within<Context extends CloudContext>(ctx: Context, trx: Database): Context {
-  return { ...ctx, db: trx };
 }
 
 async function lockCompany(trx: Database, id: number): Promise<Company> {
@@ -57,22 +52,20 @@ function expectStatus(company: Company, wanted: CompanyStatus, what: string): vo
   }
 }
 
-/** Runs `change` on the locked company in a transaction that records the action, then forgets the company. */
-async function review(
+/** Runs `change` on the locked company in one changeCompany that records the action too. */
+function review(
   ctx: CompaniesContext,
   id: number,
   change: (
-    trx: Database,
+    inside: CompaniesContext,
     company: Company,
   ) => Promise<{ company: Company; record: Parameters<typeof recordAction>[2] }>,
 ): Promise<Company> {
-  const changed = await ctx.db.transaction().execute(async (trx) => {
-    const { company, record } = await change(trx, await lockCompany(trx, id));
-    await recordAction(trx, ctx.clock.now(), record);
+  return changeCompany(ctx, id, async (inside) => {
+    const { company, record } = await change(inside, await lockCompany(inside.db, id));
+    await recordAction(inside.db, ctx.clock.now(), record);
     return company;
   });
-  ctx.companyCache.forget(id);
-  return changed;
 }
 
 /**
@@ -95,7 +88,7 @@ export async function approve(
   const fetchedKey = before.domain
     ? await fetchKeyToPin(ctx, before.domain, before.key_proven ?? undefined)
     : undefined;
-  return review(ctx, id, async (trx, company) => {
+  return review(ctx, id, async (inside, company) => {
     expectStatus(company, 'pending', 'approved');
     if (company.domain !== before.domain || company.key_proven !== before.key_proven) {
       throw new ApiError('conflict', {
@@ -104,10 +97,10 @@ export async function approve(
       });
     }
     if (company.domain) {
-      const holder = await domainHolder(within(ctx, trx), company.domain);
+      const holder = await domainHolder(inside, company.domain);
       if (holder && holder.id !== id) throw new ApiError('domain_taken');
     }
-    const approved = await approveCompany(within(ctx, trx), id, { fetchedKey });
+    const approved = await approveCompany(inside, id, { fetchedKey });
     const fingerprint = keyFingerprint(approved.key_pub);
     return {
       company: approved,
@@ -132,7 +125,7 @@ export function reject(
   actor: OperatorActor,
   reason: string,
 ): Promise<Company> {
-  return review(ctx, id, async (trx, company) => {
+  return review(ctx, id, async ({ db: trx }, company) => {
     expectStatus(company, 'pending', 'rejected');
     const rejected = await trx
       .updateTable('companies')
@@ -151,7 +144,7 @@ export function suspend(
   actor: OperatorActor,
   reason: string | null,
 ): Promise<Company> {
-  return review(ctx, id, async (trx, company) => {
+  return review(ctx, id, async ({ db: trx }, company) => {
     expectStatus(company, 'approved', 'suspended');
     const suspended = await trx
       .updateTable('companies')
@@ -165,7 +158,7 @@ export function suspend(
 
 /** Lets a suspended company call again, with the key it had pinned. */
 export function resume(ctx: CompaniesContext, id: number, actor: OperatorActor): Promise<Company> {
-  return review(ctx, id, async (trx, company) => {
+  return review(ctx, id, async ({ db: trx }, company) => {
     expectStatus(company, 'suspended', 'resumed');
     const resumed = await trx
       .updateTable('companies')
@@ -184,11 +177,11 @@ export async function confirmKey(ctx: CompaniesContext, id: number, actor: Opera
     throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
   // Fetched before the transaction, as for an approval.
   const key = await fetchKeyToPin(ctx, before.domain);
-  return review(ctx, id, async (trx, company) => {
+  return review(ctx, id, async (inside, company) => {
     if (company.domain !== before.domain) {
       throw new ApiError('conflict', { message: 'The company changed its domain meanwhile; look again.' });
     }
-    const pinned = await pinKey(within(ctx, trx), id, key);
+    const pinned = await pinKey(inside, id, key);
     const fingerprint = keyFingerprint(pinned.key_pub);
     return { company: pinned, record: { actor, name: 'confirm-key', companyId: id, reason: fingerprint } };
   });
@@ -201,7 +194,7 @@ export async function addCompany(
   actor: OperatorActor,
 ): Promise<Company> {
   return ctx.db.transaction().execute(async (trx) => {
-    const company = await createCompany(within(ctx, trx), input);
+    const company = await createCompany({ ...ctx, db: trx }, input);
     await recordAction(trx, ctx.clock.now(), { actor, name: 'add', companyId: company.id });
     return company;
   });

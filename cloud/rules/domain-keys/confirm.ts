@@ -1,3 +1,4 @@
+import { changeCompany } from '../companies/company-changes.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
 
 /** A key is re-confirmed from its domain at least hourly; the job looks for keys older than this. */
@@ -41,11 +42,7 @@ export async function reconfirmDueKeys(ctx: DomainKeysContext, batch = 20): Prom
     }
     return rows;
   });
-  for (const company of due) {
-    await reconfirmOne(ctx, company.id, company.domain!, company.key_pub!);
-    // Its calls are checked against what the job just recorded, on this instance from the next call on.
-    ctx.companyCache.forget(company.id);
-  }
+  for (const company of due) await reconfirmOne(ctx, company.id, company.domain!, company.key_pub!);
   return due.length;
 }
 
@@ -57,32 +54,31 @@ async function reconfirmOne(
 ): Promise<void> {
   const result = await ctx.fetchKeyFile(domain);
   const now = ctx.clock.now();
-  if (result.ok && result.key.base64 === pinned) {
-    await ctx.db
-      .updateTable('companies')
-      .set({ key_confirmed_at: now, key_check_error: null, key_seen_other: null })
-      .where('id', '=', id)
-      .where('key_pub', '=', pinned)
-      .execute();
-    return;
-  }
-  if (result.ok || result.reason === 'invalid_key') {
-    const seen = result.ok ? result.key.base64 : 'invalid';
-    ctx.log.warn(
-      { company: id, domain },
-      'key file now holds another key; calls refused until the rotation is confirmed',
-    );
-    await ctx.db
-      .updateTable('companies')
-      .set({ key_seen_other: seen, key_check_error: result.ok ? null : result.message })
-      .where('id', '=', id)
-      .execute();
-    return;
-  }
-  ctx.log.warn({ company: id, domain, reason: result.reason }, 'key file could not be re-confirmed');
-  await ctx.db
-    .updateTable('companies')
-    .set({ key_check_error: result.message })
-    .where('id', '=', id)
-    .execute();
+  // Its calls are checked against what the job records here, on this instance from the next call on.
+  await changeCompany(ctx, id, async ({ db }) => {
+    if (result.ok && result.key.base64 === pinned) {
+      await db
+        .updateTable('companies')
+        .set({ key_confirmed_at: now, key_check_error: null, key_seen_other: null })
+        .where('id', '=', id)
+        .where('key_pub', '=', pinned)
+        .execute();
+      return;
+    }
+    if (result.ok || result.reason === 'invalid_key') {
+      const seen = result.ok ? result.key.base64 : 'invalid';
+      ctx.log.warn(
+        { company: id, domain },
+        'key file now holds another key; calls refused until the rotation is confirmed',
+      );
+      await db
+        .updateTable('companies')
+        .set({ key_seen_other: seen, key_check_error: result.ok ? null : result.message })
+        .where('id', '=', id)
+        .execute();
+      return;
+    }
+    ctx.log.warn({ company: id, domain, reason: result.reason }, 'key file could not be re-confirmed');
+    await db.updateTable('companies').set({ key_check_error: result.message }).where('id', '=', id).execute();
+  });
 }

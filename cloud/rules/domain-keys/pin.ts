@@ -1,6 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
+import { changeCompany } from '../companies/company-changes.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
 
 /** A company's row, as cloud/rules/companies/ reads it; taken from the schema so that this folder imports none above it. */
@@ -52,19 +53,19 @@ export async function pinKey(
   also: Updateable<CompaniesTable> = {},
 ): Promise<Company> {
   const now = ctx.clock.now();
-  const pinned = await ctx.db
-    .updateTable('companies')
-    .set({
-      ...also,
-      key_pub: key,
-      key_confirmed_at: now,
-      key_checked_at: now,
-      key_check_error: null,
-      key_seen_other: null,
-    })
-    .where('id', '=', companyId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  ctx.companyCache.forget(companyId);
-  return pinned;
+  return changeCompany(ctx, companyId, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({
+        ...also,
+        key_pub: key,
+        key_confirmed_at: now,
+        key_checked_at: now,
+        key_check_error: null,
+        key_seen_other: null,
+      })
+      .where('id', '=', companyId)
+      .returningAll()
+      .executeTakeFirstOrThrow(),
+  );
 }

@@ -4,6 +4,7 @@ import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25
 import { keyProofText, verifyKeyProof } from '../../../shared/crypto/key-proof.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
+import { changeCompany } from '../companies/company-changes.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
 import { pinDomainKey } from './pin.js';
 
@@ -28,7 +29,7 @@ export async function checkPublishedKey(ctx: DomainKeysContext, company: Company
   if (!fetched.ok) return { ok: false, message: fetched.message };
   const key = fetched.key.base64;
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  await changeCompany(ctx, company.id, async ({ db: trx }) => {
     await trx
       .updateTable('companies')
       .set({
@@ -45,7 +46,6 @@ export async function checkPublishedKey(ctx: DomainKeysContext, company: Company
       .where('key_pub', '=', key)
       .execute();
   });
-  ctx.companyCache.forget(company.id);
   return { ok: true, fingerprint: fetched.key.fingerprint };
 }
 
@@ -79,12 +79,14 @@ export async function proveHeldKey(
   signature: string,
 ): Promise<void> {
   const key = checkProof(ctx, company, signature);
-  const proven = await ctx.db
-    .updateTable('companies')
-    .set({ key_proven: key })
-    .where('id', '=', company.id)
-    .where('key_published', '=', key)
-    .executeTakeFirst();
+  const proven = await changeCompany(ctx, company.id, ({ db }) =>
+    db
+      .updateTable('companies')
+      .set({ key_proven: key })
+      .where('id', '=', company.id)
+      .where('key_published', '=', key)
+      .executeTakeFirst(),
+  );
   if (proven.numUpdatedRows === 0n) {
     throw new ApiError('key_proof_failed', {
       message: 'Your key file was checked again meanwhile; sign the text now shown.',

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Transaction } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
-import type { DB } from '../../foundation/db/schema.js';
+import { changeCompany } from '../companies/company-changes.js';
 
 /** What changing a logo stands on beyond the ground: whatever keeps a copy of companies forgets the one changed. */
 export interface LogosContext extends CloudContext {
@@ -32,7 +31,7 @@ export function logoPath(hash: string): string {
 /** Makes `image` (already re-encoded) the company's logo; the one it replaces goes when nobody else uses it. */
 export async function setCompanyLogo(ctx: LogosContext, companyId: number, image: Buffer): Promise<string> {
   const hash = logoHash(image);
-  await ctx.db.transaction().execute(async (trx) => {
+  await changeCompany(ctx, companyId, async ({ db: trx }) => {
     const previous = await lockCompany(trx, companyId);
     // A no-op update rather than "do nothing": it locks the row, so a replacement that is dropping the same
     // image for another company (dropUnused) waits for this transaction, sees the new reference and keeps it.
@@ -44,19 +43,17 @@ export async function setCompanyLogo(ctx: LogosContext, companyId: number, image
     await trx.updateTable('companies').set({ logo_hash: hash }).where('id', '=', companyId).execute();
     if (previous && previous !== hash) await dropUnused(trx, previous);
   });
-  ctx.companyCache.forget(companyId);
   return hash;
 }
 
 /** The company shows its initial again; its image goes when nobody else uses it. */
 export async function removeCompanyLogo(ctx: LogosContext, companyId: number): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
+  await changeCompany(ctx, companyId, async ({ db: trx }) => {
     const previous = await lockCompany(trx, companyId);
     if (!previous) return;
     await trx.updateTable('companies').set({ logo_hash: null }).where('id', '=', companyId).execute();
     await dropUnused(trx, previous);
   });
-  ctx.companyCache.forget(companyId);
 }
 
 /** The served bytes of a logo, or null. PostgreSQL's driver gives a Buffer, PGlite a Uint8Array. */
@@ -71,7 +68,7 @@ export async function readLogo(db: Database, hash: string): Promise<Buffer | nul
 }
 
 /** Two uploads for one company at once are taken in turn: each replaces what the other left. */
-async function lockCompany(trx: Transaction<DB>, companyId: number): Promise<string | null> {
+async function lockCompany(trx: Database, companyId: number): Promise<string | null> {
   const row = await trx
     .selectFrom('companies')
     .select('logo_hash')
@@ -86,7 +83,7 @@ async function lockCompany(trx: Transaction<DB>, companyId: number): Promise<str
  * image at this moment (setCompanyLogo's upsert) either commits before the count, which then sees it, or
  * waits and inserts the image again after the delete.
  */
-async function dropUnused(trx: Transaction<DB>, hash: string): Promise<void> {
+async function dropUnused(trx: Database, hash: string): Promise<void> {
   const image = await trx
     .selectFrom('company_logos')
     .select('hash')
