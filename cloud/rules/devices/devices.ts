@@ -5,7 +5,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../../shared/protocol/provisioning.js';
 import type { CloudContext } from '../../context.js';
 import type { Broker } from '../../links/controllers/broker.js';
-import { revokeKeysOfOthers } from '../access-keys/access-keys.js';
+import { revokeAccessKeysOfOthers } from '../access-keys/access-keys.js';
 import { newDevicePassword } from './credentials.js';
 import { barrierNameProblem } from './customer-barriers.js';
 
@@ -175,7 +175,7 @@ export async function pairDevice(
       .executeTakeFirst();
     if (!found) throw new ApiError('pairing_code_invalid');
     const sameOwner = found.customer_id === input.customerId;
-    const revokedKeys = await revokeKeysOfOthers(trx, {
+    const revokedKeys = await revokeAccessKeysOfOthers(trx, {
       deviceId: found.id,
       customerId: input.customerId,
       now,
