@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import type { AssembledContext } from '../context.js';
-import { issueKey } from '../rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../rules/access-keys/access-keys.js';
 import { issueSecret } from '../rules/call-auth/secret.js';
 import { approveCompany, createCompany } from '../rules/companies/companies.js';
 import { createCustomer } from '../rules/customers/customers.js';
@@ -184,7 +184,7 @@ async function seed(ctx: AssembledContext, cloudUrl: string): Promise<DemoState>
     );
   await claimRequest(ctx, { code: request.code, customerId: customer.id });
   const numberIds = barrier.objects.map((object) => object.number_id);
-  const { keyRef } = await issueKey(ctx, {
+  const { keyRef } = await issueAccessKey(ctx, {
     code: request.code,
     customerId: customer.id,
     deviceId: device.device_id,

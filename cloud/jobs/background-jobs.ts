@@ -1,7 +1,7 @@
 import { purgeRateCounters } from '../foundation/web/rate-counter.js';
 import { purgeSessions } from '../foundation/web/sessions.js';
 import { purgeNonces } from '../rules/call-auth/nonces.js';
-import { reconfirmDueKeys } from '../rules/domain-keys/confirm.js';
+import { reconfirmDomainKeys } from '../rules/domain-keys/confirm.js';
 import type { DomainKeysContext } from '../rules/domain-keys/domain-keys-context.js';
 import { purgeEvents } from '../rules/events/delivery-store.js';
 import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
@@ -20,7 +20,7 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
   return [
     job('unanswered openings', 10_000, () => unanswered.settle()),
     job('expiry sweep', 30_000, () => sweepExpired(ctx)),
-    job('key re-confirmation', 60_000, () => reconfirmDueKeys(ctx)),
+    job('key re-confirmation', 60_000, () => reconfirmDomainKeys(ctx)),
     job('nonce purge', 60_000, () => purgeNonces(ctx)),
     job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),
     job('session purge', 600_000, () => purgeSessions(ctx)),

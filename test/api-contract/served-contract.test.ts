@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../cloud/faces/api-contract/openapi-document.js';
-import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import type { Action } from '../../shared/company-api/calls.js';
@@ -53,7 +53,13 @@ async function grantedKey(deviceId: string, objectIds: number[]): Promise<{ code
   const created = await cloud.call('request', { ...company, ref: 'ORD-1042' });
   const code = created.body.code as string;
   await claimRequest(cloud.ctx, { code, customerId });
-  const { keyRef } = await issueKey(cloud.ctx, { code, customerId, deviceId, objectIds, keyExpiresAt: null });
+  const { keyRef } = await issueAccessKey(cloud.ctx, {
+    code,
+    customerId,
+    deviceId,
+    objectIds,
+    keyExpiresAt: null,
+  });
   return { code, keyRef };
 }
 
@@ -128,7 +134,7 @@ describe("a running cloud's answers are the document's", () => {
     const barrier = await insertBarrier(cloud, customerId);
     await claimRequest(cloud.ctx, { code, customerId });
     expectDocumented('status', await cloud.call('status', { ...company, code }));
-    const { keyRef } = await issueKey(cloud.ctx, {
+    const { keyRef } = await issueAccessKey(cloud.ctx, {
       code,
       customerId,
       deviceId: barrier.deviceId,
@@ -138,7 +144,7 @@ describe("a running cloud's answers are the document's", () => {
     const issued = await cloud.call('status', { ...company, code });
     expect(issued.body).toMatchObject({ state: 'issued', key_ref: keyRef });
     expectDocumented('status', issued);
-    await revokeKey(cloud.ctx, { keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef, customerId });
     const revoked = await cloud.call('status', { ...company, code });
     expect(revoked.body.state).toBe('revoked');
     expectDocumented('status', revoked);
@@ -179,7 +185,7 @@ describe("a running cloud's answers are the document's", () => {
     const notInKey = await cloud.call('open', { ...body, key_ref: other.keyRef, number_id: objectId });
     expect(notInKey.body.error).toBe('forbidden');
     expectDocumented('open', notInKey);
-    await revokeKey(cloud.ctx, { keyRef: other.keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef: other.keyRef, customerId });
     const withdrawn = await cloud.call('open', {
       ...body,
       key_ref: other.keyRef,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
@@ -120,7 +120,7 @@ describe.skipIf(missing !== null)('the controller on arm64 (qemu-user)', () => {
       const requestCode = request.body.code as string;
       await claimRequest(cloud.ctx, { code: requestCode, customerId });
       const numberId = Number(/gate: Main gate \(simulated\), number_id (\d+)/.exec(provisioned.stdout)?.[1]);
-      const { keyRef } = await issueKey(cloud.ctx, {
+      const { keyRef } = await issueAccessKey(cloud.ctx, {
         code: requestCode,
         customerId,
         deviceId: deviceId!,

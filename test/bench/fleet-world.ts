@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningCloud } from '../../cloud/cloud.js';
 import type { AssembledContext } from '../../cloud/context.js';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
@@ -112,7 +112,7 @@ export async function grantKey(
       createRequest(trx, { companyId: grant.companyId, ref: grant.ref, ttlHours: 24, now: ctx.clock.now() }),
     );
   await claimRequest(ctx, { code: request.code, customerId: grant.customerId });
-  const { keyRef } = await issueKey(ctx, {
+  const { keyRef } = await issueAccessKey(ctx, {
     code: request.code,
     customerId: grant.customerId,
     deviceId: grant.deviceId,

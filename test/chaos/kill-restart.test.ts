@@ -9,7 +9,7 @@ import { systemClock } from '../../cloud/foundation/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
 import { logMailer } from '../../cloud/links/mail/mailer.js';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { CompanyCache } from '../../cloud/rules/call-auth/company-cache.js';
 import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
@@ -188,7 +188,7 @@ class ChaosSystem {
       const customer = await createCustomer(ctx, { displayName: 'Chaos Customer' });
       await pairDevice(ctx, { customerId: customer.id, pairingCode: provisioned.response.pairing_code });
       await claimRequest(ctx, { code, customerId: customer.id });
-      const issued = await issueKey(ctx, {
+      const issued = await issueAccessKey(ctx, {
         code,
         customerId: customer.id,
         deviceId: this.deviceId,

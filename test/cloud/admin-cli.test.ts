@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
@@ -197,7 +197,7 @@ describe('gatelink-admin', () => {
     const code = (await cloud.call('request', courier)).body.code as string;
     await claimRequest(cloud.ctx, { code, customerId });
     const numberId = provisioned.numbers[0]!.number_id;
-    const { keyRef } = await issueKey(cloud.ctx, {
+    const { keyRef } = await issueAccessKey(cloud.ctx, {
       code,
       customerId,
       deviceId: device.device_id,

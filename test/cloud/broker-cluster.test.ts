@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
@@ -105,7 +105,7 @@ describe.skipIf(skip !== null)(`two cloud instances on a RabbitMQ cluster${skip 
     const request = await cloud.call('request', company);
     await claimRequest(cloud.ctx, { code: request.body.code as string, customerId });
     const numberId = response.numbers[0]!.number_id;
-    const { keyRef } = await issueKey(cloud.ctx, {
+    const { keyRef } = await issueAccessKey(cloud.ctx, {
       code: request.body.code as string,
       customerId,
       deviceId: response.device_id,

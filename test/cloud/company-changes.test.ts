@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCompany } from '../../cloud/rules/companies/companies.js';
 import { changeCompany } from '../../cloud/rules/companies/company-changes.js';
-import { reconfirmDueKeys } from '../../cloud/rules/domain-keys/confirm.js';
+import { reconfirmDomainKeys } from '../../cloud/rules/domain-keys/confirm.js';
 import {
   checkPublishedKey,
   confirmProvenRotation,
@@ -80,7 +80,7 @@ describe('the next call sees a change made', () => {
     keyFiles.publish(signer.domain, next.key.publicKey.base64);
     // Due for re-confirmation now, rather than moving the clock past the cache's lifetime.
     await cloud.ctx.db.updateTable('companies').set({ key_checked_at: null }).where('id', '=', id).execute();
-    await reconfirmDueKeys(cloud.ctx);
+    await reconfirmDomainKeys(cloud.ctx);
     expect(await signedStatus(signer)).toBe('key_changed');
 
     expect((await cloud.ops('POST', `/ops/companies/${id}/confirm-key`)).status).toBe(200);

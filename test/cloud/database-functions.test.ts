@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../cloud/foundation/db/database.js';
 import type { FunctionResult } from '../../cloud/foundation/db/function-result.js';
 import { applyFunctions, functionDefinitions } from '../../cloud/foundation/db/functions.js';
-import { keyLapseResult } from '../../cloud/rules/access-keys/key-lifetime.js';
+import { accessKeyLapseResult } from '../../cloud/rules/access-keys/key-lifetime.js';
 import { completeEntryResult } from '../../cloud/rules/journal/journal.js';
 import { openAttemptResult } from '../../cloud/rules/opening/open.js';
 import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -15,7 +15,7 @@ import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } fro
  */
 
 /** Every result declaration in the cloud: a new database function adds its own here. */
-const DECLARED: FunctionResult[] = [keyLapseResult, openAttemptResult, completeEntryResult];
+const DECLARED: FunctionResult[] = [accessKeyLapseResult, openAttemptResult, completeEntryResult];
 
 /** The names the function files define, read from their text. */
 const DEFINED = functionDefinitions.map((text) => /create or replace function (\w+)\(/.exec(text)?.[1]);
@@ -59,7 +59,7 @@ afterAll(async () => {
 describe('what each function returns', () => {
   it('each file defines one function, and the cloud has no other', async () => {
     expect(DEFINED).toEqual([
-      'key_lapse',
+      'access_key_lapse',
       'open_event_data',
       'open_attempt',
       'complete_entry',

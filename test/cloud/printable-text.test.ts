@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
@@ -51,7 +51,7 @@ async function issuedKey(): Promise<number> {
   const answer = await cloud.call('request', { ...company });
   const code = answer.body.code as string;
   await claimRequest(cloud.ctx, { code, customerId });
-  const { keyRef } = await issueKey(cloud.ctx, {
+  const { keyRef } = await issueAccessKey(cloud.ctx, {
     code,
     customerId,
     deviceId: barrier.deviceId,

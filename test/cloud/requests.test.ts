@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { COMPANY_CACHE_MS } from '../../cloud/rules/call-auth/company-cache.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
@@ -81,7 +81,7 @@ async function issuedKey(
 ) {
   const code = await newRequest(options.ref ? { ref: options.ref } : {}, options.auth);
   await claimRequest(cloud.ctx, { code, customerId });
-  const { keyRef } = await issueKey(cloud.ctx, {
+  const { keyRef } = await issueAccessKey(cloud.ctx, {
     code,
     customerId,
     deviceId: barrier.deviceId,
@@ -208,7 +208,7 @@ describe('a=status: a field appears once it has a value', () => {
     await claimRequest(cloud.ctx, { code, customerId });
     const claimedAt = stamp(clock.now());
     clock.advance(60_000);
-    const { keyRef } = await issueKey(cloud.ctx, {
+    const { keyRef } = await issueAccessKey(cloud.ctx, {
       code,
       customerId,
       deviceId: barrier.deviceId,
@@ -241,7 +241,7 @@ describe('a=status: a field appears once it has a value', () => {
   it('revoked: state revoked and revoked_at added, the key fields kept', async () => {
     const { code, keyRef } = await issuedKey({ ref: 'S-REVOKED' });
     clock.advance(60_000);
-    await revokeKey(cloud.ctx, { keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef, customerId });
     const answer = await status(code);
     expect(answer.body).toMatchObject({ state: 'revoked', key_ref: keyRef, revoked_at: stamp(clock.now()) });
     expect(Object.keys(answer.body).sort()).toEqual(
@@ -331,7 +331,7 @@ describe('expiry', () => {
   it('an issued request does not expire with the request lifetime', async () => {
     const code = await newRequest({ ttl_hours: 1 });
     await claimRequest(cloud.ctx, { code, customerId });
-    await issueKey(cloud.ctx, {
+    await issueAccessKey(cloud.ctx, {
       code,
       customerId,
       deviceId: barrier.deviceId,
@@ -494,7 +494,7 @@ describe('a=open refusals decided before the controller is asked', () => {
 
   it('[attack:open.after-revocation] a revoked key answers 403 revoked and the attempt is journalled', async () => {
     const { keyRef } = await issuedKey();
-    await revokeKey(cloud.ctx, { keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef, customerId });
     expectRefused(
       await open({ key_ref: keyRef, number_id: barrier.objects[0]!.number_id, actor: 'Driver 12' }),
       403,
@@ -657,7 +657,7 @@ describe('a=open refusals decided before the controller is asked', () => {
 
   it('revoked is answered before the object check', async () => {
     const { keyRef } = await issuedKey({ objectIds: [barrier.objects[0]!.number_id] });
-    await revokeKey(cloud.ctx, { keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef, customerId });
     expectRefused(
       await open({ key_ref: keyRef, number_id: barrier.objects[1]!.number_id, actor: 'Anna' }),
       403,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeNonces } from '../../cloud/rules/call-auth/nonces.js';
-import { reconfirmDueKeys } from '../../cloud/rules/domain-keys/confirm.js';
+import { reconfirmDomainKeys } from '../../cloud/rules/domain-keys/confirm.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
 import { FakeClock } from '../support/clock.js';
@@ -379,7 +379,7 @@ describe('the key file', () => {
       await expectWorks(signer);
       keyFiles.publish(signer.domain, key);
       clock.advance(HOUR);
-      await reconfirmDueKeys(cloud.ctx, 10_000);
+      await reconfirmDomainKeys(cloud.ctx, 10_000);
       expectRefused(await cloud.signedCall('request', {}, signer), 401, 'key_changed');
     });
   });
@@ -389,7 +389,7 @@ describe('the key file', () => {
     const next = SigningKey.generate();
     keyFiles.publish(signer.domain, next.publicKey.base64);
     clock.advance(HOUR);
-    await reconfirmDueKeys(cloud.ctx, 10_000);
+    await reconfirmDomainKeys(cloud.ctx, 10_000);
     // Neither the pinned key nor the new one works: a domain that changed hands inherits nothing.
     expectRefused(await cloud.signedCall('request', {}, signer), 401, 'key_changed');
     expectRefused(await cloud.signedCall('request', {}, { ...signer, key: next }), 401, 'key_changed');
@@ -407,7 +407,7 @@ describe('the key file', () => {
   it('the same key re-confirmed keeps calls working past 24 hours', async () => {
     const { signer } = await newCompany('steady');
     clock.advance(20 * HOUR);
-    await reconfirmDueKeys(cloud.ctx, 10_000);
+    await reconfirmDomainKeys(cloud.ctx, 10_000);
     clock.advance(20 * HOUR);
     // 40 hours after approval, 20 after the last confirmation.
     await expectWorks(signer);
@@ -417,19 +417,19 @@ describe('the key file', () => {
     const { signer } = await newCompany('withdrawn');
     keyFiles.withdraw(signer.domain);
     clock.advance(HOUR);
-    await reconfirmDueKeys(cloud.ctx, 10_000);
+    await reconfirmDomainKeys(cloud.ctx, 10_000);
     await expectWorks(signer);
     clock.advance(22 * HOUR);
-    await reconfirmDueKeys(cloud.ctx, 10_000);
+    await reconfirmDomainKeys(cloud.ctx, 10_000);
     await expectWorks(signer);
     clock.advance(HOUR + 1000);
-    await reconfirmDueKeys(cloud.ctx, 10_000);
+    await reconfirmDomainKeys(cloud.ctx, 10_000);
     expectRefused(await cloud.signedCall('request', {}, signer), 401, 'key_unavailable');
 
     // Published again and re-confirmed, the same key works again.
     keyFiles.publish(signer.domain, signer.key.publicKey.base64);
     clock.advance(HOUR);
-    await reconfirmDueKeys(cloud.ctx, 10_000);
+    await reconfirmDomainKeys(cloud.ctx, 10_000);
     await expectWorks(signer);
   });
 });

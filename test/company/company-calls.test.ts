@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import type { Environment } from '../../company/command.js';
@@ -116,7 +116,7 @@ async function tool(env: Environment, ...argv: string[]) {
 /** The customer claims the request and grants the barrier's first object. */
 async function grant(code: string): Promise<number> {
   await claimRequest(cloud.ctx, { code, customerId });
-  const { keyRef } = await issueKey(cloud.ctx, {
+  const { keyRef } = await issueAccessKey(cloud.ctx, {
     code,
     customerId,
     deviceId: barrier.deviceId,

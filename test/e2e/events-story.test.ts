@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { OPEN_EVENT_FIELDS } from '../../cloud/rules/events/event-data.js';
@@ -109,7 +109,7 @@ describe('events of the customer story at the callback address', () => {
         .where('customer_id', '=', customerId)
         .executeTakeFirstOrThrow()
     ).id;
-    const { keyRef } = await issueKey(cloud.ctx, {
+    const { keyRef } = await issueAccessKey(cloud.ctx, {
       code,
       customerId,
       deviceId,
@@ -144,7 +144,7 @@ describe('events of the customer story at the callback address', () => {
     expect(await openWith(lapsing.keyRef, numbers.front)).toBe(200);
     expect(await openWith(lapsing.keyRef, numbers.side)).toBe(403);
     const withdrawn = await grant('ORD-2', null);
-    await revokeKey(cloud.ctx, { keyRef: withdrawn.keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef: withdrawn.keyRef, customerId });
     expect(await openWith(withdrawn.keyRef, numbers.front)).toBe(403);
     const unclaimed = (await call('request', { ref: 'ORD-3', ttl_hours: 1 })).body.code as string;
     clock.advance(3 * HOUR);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
@@ -177,7 +177,7 @@ async function newKey(signer?: Signer): Promise<number> {
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   const code = answer.body.code as string;
   await claimRequest(cloud.ctx, { code, customerId });
-  const { keyRef } = await issueKey(cloud.ctx, {
+  const { keyRef } = await issueAccessKey(cloud.ctx, {
     code,
     customerId,
     deviceId,
@@ -381,7 +381,7 @@ describe.each(CLUSTER_KINDS)('open through the %s broker to a real controller', 
   it('[attack:open.after-revocation] a key revoked after an open answers 403 revoked, and the attempt is journalled', async () => {
     const keyRef = await newKey();
     expect((await open(keyRef, 'gate')).status).toBe(200);
-    await revokeKey(cloud.ctx, { keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef, customerId });
     const before = driver.pulses.get('gate') ?? 0;
     const refused = await open(keyRef, 'gate', { actor: 'Late driver' });
     expect(refused.status).toBe(403);

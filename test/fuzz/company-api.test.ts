@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
@@ -72,7 +72,7 @@ async function buildWorld(): Promise<FuzzWorld> {
   const barrier = await insertBarrier(customerId);
   const issue = async (code: string, objectIds: number[]) =>
     (
-      await issueKey(cloud.ctx, {
+      await issueAccessKey(cloud.ctx, {
         code,
         customerId,
         deviceId: barrier.deviceId,
@@ -97,7 +97,7 @@ async function buildWorld(): Promise<FuzzWorld> {
     await issue(codes[2]!, [barrier.objects[1]!]),
     await issue(codes[3]!, barrier.objects),
   ];
-  await revokeKey(cloud.ctx, { keyRef: keyRefs[1]!, customerId });
+  await revokeAccessKey(cloud.ctx, { keyRef: keyRefs[1]!, customerId });
   await cloud.ctx.db
     .updateTable('keys')
     .set({ expires_at: new Date(Date.now() - 3600_000) })

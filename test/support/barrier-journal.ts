@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { AssembledContext } from '../../cloud/context.js';
 import type { JournalTable } from '../../cloud/foundation/db/schema.js';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import type { EntryOutcome } from '../../cloud/rules/journal/entry-outcome.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { createRequest } from '../../cloud/rules/requests/requests.js';
@@ -85,7 +85,7 @@ export async function grantKey(
       createRequest(trx, { companyId: input.companyId, ref: undefined, ttlHours: 24, now: ctx.clock.now() }),
     );
   await claimRequest(ctx, { code: request.code, customerId: input.customerId });
-  const { keyRef } = await issueKey(ctx, {
+  const { keyRef } = await issueAccessKey(ctx, {
     code: request.code,
     customerId: input.customerId,
     deviceId: input.barrier.deviceId,

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
@@ -103,7 +103,7 @@ export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> 
       const answer = await cloud.call('request', company);
       const code = answer.body.code as string;
       await claimRequest(cloud.ctx, { code, customerId });
-      const issued = await issueKey(cloud.ctx, {
+      const issued = await issueAccessKey(cloud.ctx, {
         code,
         customerId,
         deviceId,

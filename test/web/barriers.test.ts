@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAIRING_ATTEMPTS } from '../../cloud/faces/customer-pages/barrier-routes.js';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
@@ -76,7 +76,7 @@ async function pair(client: BrowserClient, code: string, name: string) {
 async function grantedKey(customerId: number, deviceId: string, numberId: number) {
   const code = await companyRequest(cloud, company);
   await claimRequest(cloud.ctx, { code, customerId });
-  const { keyRef } = await issueKey(cloud.ctx, {
+  const { keyRef } = await issueAccessKey(cloud.ctx, {
     code,
     customerId,
     deviceId,
@@ -147,7 +147,7 @@ describe('adding a barrier', () => {
     const other = await secretCompany(cloud, 'Second Co');
     const code = await companyRequest(cloud, other);
     await claimRequest(cloud.ctx, { code, customerId: owner.id });
-    await issueKey(cloud.ctx, {
+    await issueAccessKey(cloud.ctx, {
       code,
       customerId: owner.id,
       deviceId: barrier.deviceId,

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../cloud/foundation/web/sessions.js';
 import { getCompany } from '../../cloud/rules/companies/companies.js';
-import { reconfirmDueKeys } from '../../cloud/rules/domain-keys/confirm.js';
+import { reconfirmDomainKeys } from '../../cloud/rules/domain-keys/confirm.js';
 import { pinDomainKey } from '../../cloud/rules/domain-keys/pin.js';
 import { proveText } from '../../company/prove.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -90,7 +90,7 @@ describe.skipIf(chromiumMissing)('API access in Chromium', () => {
       );
       keyFiles.publish(domain, SigningKey.generate().publicKey.base64);
       clock.advance(3600 * 1000);
-      await reconfirmDueKeys(cloud.ctx);
+      await reconfirmDomainKeys(cloud.ctx);
       await page.goto(`/company/${owner.companyId}/access`);
       await page.getByText('Your domain now publishes another key').waitFor();
       await page.getByRole('button', { name: 'Check my key file' }).click();

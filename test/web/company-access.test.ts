@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCompany } from '../../cloud/rules/companies/companies.js';
-import { reconfirmDueKeys } from '../../cloud/rules/domain-keys/confirm.js';
+import { reconfirmDomainKeys } from '../../cloud/rules/domain-keys/confirm.js';
 import { pinDomainKey } from '../../cloud/rules/domain-keys/pin.js';
 import { proveText } from '../../company/prove.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -189,7 +189,7 @@ describe('a domain company once approved', () => {
     const next = SigningKey.generate();
     keyFiles.publish(owner.domain, next.publicKey.base64);
     clock.advance(HOUR);
-    await reconfirmDueKeys(cloud.ctx);
+    await reconfirmDomainKeys(cloud.ctx);
     const signer = { domain: owner.domain, key: next };
     expect((await cloud.signedCall('request', {}, signer)).body.error).toBe('key_changed');
 
@@ -242,7 +242,7 @@ describe('a domain company once approved', () => {
     const { owner, key } = await approvedDomainCompany();
     keyFiles.publish(owner.domain, SigningKey.generate().publicKey.base64);
     clock.advance(HOUR);
-    await reconfirmDueKeys(cloud.ctx);
+    await reconfirmDomainKeys(cloud.ctx);
     keyFiles.publish(owner.domain, key.publicKey.base64);
     await check(owner);
     const page = text((await owner.client.get(accessPath(owner))).html);

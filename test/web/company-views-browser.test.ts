@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../cloud/foundation/web/sessions.js';
 import type { ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
-import { issueKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { insertEntries, journalBarrier } from '../support/barrier-journal.js';
@@ -66,7 +66,7 @@ describe.skipIf(chromiumMissing)('callback, requests and openings in Chromium', 
     }
     await claimRequest(cloud.ctx, { code: codes[1]!, customerId: customer.id });
     await claimRequest(cloud.ctx, { code: codes[2]!, customerId: customer.id });
-    const { keyRef } = await issueKey(cloud.ctx, {
+    const { keyRef } = await issueAccessKey(cloud.ctx, {
       code: codes[2]!,
       customerId: customer.id,
       deviceId: barrier.deviceId,

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../cloud/foundation/web/sessions.js';
-import { revokeKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { PAGE_SIZE } from '../../cloud/rules/journal/barrier-journal.js';
 import { ENTRY_OUTCOMES, OUTCOME_WORDS } from '../../cloud/rules/journal/outcome-words.js';
@@ -284,7 +284,7 @@ describe('openings made through the company API', () => {
     const open = (actor: string) =>
       cloud.call('open', { ...company, key_ref: keyRef, number_id: barrier.objects[0]!.id, actor });
     expect((await open('Mover one')).status).toBe(503);
-    await revokeKey(cloud.ctx, { keyRef, customerId });
+    await revokeAccessKey(cloud.ctx, { keyRef, customerId });
     expect((await open('Mover two')).status).toBe(403);
     const text = visibleText((await journalPage(barrier)).html);
     expect(text).toContain(

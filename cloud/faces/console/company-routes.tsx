@@ -11,7 +11,7 @@ import { pageContext } from '../../foundation/web/web-deps.js';
 import { type Company, getCompany } from '../../rules/companies/companies.js';
 import {
   approve,
-  keyFingerprint,
+  domainKeyFingerprint,
   MAX_REASON_LENGTH,
   reject,
   resume,
@@ -48,7 +48,7 @@ const SHOWN = ['domain_taken', 'key_fetch_failed', 'conflict'] as const;
 function doneNotice(done: Done | undefined, company: Company): string | undefined {
   switch (done) {
     case 'approved': {
-      const pinned = keyFingerprint(company.key_pub);
+      const pinned = domainKeyFingerprint(company.key_pub);
       return pinned
         ? `Approved. The key pinned is ${pinned}.`
         : 'Approved. Its owner issues its secret in its area.';

@@ -1,5 +1,5 @@
 import type { Company } from '../../rules/companies/companies.js';
-import { keyFingerprint } from '../../rules/companies/review.js';
+import { domainKeyFingerprint } from '../../rules/companies/review.js';
 
 /**
  * What an operator checks of a domain company's key before approving it (docs/design.md section 11.5): the key
@@ -19,10 +19,10 @@ export function keyFacts(company: Company): KeyFacts {
   let proof: KeyProof = 'none';
   if (company.key_proven !== null) proof = company.key_proven === company.key_published ? 'proved' : 'other';
   return {
-    published: keyFingerprint(company.key_published),
+    published: domainKeyFingerprint(company.key_published),
     publishedAt: company.key_published_at,
     proof,
-    pinned: keyFingerprint(company.key_pub),
+    pinned: domainKeyFingerprint(company.key_pub),
   };
 }
 

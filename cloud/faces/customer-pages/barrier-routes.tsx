@@ -7,7 +7,7 @@ import { formText, parseForm, textField } from '../../foundation/web/form-input.
 import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, safeNext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
-import { revokeKey } from '../../rules/access-keys/access-keys.js';
+import { revokeAccessKey } from '../../rules/access-keys/access-keys.js';
 import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import {
   barrierNameProblem,
@@ -97,7 +97,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const deviceId = barrierId(request);
     const { keyRef } = request.params as { keyRef: string };
     if (!/^\d{1,9}$/.test(keyRef)) throw new ApiError('not_found', { message: 'No such key among yours.' });
-    await revokeKey(ctx, { keyRef: Number(keyRef), customerId: customer.customerId, deviceId });
+    await revokeAccessKey(ctx, { keyRef: Number(keyRef), customerId: customer.customerId, deviceId });
     return reply.redirect(`/barriers/${deviceId}?withdrawn=${keyRef}`, 303);
   });
 

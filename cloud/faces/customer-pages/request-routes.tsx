@@ -7,7 +7,7 @@ import { type FieldErrors, formText, parseForm, textField } from '../../foundati
 import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
-import { issueKey } from '../../rules/access-keys/access-keys.js';
+import { issueAccessKey } from '../../rules/access-keys/access-keys.js';
 import { endOfDayUtc, todayUtc } from '../../rules/access-keys/key-lifetime.js';
 import { keyOfRequest } from '../../rules/access-keys/keys-on-barrier.js';
 import { barrierObjects, customerBarriers } from '../../rules/devices/customer-barriers.js';
@@ -66,7 +66,7 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const grant = await checkGrant(request.body, customer, view.company.name);
     if (!grant.ok) return showRequest(request, reply, view, { status: 400, posted: grant.posted });
     try {
-      await issueKey(ctx, {
+      await issueAccessKey(ctx, {
         code: view.code,
         customerId: customer.customerId,
         deviceId: grant.deviceId,
@@ -145,7 +145,7 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
   /**
    * The consent form, checked: the objects ticked must all be on one of the customer's own barriers (that
-   * barrier is the key's), and a dated key needs a day from today on. issueKey checks the barrier and objects
+   * barrier is the key's), and a dated key needs a day from today on. issueAccessKey checks the barrier and objects
    * again in its transaction; this says what is wrong in the customer's words first.
    */
   async function checkGrant(

@@ -10,7 +10,7 @@ import {
   addCompany,
   approve,
   confirmKey,
-  keyFingerprint,
+  domainKeyFingerprint,
   MAX_REASON_LENGTH,
   recordSecret,
   reject,
@@ -98,7 +98,7 @@ export async function opsRoutes(
   app.post('/ops/companies/:id/approve', async (request) => {
     const { id } = validate(idParams, request.params);
     const company = await approve(ctx, id, OPERATOR_API, { proofRequired: false });
-    return { company: describeCompany(company), fingerprint: keyFingerprint(company.key_pub) };
+    return { company: describeCompany(company), fingerprint: domainKeyFingerprint(company.key_pub) };
   });
 
   app.post('/ops/companies/:id/suspend', async (request) => {
@@ -132,7 +132,7 @@ export async function opsRoutes(
   app.post('/ops/companies/:id/confirm-key', async (request) => {
     const { id } = validate(idParams, request.params);
     const company = await confirmKey(ctx, id, OPERATOR_API);
-    return { company: describeCompany(company), fingerprint: keyFingerprint(company.key_pub) };
+    return { company: describeCompany(company), fingerprint: domainKeyFingerprint(company.key_pub) };
   });
 
   app.get('/ops/devices', async () => ({ devices: await listDevices(ctx) }));

@@ -155,12 +155,18 @@ async function openPGlite(location: { dataDir: string } | { memory: true }): Pro
   };
 }
 
+/** The migrator's own tables, which record what ran; not the cloud's, so not in ./schema.ts. */
+export const MIGRATION_TABLES = {
+  migrations: 'gatelink_migrations',
+  lock: 'gatelink_migrations_lock',
+} as const;
+
 function migrator(db: Database): Migrator {
   return new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
-    migrationTableName: 'gatelink_migrations',
-    migrationLockTableName: 'gatelink_migrations_lock',
+    migrationTableName: MIGRATION_TABLES.migrations,
+    migrationLockTableName: MIGRATION_TABLES.lock,
   });
 }
 

@@ -9,10 +9,10 @@ import { type Kysely, sql } from 'kysely';
  * made today, runs the definitions in this tree.
  *
  * Each file holds one statement: PGlite's extended protocol takes a single statement per query. Listed in the
- * order they are applied: key_lapse and open_event_data first, as the ones after them call them.
+ * order they are applied: access_key_lapse and open_event_data first, as the ones after them call them.
  */
 const FUNCTION_FILES = [
-  'rules/access-keys/key-lapse.sql',
+  'rules/access-keys/access-key-lapse.sql',
   'rules/events/open-event.sql',
   'rules/opening/open-attempt.sql',
   'rules/journal/complete-entry.sql',

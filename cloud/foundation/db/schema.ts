@@ -1,6 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/** Table types for kysely; the tables themselves are made by ./migrations. */
+/**
+ * Table types for kysely; the tables themselves are made by ./migrations. Each column is described again as data
+ * in ./schema-columns.ts, which the compiler holds to these types and a test to a migrated database's catalog.
+ */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string, string>;

@@ -18,7 +18,7 @@ import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from
  * The customer grants access: chooses the barrier, the objects in the key and its lifetime (until revoked,
  * or until `keyExpiresAt`). Returns the `key_ref` the company opens with.
  */
-export async function issueKey(
+export async function issueAccessKey(
   ctx: CloudContext,
   input: IssueInput,
 ): Promise<{ keyRef: number; request: AccessRequest }> {
@@ -129,7 +129,7 @@ async function grantedObjects(
  * that barrier is found, so a withdrawal posted to one barrier's page cannot reach a key on another
  * (docs/design.md section 10.4). Another customer's key answers exactly like one that does not exist.
  */
-export async function revokeKey(
+export async function revokeAccessKey(
   ctx: CloudContext,
   input: { keyRef: number; customerId: number; deviceId?: string },
 ): Promise<AccessRequest> {
@@ -151,7 +151,7 @@ export async function revokeKey(
  * customer had, every key still standing on it is revoked in the pairing's transaction, each with its
  * `request.revoked` event (docs/design.md section 10.4). Returns how many were revoked.
  */
-export async function revokeKeysOfOthers(
+export async function revokeAccessKeysOfOthers(
   trx: Transaction<DB>,
   input: { deviceId: string; customerId: number; now: Date },
 ): Promise<number> {

@@ -63,23 +63,23 @@ export function lifetimeText(expiresAt: Date | null): string {
 }
 
 /** Why an access key no longer opens, as far as its lifetime goes; null while it is still valid. */
-export type KeyLapse = 'revoked' | 'expired';
+export type AccessKeyLapse = 'revoked' | 'expired';
 
 /**
- * What key_lapse returns (`returns text` in ./key-lapse.sql, the one place that says whether a key is still
+ * What access_key_lapse returns (`returns text` in ./access-key-lapse.sql, the one place that says whether a key is still
  * valid), declared here once; a test compares it with the database's catalog.
  */
-export const keyLapseResult = {
-  function: 'key_lapse',
+export const accessKeyLapseResult = {
+  function: 'access_key_lapse',
   returns: 'text',
 } as const satisfies ScalarResult<SqlType>;
 
-/** key_lapse of the `keys` row in the query at `now`: 'revoked', 'expired', or null for a valid key. */
-export function keyLapse(now: Date): RawBuilder<KeyLapse | null> {
-  return sql<KeyLapse | null>`key_lapse(${sql.ref('keys.revoked_at')}, ${sql.ref('keys.expires_at')}, ${now}::timestamptz)`;
+/** access_key_lapse of the `keys` row in the query at `now`: 'revoked', 'expired', or null for a valid key. */
+export function accessKeyLapse(now: Date): RawBuilder<AccessKeyLapse | null> {
+  return sql<AccessKeyLapse | null>`access_key_lapse(${sql.ref('keys.revoked_at')}, ${sql.ref('keys.expires_at')}, ${now}::timestamptz)`;
 }
 
 /** The condition that the `keys` row in the query is still valid at `now`: neither withdrawn nor past its end. */
-export function keyStillValid(now: Date): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${keyLapse(now)} is null`;
+export function accessKeyStillValid(now: Date): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${accessKeyLapse(now)} is null`;
 }

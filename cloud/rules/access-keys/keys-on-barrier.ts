@@ -1,6 +1,6 @@
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
-import { type KeyLapse, keyLapse, keyStillValid } from './key-lifetime.js';
+import { type AccessKeyLapse, accessKeyLapse, accessKeyStillValid } from './key-lifetime.js';
 
 /**
  * The keys a customer sees on a barrier (docs/design.md section 10.4): every key not withdrawn, with the company
@@ -89,7 +89,7 @@ export async function companiesWithAccess(
     .selectFrom('keys')
     .select((eb) => ['device_id', eb.fn.count<string>('company_id').distinct().as('companies')])
     .where('customer_id', '=', input.customerId)
-    .where(keyStillValid(input.now))
+    .where(accessKeyStillValid(input.now))
     .groupBy('device_id')
     .execute();
   return new Map(rows.map((row) => [row.device_id, Number(row.companies)]));
@@ -104,7 +104,7 @@ function keyRows(db: Database, now: Date) {
       'keys.issued_at',
       'keys.expires_at',
       'keys.revoked_at',
-      keyLapse(now).as('lapse'),
+      accessKeyLapse(now).as('lapse'),
       'companies.id as company_id',
       'companies.name as company_name',
       'companies.domain as company_domain',
@@ -118,7 +118,7 @@ interface KeyRow {
   issued_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
-  lapse: KeyLapse | null;
+  lapse: AccessKeyLapse | null;
   company_id: number;
   company_name: string;
   company_domain: string | null;

@@ -3,7 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
-import { pinDomainKey, pinKey } from '../domain-keys/pin.js';
+import { pinDomainKey, pinFetchedDomainKey } from '../domain-keys/pin.js';
 import type { CompaniesContext } from './companies-context.js';
 import { changeCompany } from './company-changes.js';
 import { toUnicodeDomain } from './domains.js';
@@ -76,7 +76,7 @@ export async function approveCompany(
   ctx: CompaniesContext,
   id: number,
   options: {
-    /** The domain's key, fetched already (fetchKeyToPin) so that no transaction waits on the network. */
+    /** The domain's key, fetched already (fetchDomainKeyToPin) so that no transaction waits on the network. */
     fetchedKey?: string | undefined;
   } = {},
 ): Promise<Company> {
@@ -90,7 +90,7 @@ export async function approveCompany(
   if (company.domain) {
     try {
       return options.fetchedKey !== undefined
-        ? await pinKey(ctx, id, options.fetchedKey, approval)
+        ? await pinFetchedDomainKey(ctx, id, options.fetchedKey, approval)
         : await pinDomainKey(ctx, company, approval);
     } catch (error) {
       // companies_domain_admitted: one admitted company per domain (docs/design.md section 11.1).

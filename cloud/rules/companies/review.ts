@@ -2,7 +2,7 @@ import { strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { CompanyStatus } from '../../foundation/db/schema.js';
-import { fetchKeyToPin, pinKey } from '../domain-keys/pin.js';
+import { fetchDomainKeyToPin, pinFetchedDomainKey } from '../domain-keys/pin.js';
 import { type OperatorActor, recordAction } from '../operators/actions.js';
 import { approveCompany, type Company, createCompany, domainHolder, getCompany } from './companies.js';
 import type { CompaniesContext } from './companies-context.js';
@@ -17,7 +17,7 @@ import { changeCompany } from './company-changes.js';
 export const MAX_REASON_LENGTH = 500;
 
 /** The key's fingerprint as operators compare it, or null; a value that is no valid key says so. */
-export function keyFingerprint(key: string | null): string | null {
+export function domainKeyFingerprint(key: string | null): string | null {
   if (key === null) return null;
   try {
     return strictPublicKeyFromBase64(key).fingerprint;
@@ -86,7 +86,7 @@ export async function approve(
   expectStatus(before, 'pending', 'approved');
   if (before.domain) requireProof(before, options.proofRequired);
   const fetchedKey = before.domain
-    ? await fetchKeyToPin(ctx, before.domain, before.key_proven ?? undefined)
+    ? await fetchDomainKeyToPin(ctx, before.domain, before.key_proven ?? undefined)
     : undefined;
   return review(ctx, id, async (inside, company) => {
     expectStatus(company, 'pending', 'approved');
@@ -101,7 +101,7 @@ export async function approve(
       if (holder && holder.id !== id) throw new ApiError('domain_taken');
     }
     const approved = await approveCompany(inside, id, { fetchedKey });
-    const fingerprint = keyFingerprint(approved.key_pub);
+    const fingerprint = domainKeyFingerprint(approved.key_pub);
     return {
       company: approved,
       record: { actor, name: 'approve', companyId: id, reason: fingerprint },
@@ -176,13 +176,13 @@ export async function confirmKey(ctx: CompaniesContext, id: number, actor: Opera
   if (!before.domain)
     throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
   // Fetched before the transaction, as for an approval.
-  const key = await fetchKeyToPin(ctx, before.domain);
+  const key = await fetchDomainKeyToPin(ctx, before.domain);
   return review(ctx, id, async (inside, company) => {
     if (company.domain !== before.domain) {
       throw new ApiError('conflict', { message: 'The company changed its domain meanwhile; look again.' });
     }
-    const pinned = await pinKey(inside, id, key);
-    const fingerprint = keyFingerprint(pinned.key_pub);
+    const pinned = await pinFetchedDomainKey(inside, id, key);
+    const fingerprint = domainKeyFingerprint(pinned.key_pub);
     return { company: pinned, record: { actor, name: 'confirm-key', companyId: id, reason: fingerprint } };
   });
 }

@@ -4,7 +4,7 @@ import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25
 import { ApiError } from '../../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../../shared/protocol/provisioning.js';
 import type { CloudContext } from '../../foundation/context.js';
-import { revokeKeysOfOthers } from '../access-keys/access-keys.js';
+import { revokeAccessKeysOfOthers } from '../access-keys/access-keys.js';
 import { newDevicePassword } from './credentials.js';
 import { barrierNameProblem } from './customer-barriers.js';
 
@@ -185,7 +185,7 @@ export async function pairDevice(
       .executeTakeFirst();
     if (!found) throw new ApiError('pairing_code_invalid');
     const sameOwner = found.customer_id === input.customerId;
-    const revokedKeys = await revokeKeysOfOthers(trx, {
+    const revokedKeys = await revokeAccessKeysOfOthers(trx, {
       deviceId: found.id,
       customerId: input.customerId,
       now,

@@ -10,7 +10,7 @@ export const RECONFIRM_AFTER_MS = 55 * 60 * 1000;
  * Outcomes: the same key confirms it; another key (or an unusable one) marks it changed, which stops
  * calls at once with `key_changed`; a failed fetch is recorded and, after 24 h, calls get `key_unavailable`.
  */
-export async function reconfirmDueKeys(ctx: DomainKeysContext, batch = 20): Promise<number> {
+export async function reconfirmDomainKeys(ctx: DomainKeysContext, batch = 20): Promise<number> {
   const now = ctx.clock.now();
   const due = await ctx.db.transaction().execute(async (trx) => {
     const rows = await trx

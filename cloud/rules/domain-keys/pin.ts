@@ -21,14 +21,19 @@ export async function pinDomainKey(
 ): Promise<Company> {
   if (!company.domain)
     throw new ApiError('conflict', { message: 'This company has no domain, hence no key.' });
-  return pinKey(ctx, company.id, await fetchKeyToPin(ctx, company.domain, expectedKey), also);
+  return pinFetchedDomainKey(
+    ctx,
+    company.id,
+    await fetchDomainKeyToPin(ctx, company.domain, expectedKey),
+    also,
+  );
 }
 
 /**
  * The key the domain publishes now, ready to pin; refused with `key_fetch_failed` when it cannot be had, or
  * differs from `expectedKey`. A fetch may take seconds (section 2): callers make it before any transaction.
  */
-export async function fetchKeyToPin(
+export async function fetchDomainKeyToPin(
   ctx: DomainKeysContext,
   domain: string,
   expectedKey?: string,
@@ -45,8 +50,8 @@ export async function fetchKeyToPin(
   return fetched.key.base64;
 }
 
-/** Pins a key just fetched from the company's domain (fetchKeyToPin), with `also`. */
-export async function pinKey(
+/** Pins a key just fetched from the company's domain (fetchDomainKeyToPin), with `also`. */
+export async function pinFetchedDomainKey(
   ctx: DomainKeysContext,
   companyId: number,
   key: string,

@@ -10,8 +10,8 @@
 --      every opening at once;
 --   2. the key exists and is the caller's, else no row: the caller answers it like a missing key, and another
 --      company's attempt leaves no trace in that customer's journal;
---   3. not revoked (`revoked`), 4. within its lifetime (`expired`), both as key_lapse says
---      (cloud/rules/access-keys/key-lapse.sql), 5. the object is in the key and not
+--   3. not revoked (`revoked`), 4. within its lifetime (`expired`), both as access_key_lapse says
+--      (cloud/rules/access-keys/access-key-lapse.sql), 5. the object is in the key and not
 --      removed (`forbidden`), 6. the rate limit (`rate_limit`, with its wait in seconds).
 -- Every attempt past step 2 gets a journal entry. A refusal is written with its outcome and its `open.failed`
 -- event, in the same transaction; an attempt let through is written with no outcome and the command id, and
@@ -87,7 +87,7 @@ begin
     return;
   end if;
 
-  verdict := key_lapse(k.revoked_at, k.expires_at, p_now);
+  verdict := access_key_lapse(k.revoked_at, k.expires_at, p_now);
   if verdict is null and k.object_id is null then
     verdict := 'forbidden';
   elsif verdict is null then

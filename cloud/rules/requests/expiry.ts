@@ -1,6 +1,6 @@
 import { type SqlBool, sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import { keyLapse } from '../access-keys/key-lifetime.js';
+import { accessKeyLapse } from '../access-keys/key-lifetime.js';
 import { keyExpired, requestExpired } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
 
@@ -29,7 +29,7 @@ export async function sweepExpired(ctx: CloudContext): Promise<{ requests: numbe
     const keys = await trx
       .updateTable('keys')
       .set({ expiry_recorded_at: now })
-      .where(sql<SqlBool>`${keyLapse(now)} = 'expired'`)
+      .where(sql<SqlBool>`${accessKeyLapse(now)} = 'expired'`)
       .where('expiry_recorded_at', 'is', null)
       .returning(['id', 'company_id', 'request_id', 'expires_at'])
       .execute();

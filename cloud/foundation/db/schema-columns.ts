@@ -1,0 +1,302 @@
+import type { Selectable } from 'kysely';
+import type { DB } from './schema.js';
+
+/**
+ * The tables of ./schema.ts as data: every column with its SQL type as information_schema names it, and
+ * `| null` where the column may be null. schema.ts types the tables by hand for kysely, and those types are
+ * erased at run time; this description is what a test compares with a migrated database's catalog
+ * (test/cloud/schema-catalog.test.ts), and the compiler holds it to schema.ts below: a column in one and not the
+ * other, or a column whose type or nullability differs, fails `tsc`. So a migration and schema.ts cannot drift
+ * apart: a column added to one only fails either the type check or the test.
+ */
+
+/** What each SQL type reads as through both drivers (a bigint as its decimal text). */
+interface ReadAs {
+  integer: number;
+  bigint: string;
+  'double precision': number;
+  text: string;
+  'character varying': string;
+  boolean: boolean;
+  'timestamp with time zone': Date;
+  uuid: string;
+  bytea: Uint8Array;
+  jsonb: unknown;
+}
+
+export type SqlTypeName = keyof ReadAs;
+export type SqlColumn = SqlTypeName | `${SqlTypeName} | null`;
+
+type Description = { readonly [T in keyof DB]: { readonly [C in keyof DB[T]]-?: SqlColumn } };
+
+export const TABLE_COLUMNS = {
+  companies: {
+    id: 'integer',
+    name: 'text',
+    domain: 'text | null',
+    contact_email: 'text | null',
+    status: 'text',
+    key_pub: 'text | null',
+    key_confirmed_at: 'timestamp with time zone | null',
+    key_checked_at: 'timestamp with time zone | null',
+    key_check_error: 'text | null',
+    key_seen_other: 'text | null',
+    created_at: 'timestamp with time zone',
+    approved_at: 'timestamp with time zone | null',
+    suspended_at: 'timestamp with time zone | null',
+    status_reason: 'text | null',
+    key_published: 'text | null',
+    key_published_at: 'timestamp with time zone | null',
+    key_proven: 'text | null',
+    callback_url: 'text | null',
+    logo_hash: 'text | null',
+    callback_failing_since: 'timestamp with time zone | null',
+    callback_failing_url: 'text | null',
+    callback_last_error: 'text | null',
+    callback_paused_until: 'timestamp with time zone | null',
+    callback_lease_until: 'timestamp with time zone | null',
+  },
+  company_secrets: {
+    id: 'integer',
+    company_id: 'integer',
+    hash: 'text',
+    hint: 'text',
+    created_at: 'timestamp with time zone',
+    retires_at: 'timestamp with time zone | null',
+  },
+  nonces: {
+    company_id: 'integer',
+    nonce: 'text',
+    seen_at: 'timestamp with time zone',
+  },
+  customers: {
+    id: 'integer',
+    display_name: 'text',
+    email: 'text | null',
+    created_at: 'timestamp with time zone',
+    email_verified_at: 'timestamp with time zone | null',
+  },
+  devices: {
+    id: 'text',
+    label: 'text',
+    customer_id: 'integer | null',
+    public_key: 'text | null',
+    mqtt_password_hash: 'text | null',
+    provisioning_code_hash: 'text | null',
+    provisioning_expires_at: 'timestamp with time zone | null',
+    provisioned_at: 'timestamp with time zone | null',
+    pairing_code: 'text | null',
+    pairing_expires_at: 'timestamp with time zone | null',
+    online: 'boolean',
+    state_at: 'timestamp with time zone | null',
+    version: 'text | null',
+    telemetry: 'jsonb | null',
+    telemetry_at: 'timestamp with time zone | null',
+    created_at: 'timestamp with time zone',
+    name: 'text | null',
+    paired_at: 'timestamp with time zone | null',
+  },
+  device_objects: {
+    id: 'integer',
+    device_id: 'text',
+    local_id: 'text',
+    label: 'text',
+    kind: 'text',
+    removed_at: 'timestamp with time zone | null',
+  },
+  requests: {
+    id: 'integer',
+    code: 'text',
+    company_id: 'integer',
+    ref: 'text | null',
+    ttl_hours: 'integer',
+    state: 'text',
+    created_at: 'timestamp with time zone',
+    expires_at: 'timestamp with time zone',
+    claimed_at: 'timestamp with time zone | null',
+    issued_at: 'timestamp with time zone | null',
+    revoked_at: 'timestamp with time zone | null',
+    expired_at: 'timestamp with time zone | null',
+    customer_id: 'integer | null',
+  },
+  keys: {
+    id: 'integer',
+    request_id: 'integer',
+    company_id: 'integer',
+    customer_id: 'integer',
+    device_id: 'text',
+    issued_at: 'timestamp with time zone',
+    expires_at: 'timestamp with time zone | null',
+    revoked_at: 'timestamp with time zone | null',
+    expiry_recorded_at: 'timestamp with time zone | null',
+  },
+  key_objects: {
+    key_id: 'integer',
+    object_id: 'integer',
+  },
+  journal: {
+    id: 'integer',
+    at: 'timestamp with time zone',
+    device_id: 'text | null',
+    object_id: 'integer | null',
+    company_id: 'integer',
+    key_id: 'integer',
+    actor: 'text',
+    outcome: 'text | null',
+    detail: 'text | null',
+    command_id: 'uuid | null',
+    acked_at: 'timestamp with time zone | null',
+  },
+  idempotency: {
+    company_id: 'integer',
+    action: 'text',
+    key: 'text',
+    body_hash: 'text',
+    status: 'integer | null',
+    response: 'jsonb | null',
+    created_at: 'timestamp with time zone',
+    command_id: 'uuid | null',
+  },
+  events: {
+    id: 'uuid',
+    company_id: 'integer',
+    type: 'text',
+    data: 'jsonb',
+    at: 'timestamp with time zone',
+    delivered_at: 'timestamp with time zone | null',
+    attempts: 'integer',
+    next_attempt_at: 'timestamp with time zone',
+    seq: 'bigint',
+  },
+  event_deliveries: {
+    id: 'bigint',
+    company_id: 'integer',
+    event_id: 'uuid',
+    type: 'text',
+    attempt: 'integer',
+    at: 'timestamp with time zone',
+    url: 'text',
+    outcome: 'text',
+    status: 'integer | null',
+    error: 'text | null',
+    duration_ms: 'integer',
+    next_attempt_at: 'timestamp with time zone | null',
+  },
+  sessions: {
+    id_hash: 'text',
+    customer_id: 'integer',
+    created_at: 'timestamp with time zone',
+    last_seen_at: 'timestamp with time zone',
+    expires_at: 'timestamp with time zone',
+  },
+  passkeys: {
+    id: 'integer',
+    customer_id: 'integer',
+    credential_id: 'text',
+    public_key: 'text',
+    counter: 'double precision',
+    transports: 'jsonb',
+    name: 'text',
+    device_type: 'text',
+    backed_up: 'boolean',
+    created_at: 'timestamp with time zone',
+    last_used_at: 'timestamp with time zone | null',
+  },
+  webauthn_challenges: {
+    id: 'text',
+    challenge: 'text',
+    purpose: 'text',
+    customer_id: 'integer | null',
+    display_name: 'text | null',
+    expires_at: 'timestamp with time zone',
+  },
+  email_codes: {
+    id: 'integer',
+    email: 'text',
+    code_hash: 'text',
+    created_at: 'timestamp with time zone',
+    expires_at: 'timestamp with time zone',
+    used_at: 'timestamp with time zone | null',
+    attempts: 'integer',
+  },
+  rate_counters: {
+    bucket: 'text',
+    key: 'text',
+    window_start: 'timestamp with time zone',
+    count: 'integer',
+  },
+  server_secrets: {
+    name: 'text',
+    value: 'text',
+    created_at: 'timestamp with time zone',
+  },
+  company_logos: {
+    hash: 'text',
+    image: 'bytea',
+    created_at: 'timestamp with time zone',
+  },
+  company_members: {
+    id: 'integer',
+    company_id: 'integer',
+    email: 'text | null',
+    customer_id: 'integer | null',
+    role: 'text',
+    added_at: 'timestamp with time zone',
+    added_by: 'integer | null',
+  },
+  operators: {
+    customer_id: 'integer',
+    added_at: 'timestamp with time zone',
+    added_by: 'text',
+  },
+  operator_sessions: {
+    id_hash: 'text',
+    created_at: 'timestamp with time zone',
+    expires_at: 'timestamp with time zone',
+  },
+  operator_actions: {
+    id: 'integer',
+    at: 'timestamp with time zone',
+    operator: 'text',
+    customer_id: 'integer | null',
+    company_id: 'integer | null',
+    action: 'text',
+    reason: 'text | null',
+  },
+} as const satisfies Description;
+
+/**
+ * Whether a column's TypeScript type (as selected) agrees with its description: of the type the SQL type reads
+ * as, or narrower (a text column typed as a union of its allowed values), null exactly where the column may be
+ * null. A JSON column reads as whatever it holds, so only its presence is compared.
+ */
+type Agrees<S, C extends SqlColumn> = C extends `${infer N extends SqlTypeName} | null`
+  ? null extends S
+    ? Exclude<S, null> extends ReadAs[N]
+      ? true
+      : false
+    : false
+  : C extends SqlTypeName
+    ? unknown extends S
+      ? true
+      : null extends S
+        ? false
+        : S extends ReadAs[C]
+          ? true
+          : false
+    : false;
+
+/** The columns of table T whose description and schema.ts type disagree, as `table.column`. */
+type TableDisagreements<T extends keyof DB & string, S = Selectable<DB[T]>, D = (typeof TABLE_COLUMNS)[T]> = {
+  [C in keyof S & keyof D & string]: D[C] extends SqlColumn
+    ? Agrees<S[C], D[C]> extends true
+      ? never
+      : `${T}.${C}`
+    : `${T}.${C}`;
+}[keyof S & keyof D & string];
+
+/** Every column in disagreement; never when all agree. */
+type Disagreements = { [T in keyof DB & string]: TableDisagreements<T> }[keyof DB & string];
+
+/** Fails to compile, naming the columns, when schema.ts and the description above disagree. */
+export const schemaAgrees: [Disagreements] extends [never] ? true : Disagreements = true;
