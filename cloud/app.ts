@@ -18,7 +18,7 @@ import { webAssets } from './foundation/web/assets-plugin.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
-import { signingKeyRoute } from './rules/service-key/signing-key-route.js';
+import { serviceKeyRoute } from './rules/service-key/service-key-route.js';
 import { webPages } from './web-pages.js';
 
 /** Where the log's JSON lines go instead of standard output (pino's destination). */
@@ -77,7 +77,7 @@ export async function registerRoutes(
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
-  await app.register(signingKeyRoute, { ctx: deps.ctx });
+  await app.register(serviceKeyRoute, { ctx: deps.ctx });
   await app.register(apiContractRoutes, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
   await app.register(logoRoute, { ctx: deps.ctx });

@@ -29,7 +29,7 @@ import type { Resolver } from './links/outbound-http/safe-connection.js';
 import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
-import { loadSigningKey } from './rules/service-key/signing-key-file.js';
+import { loadServiceKey } from './rules/service-key/service-key-file.js';
 
 /**
  * The cloud's components (docs/design.md section 8), each owning what it makes when it starts. cloud.ts lists
@@ -51,7 +51,7 @@ export class DataFolder implements Part {
   readonly #lockIt: boolean;
   readonly #program: string | undefined;
   #lock: DataFolderLock | null = null;
-  #signingKey: SigningKey | undefined;
+  #serviceKey: SigningKey | undefined;
   #operator: { token: string; file: string | undefined } | undefined;
 
   /** `lock`: the cloud opens the embedded database in the folder itself, rather than being handed one. */
@@ -64,7 +64,7 @@ export class DataFolder implements Part {
   async start(): Promise<void> {
     makePrivate(this.#config.dataDir);
     if (this.#lockIt) this.#lock = lockDataFolder(this.#config.dataDir, this.#program);
-    this.#signingKey = loadSigningKey(this.#config.signingKeyFile);
+    this.#serviceKey = loadServiceKey(this.#config.serviceKeyFile);
     this.#operator = loadOperatorToken(this.#config);
   }
 
@@ -72,8 +72,8 @@ export class DataFolder implements Part {
     this.#lock?.release();
   }
 
-  get signingKey(): SigningKey {
-    return made(this.#signingKey, 'the signing key');
+  get serviceKey(): SigningKey {
+    return made(this.#serviceKey, 'the service key');
   }
 
   get operator(): { token: string; file: string | undefined } {
@@ -159,7 +159,7 @@ export class ContextComponent implements Part {
     this.#ctx = {
       ...this.#services,
       db,
-      signingKey: this.#folder.signingKey,
+      serviceKey: this.#folder.serviceKey,
       companyCache: new CompanyCache(clock),
       nonces: new NonceLedger(db, clock),
     };

@@ -117,7 +117,7 @@ export interface CloudConfig {
       };
   readonly topicPrefix: string;
   readonly operatorToken: string | undefined;
-  readonly signingKeyFile: string;
+  readonly serviceKeyFile: string;
   readonly openRateLimit: number;
   /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
   readonly smtpUrl: string | undefined;
@@ -186,7 +186,7 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
       : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
     topicPrefix: v.MQTT_TOPIC_PREFIX,
     operatorToken: v.OPERATOR_TOKEN,
-    signingKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
+    serviceKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
     openRateLimit: v.OPEN_RATE_LIMIT,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,

@@ -16,8 +16,8 @@ export interface CloudContext {
   readonly db: Database;
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
-  /** The cloud's own Ed25519 key: signs commands to controllers and events to companies. */
-  readonly signingKey: SigningKey;
+  /** The service key, the cloud's own Ed25519 key: signs commands to controllers and events to companies. */
+  readonly serviceKey: SigningKey;
   /** This instance's Prometheus metrics (docs/design.md section 8.1), its own registry. */
   readonly metrics: CloudMetrics;
   /** Settled once the HTTP server listens (the port may be chosen by the system). */

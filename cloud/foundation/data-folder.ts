@@ -13,7 +13,7 @@ import {
 import { join } from 'node:path';
 
 /**
- * The cloud's data folder (`GATELINK_DATA_DIR`): the embedded database, the signing key, the operator token
+ * The cloud's data folder (`GATELINK_DATA_DIR`): the embedded database, the service key, the operator token
  * and the demo's keys. Two rules, both in cloud/README.md ("The data folder"):
  * - it is its owner's alone: the folder is 0700 and the files in it lose any group or other bits at every
  *   start (the embedded database writes its files 0666 whatever the umask says; the folder's mode is what

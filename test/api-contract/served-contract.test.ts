@@ -80,7 +80,7 @@ async function connectedBarrier(): Promise<{ deviceId: string; objectId: number 
     .executeTakeFirstOrThrow();
   device = await FakeDevice.connect(cloud.controllerLink.deviceUrl, account, {
     prefix: cloud.ctx.config.topicPrefix,
-    cloudKey: cloud.ctx.signingKey.publicKey,
+    cloudKey: cloud.ctx.serviceKey.publicKey,
   });
   await expect
     .poll(async () => {

@@ -50,7 +50,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
         db: handle.db,
         clock: systemClock,
         log: recordingLogger(),
-        signingKey: SigningKey.generate(),
+        serviceKey: SigningKey.generate(),
         fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: 'not in this test' }),
         resolveHost: async () => [],
         companyCache: new CompanyCache(systemClock),
@@ -72,7 +72,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
       OPERATOR_TOKEN: randomBytes(16).toString('hex'),
       ...(server ? { DATABASE_URL: server.url! } : {}),
     };
-    // A first start makes the data folder, the database and the signing key the receiver checks with.
+    // A first start makes the data folder, the database and the service key the receiver checks with.
     cloud = await startCloudProcess(env, SCRIPT);
     const published = await fetch(`${cloud.baseUrl}/.well-known/service.json`);
     const key = ((await published.json()) as { key: string }).key;

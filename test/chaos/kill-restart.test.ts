@@ -211,7 +211,7 @@ class ChaosSystem {
       db: handle.db,
       clock: systemClock,
       log: recordingLogger(),
-      signingKey: SigningKey.generate(),
+      serviceKey: SigningKey.generate(),
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
       companyCache: new CompanyCache(systemClock),

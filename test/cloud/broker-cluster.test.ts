@@ -57,7 +57,7 @@ describe.skipIf(skip !== null)(`two cloud instances on a RabbitMQ cluster${skip 
     const second = await startTestCloud({
       database,
       ackTimeoutMs: ACK_TIMEOUT_MS,
-      env: { ...env, ...clusterEnv(cluster, 1), SIGNING_KEY_FILE: first.ctx.config.signingKeyFile },
+      env: { ...env, ...clusterEnv(cluster, 1), SIGNING_KEY_FILE: first.ctx.config.serviceKeyFile },
     });
     instances = [first, second];
     company = await secretCompany(first, 'Courier Ltd');

@@ -14,10 +14,10 @@ describe('loadCloudConfig defaults', () => {
     expect(config.baseUrl).toBeUndefined();
   });
 
-  it('keeps the embedded database and the signing key in ./.data', () => {
+  it('keeps the embedded database and the service key in ./.data', () => {
     expect(config.dataDir).toBe(resolve('./.data'));
     expect(config.database).toEqual({ dataDir: resolve('./.data/db') });
-    expect(config.signingKeyFile).toBe(resolve('./.data/signing-key.pem'));
+    expect(config.serviceKeyFile).toBe(resolve('./.data/signing-key.pem'));
   });
 
   it('runs the embedded broker on 1884 under the gatelink prefix', () => {

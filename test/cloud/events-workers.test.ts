@@ -31,7 +31,7 @@ describe.skipIf(skip !== null)(
     beforeAll(async () => {
       database = await createTestDatabase();
       const delivery = { allowPrivateAddresses: true, timeoutMs: 2000, concurrency: 4, batchSize: 5 };
-      // The instances share the signing key, as instances on one database must (cloud/README.md).
+      // The instances share the service key, as instances on one database must (cloud/README.md).
       const env = { SIGNING_KEY_FILE: join(keyDir, 'signing-key.pem') };
       clouds.push(await startTestCloud({ database, env, eventDelivery: delivery }));
       second = await openDatabase({ url: database.url! });

@@ -123,7 +123,7 @@ describe('states reported together', () => {
     const account = await env.provision(broker);
     const device = await FakeDevice.connect(broker.deviceUrl, account, {
       prefix: PREFIX,
-      cloudKey: env.signingKey.publicKey,
+      cloudKey: env.serviceKey.publicKey,
     });
     await env.waitOnline(account.id);
     await device.close();

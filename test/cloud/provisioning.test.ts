@@ -61,7 +61,7 @@ describe('provisioning', () => {
     const answer = await provision(provisionBody(device.provisioning_code));
     expect(answer.status).toBe(200);
     expect(answer.body.device_id).toBe(device.device_id);
-    expect(answer.body.command_key).toBe(cloud.ctx.signingKey.publicKey.base64);
+    expect(answer.body.command_key).toBe(cloud.ctx.serviceKey.publicKey.base64);
     expect(answer.body.mqtt).toMatchObject({
       username: device.device_id,
       url: cloud.controllerLink.deviceUrl,

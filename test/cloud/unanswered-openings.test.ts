@@ -35,7 +35,7 @@ class DyingDispatcher implements CommandDispatcher {
   constructor(private readonly env: BrokerEnv) {}
 
   sign(request: DispatchRequest): Command {
-    return signOpenCommand(this.env.signingKey, request, Date.now());
+    return signOpenCommand(this.env.serviceKey, request, Date.now());
   }
 
   send(command: Command): Promise<DispatchResult> {

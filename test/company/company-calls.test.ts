@@ -89,7 +89,7 @@ async function connectedBarrier(): Promise<{ deviceId: string; objectIds: number
     .execute();
   device = await FakeDevice.connect(cloud.controllerLink.deviceUrl, account, {
     prefix: cloud.ctx.config.topicPrefix,
-    cloudKey: cloud.ctx.signingKey.publicKey,
+    cloudKey: cloud.ctx.serviceKey.publicKey,
   });
   await vi.waitFor(
     async () => {

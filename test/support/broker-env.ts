@@ -63,7 +63,7 @@ type DeviceGateway = Pick<BrokerTransport, 'deviceUrl' | 'addDevice'>;
 export class BrokerEnv {
   readonly log: RecordingLogger = recordingLogger();
   /** The cloud's command key, shared by every instance (they read the same key file in production). */
-  readonly signingKey = SigningKey.generate();
+  readonly serviceKey = SigningKey.generate();
   readonly #brokers = new Set<ControllerLink>();
   readonly #transports = new Set<BrokerTransport>();
   readonly #devices = new Set<FakeDevice>();
@@ -106,7 +106,7 @@ export class BrokerEnv {
       db: this.db,
       clock: systemClock,
       log: this.log,
-      signingKey: this.signingKey,
+      serviceKey: this.serviceKey,
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
       companyCache: new CompanyCache(systemClock),
@@ -177,7 +177,7 @@ export class BrokerEnv {
   async connect(broker: DeviceGateway, account: DeviceAccount, options: { reconnect?: boolean } = {}) {
     const device = await FakeDevice.connect(broker.deviceUrl, account, {
       prefix: PREFIX,
-      cloudKey: this.signingKey.publicKey,
+      cloudKey: this.serviceKey.publicKey,
       ...options,
     });
     this.#devices.add(device);

@@ -62,7 +62,7 @@ export class AckingDispatcher implements CommandDispatcher {
   ) {}
 
   sign(request: DispatchRequest): Command {
-    return signOpenCommand(this.env.signingKey, request, Date.now());
+    return signOpenCommand(this.env.serviceKey, request, Date.now());
   }
 
   async send(command: Command): Promise<DispatchResult> {

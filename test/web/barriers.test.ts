@@ -120,7 +120,7 @@ describe('adding a barrier', () => {
     const device = await FakeDevice.connect(
       cloud.controllerLink.deviceUrl,
       { id: controller.deviceId, password: controller.password, key: controller.key },
-      { prefix: cloud.ctx.config.topicPrefix, cloudKey: cloud.ctx.signingKey.publicKey },
+      { prefix: cloud.ctx.config.topicPrefix, cloudKey: cloud.ctx.serviceKey.publicKey },
     );
     devices.push(device);
     await expect

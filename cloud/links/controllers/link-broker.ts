@@ -34,7 +34,7 @@ export class LinkBroker implements ControllerLink {
 
   sign(request: DispatchRequest): Command {
     const { ctx } = this.#options;
-    return signOpenCommand(ctx.signingKey, request, ctx.clock.now().getTime());
+    return signOpenCommand(ctx.serviceKey, request, ctx.clock.now().getTime());
   }
 
   /**

@@ -129,7 +129,7 @@ async function attemptDelivery(
 ): Promise<Attempt> {
   const at = ctx.clock.now();
   const body = webhookBody(event);
-  const headers = webhookHeaders(ctx.signingKey, {
+  const headers = webhookHeaders(ctx.serviceKey, {
     id: event.id,
     timestamp: Math.floor(at.getTime() / 1000),
     body,

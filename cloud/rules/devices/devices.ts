@@ -151,7 +151,7 @@ export async function provisionDevice(
     device_id: deviceId,
     mqtt: { url: accounts.deviceUrl, username: deviceId, password },
     topic_prefix: ctx.config.topicPrefix,
-    command_key: ctx.signingKey.publicKey.base64,
+    command_key: ctx.serviceKey.publicKey.base64,
     pairing_code: groupCode(pairingCode),
     pairing_expires_at: pairingExpiresAt.toISOString(),
     numbers,

@@ -30,12 +30,12 @@ export function webhookBody(event: OutboxEvent): string {
  * Unix seconds, so a receiver can refuse an old message replayed to it.
  */
 export function webhookHeaders(
-  key: SigningKey,
+  serviceKey: SigningKey,
   message: { id: string; timestamp: number; body: string },
 ): Record<string, string> {
   const timestamp = String(message.timestamp);
   const content = webhookSignedContent(message.id, timestamp, message.body);
-  const signature = Buffer.from(key.sign(content)).toString('base64');
+  const signature = Buffer.from(serviceKey.sign(content)).toString('base64');
   return {
     [WEBHOOK_HEADERS.id]: message.id,
     [WEBHOOK_HEADERS.timestamp]: timestamp,

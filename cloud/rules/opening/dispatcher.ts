@@ -41,9 +41,9 @@ export type DispatchResult =
 /** Commands live a few seconds: a gate must never open long after the company asked. */
 export const COMMAND_LIFETIME_MS = 10_000;
 
-/** The `open` command for a request, signed with the cloud's command key, living from `issuedAt` (Unix ms). */
-export function signOpenCommand(key: SigningKey, request: DispatchRequest, issuedAt: number): Command {
-  return signCommand(key, {
+/** The `open` command for a request, signed with the service key, living from `issuedAt` (Unix ms). */
+export function signOpenCommand(serviceKey: SigningKey, request: DispatchRequest, issuedAt: number): Command {
+  return signCommand(serviceKey, {
     v: PROTOCOL_VERSION,
     id: request.commandId,
     device_id: request.deviceId,
