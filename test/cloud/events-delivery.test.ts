@@ -59,7 +59,7 @@ afterAll(async () => {
 const deliver = (options: Partial<DeliveryOptions> = {}) => deliverDue(cloud.ctx, { ...LOCAL, ...options });
 
 describe('a delivery', () => {
-  it('is the body of decisions.md section 6, signed in the Standard Webhooks form with the published key', async () => {
+  it('is the body of docs/design.md section 6, signed in the Standard Webhooks form with the published key', async () => {
     const companyId = await callbackCompany(cloud.ctx, 'Signed Ltd', receiver.url);
     await enqueuePings(cloud.ctx, companyId);
     const [event] = await outbox(cloud.ctx, companyId);

@@ -16,7 +16,7 @@ export type KeyCheckResult = { ok: true; fingerprint: string } | { ok: false; me
 /**
  * Fetches the key file now and records its key as `key_published`. A proof of another key no longer counts.
  * When the domain again publishes the pinned key, that is a re-confirmation as the hourly job would make it
- * (company-keys/confirm.ts), so a company that put its key back need not wait for the job.
+ * (confirm.ts), so a company that put its key back need not wait for the job.
  */
 export async function checkPublishedKey(ctx: CloudContext, company: Company): Promise<KeyCheckResult> {
   const domain = domainOf(company);
