@@ -15,9 +15,9 @@ import {
   insertOpenEntry,
   journalState,
   PREFIX,
-  waitFor,
 } from '../support/broker-env.js';
 import { type FakeDevice, insertDevice, tryConnect } from '../support/fake-device.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * The controller link as devices and the open flow see it, written once and run against the embedded
@@ -105,7 +105,10 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
       expect(command.expires_at - command.issued_at).toBe(COMMAND_LIFETIME_MS);
       const ack = await device.ack(command);
       expect(await result).toEqual({ kind: 'acked', ack });
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
 
@@ -116,7 +119,10 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
       await device.ack(await device.nextCommand(), 'failed', { reason: 'relay_fault' });
       const answer = await result;
       expect(answer.kind === 'acked' && answer.ack.reason).toBe('relay_fault');
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       expect(await journalState(env.db, entry.journalId)).toMatchObject({
         outcome: 'device_error',
         detail: 'relay_fault',
@@ -151,7 +157,10 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
         { outcome: 'device_timeout', detail: null, ackedAt: null, now: new Date() },
       );
       await device.ack(command);
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       const journal = await journalState(env.db, entry.journalId);
       expect(journal.outcome).toBe('opened');
       expect(journal.detail).toContain("acknowledged after the caller's timeout");
@@ -170,7 +179,10 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
       );
       const genuine = await device.ack(command);
       expect(await result).toEqual({ kind: 'acked', ack: genuine });
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
 
@@ -315,7 +327,7 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
           .where('id', '=', device.id)
           .executeTakeFirstOrThrow();
         return row.telemetry_at !== null && (row.telemetry as { uptime_s: number }).uptime_s === 4242;
-      });
+      }, 'the telemetry stored');
     });
   });
 
@@ -482,7 +494,10 @@ describe.each(CLUSTER_KINDS)('the %s broker', (kind) => {
     await reconnected;
     const ack = await device.ack(command);
     expect(['acked', 'timeout']).toContain((await result).kind);
-    await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+    await waitFor(
+      async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+      'the acknowledgement in the journal',
+    );
     await device.publish('ack', ack);
     await roundTrip(device);
     expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });

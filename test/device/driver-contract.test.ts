@@ -3,10 +3,11 @@ import { realSleep, type Sleep } from '../../device/drivers/driver.js';
 import { ModemGsmDriver } from '../../device/drivers/modem-gsm.js';
 import { RelayGpioDriver } from '../../device/drivers/relay-gpio.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
+import { waitFor } from '../support/wait-for.js';
 import { type DriverHarness, driverContract } from './driver-contract.js';
 import { fakeGpio, fakeSysfs, PI4_CHIPS } from './fake-gpio.js';
 import { FakeModem } from './fake-modem.js';
-import { tempDir, waitFor } from './fixtures.js';
+import { tempDir } from './fixtures.js';
 import { hasSocat, PtyPair } from './pty-pair.js';
 
 /** A sleep that throws once after `breakNext()`, as an opening interrupted half way. */

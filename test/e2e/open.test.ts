@@ -24,6 +24,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { startMosquitto, type TestMosquitto } from '../support/mosquitto.js';
 import { startRabbitCluster, type TestRabbitCluster } from '../support/rabbitmq-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * `open` end to end: the company API, the broker (embedded, a private Mosquitto, then a private three-node
@@ -155,15 +156,6 @@ async function deviceRow() {
   const answer = await cloud.ops('GET', '/ops/devices');
   const devices = answer.body.devices as { id: string; online: boolean }[];
   return devices.find((d) => d.id === deviceId)!;
-}
-
-/** Polls until the condition holds; fails naming `what` after `timeoutMs`. */
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /**
