@@ -80,7 +80,7 @@ ${serviceJson(key)}
 `;
 }
 
-/** The document `/.well-known/service.json` holds (company-access-api.md 5.1). */
+/** The document `/.well-known/service.json` holds (cloud/README.md, "Signature bound to your domain"). */
 export function serviceJson(key: SigningKey): string {
   return `${JSON.stringify({ key: key.publicKey.base64 })}\n`;
 }

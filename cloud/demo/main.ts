@@ -25,7 +25,8 @@ import {
 
 /**
  * `npm start`: the whole system on one machine (docs/design.md section 8). The cloud with its embedded database
- * and broker, one simulated controller paired to a demo customer, and calls to copy that work as printed.
+ * and broker, two simulated controllers (one paired to a demo customer, a spare one for the account a visitor
+ * makes), and calls to copy that work as printed.
  */
 const say = (line = '') => process.stdout.write(`${line}\n`);
 

@@ -1,5 +1,6 @@
 import { purgeRateCounters } from '../foundation/web/rate-counter.js';
 import { purgeSessions } from '../foundation/web/sessions.js';
+import { sweepExpired } from '../rules/access-keys/expiry.js';
 import { purgeNonces } from '../rules/call-auth/nonces.js';
 import { reconfirmDomainKeys } from '../rules/domain-keys/confirm.js';
 import type { DomainKeysContext } from '../rules/domain-keys/domain-keys-context.js';
@@ -8,7 +9,6 @@ import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
 import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
-import { sweepExpired } from '../rules/requests/expiry.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 

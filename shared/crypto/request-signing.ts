@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { SigningKey } from './ed25519.js';
 
 /**
- * Signed company calls (company-access-api.md 5.1, docs/design.md section 2):
+ * Signed company calls (docs/design.md section 2; cloud/README.md, "Signature bound to your domain"):
  * base string `<domain>.<ts>.<nonce>.<lowercase hex SHA-256 of the raw body>`, UTF-8, signed with Ed25519.
  * Shared so that the cloud's verifier, our examples and the tests build the very same bytes.
  */

@@ -11,10 +11,10 @@ import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { VERSION } from '../../device/version.js';
 import { FakeModem } from '../device/fake-modem.js';
-import { waitFor } from '../device/fixtures.js';
 import { hasSocat, PtyPair } from '../device/pty-pair.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The controller on the Raspberry Pi's architecture (docs/design.md section 12.2): the compiled daemon run by the

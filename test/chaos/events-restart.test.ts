@@ -16,6 +16,7 @@ import { type CloudProcess, startCloudProcess } from '../support/cloud-process.j
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings, outbox } from '../support/event-company.js';
 import { recordingLogger } from '../support/recording-logger.js';
+import { waitFor } from '../support/wait-for.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -91,14 +92,14 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
     });
 
     cloud = await startCloudProcess(env, SCRIPT);
-    await receiver.waitFor(() => receiver!.events().length >= EVENTS / 4, 'some deliveries');
+    await waitFor(() => receiver!.events().length >= EVENTS / 4, 'some deliveries', 20_000);
     await cloud.kill();
     cloud = null;
     const beforeRestart = receiver.events().length;
     expect(beforeRestart).toBeLessThan(EVENTS);
 
     cloud = await startCloudProcess(env, SCRIPT);
-    await receiver.waitFor(() => receiver!.events().length === EVENTS, 'every event', 60_000);
+    await waitFor(() => receiver!.events().length === EVENTS, 'every event', 60_000);
     // Those in flight at the kill arrived then, but were not marked: they are sent again once their lease ends.
     const waiting = async () => {
       let total = 0;

@@ -29,6 +29,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startMosquitto, type TestMosquitto } from '../support/mosquitto.js';
 import { freePort } from '../support/ports.js';
 import { recordingLogger } from '../support/recording-logger.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * Companies keep opening while the broker restarts, the controller is killed with SIGKILL and started again,
@@ -144,12 +145,9 @@ class ChaosSystem {
     return devices.find((d) => d.id === this.deviceId)!;
   }
 
-  async waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
+  /** The cloud restarts under these waits, so a check that fails meanwhile is tried again. */
+  waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+    return waitFor(check, what, 90_000, { retryErrors: true });
   }
 
   /**

@@ -14,6 +14,7 @@ import { brokerKindSkipReason, clusterEnv } from '../support/broker-env.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startRabbitCluster, type TestRabbitCluster } from '../support/rabbitmq-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * What only a broker cluster has: two cloud instances on one database, each reaching the cluster through
@@ -113,7 +114,7 @@ describe.skipIf(skip !== null)(`two cloud instances on a RabbitMQ cluster${skip 
       keyExpiresAt: null,
     });
     const barrier = { id: response.device_id, node, numberId, keyRef, driver, controller };
-    await waitFor(() => controller.session.connected, `the controller on node ${node} to connect`);
+    await waitFor(() => controller.session.connected, `the controller on node ${node} to connect`, 20_000);
     return barrier;
   }
 
@@ -124,15 +125,19 @@ describe.skipIf(skip !== null)(`two cloud instances on a RabbitMQ cluster${skip 
   /** The journal rows of a barrier once none is pending (the ack's outcome lands a moment after the answer). */
   async function journal(barrier: Barrier) {
     let rows: { id: number; outcome: string | null; actor: string }[] = [];
-    await waitFor(async () => {
-      rows = await database.db
-        .selectFrom('journal')
-        .select(['id', 'outcome', 'actor'])
-        .where('device_id', '=', barrier.id)
-        .orderBy('id')
-        .execute();
-      return rows.every((row) => row.outcome !== null);
-    }, 'every journal entry to have its outcome');
+    await waitFor(
+      async () => {
+        rows = await database.db
+          .selectFrom('journal')
+          .select(['id', 'outcome', 'actor'])
+          .where('device_id', '=', barrier.id)
+          .orderBy('id')
+          .execute();
+        return rows.every((row) => row.outcome !== null);
+      },
+      'every journal entry to have its outcome',
+      20_000,
+    );
     return rows;
   }
 
@@ -197,15 +202,3 @@ describe.skipIf(skip !== null)(`two cloud instances on a RabbitMQ cluster${skip 
     expect(barriers[0]!.controller.session.connected).toBe(true);
   }, 60_000);
 });
-
-async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 25));
-  }
-}

@@ -7,8 +7,8 @@ import {
   dispatchRequest,
   insertOpenEntry,
   journalState,
-  waitFor,
 } from '../support/broker-env.js';
+import { waitFor } from '../support/wait-for.js';
 
 /* What only the external broker has: several cloud instances on one database and one Mosquitto. */
 const skip = brokerKindSkipReason('external');
@@ -33,7 +33,10 @@ describe.skipIf(skip !== null)(`the external broker${skip ? ` (${skip})` : ''}`,
       const result = dispatch(instance, dispatchRequest(device.id, entry));
       const ack = await device.ack(await device.nextCommand());
       expect(await result).toEqual({ kind: 'acked', ack });
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       // Both instances received the ack; the journal and the company's events show it once.
       await env.roundTrip(device);
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });

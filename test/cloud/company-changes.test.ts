@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCompany } from '../../cloud/rules/companies/companies.js';
-import { changeCompany } from '../../cloud/rules/companies/company-changes.js';
+import { changeCompany } from '../../cloud/rules/company-changes/company-changes.js';
 import { reconfirmDomainKeys } from '../../cloud/rules/domain-keys/confirm.js';
 import {
   checkPublishedKey,
@@ -24,7 +24,7 @@ import { KeyFileServer } from '../support/keyfile-server.js';
 
 /**
  * The company cache (cloud/rules/call-auth/company-cache.ts) is told of every change to a company by
- * changeCompany (cloud/rules/companies/company-changes.ts), the one way a company is changed. Each test lets a
+ * changeCompany (cloud/rules/company-changes/company-changes.ts), the one way a company is changed. Each test lets a
  * company's call be remembered first, then changes the company along one path, and the very next call, within
  * the cache's lifetime on the same instance, sees the change.
  */

@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../device/fixtures.js';
 import { freePort } from '../support/ports.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The demo (`npm start`) as a newcomer meets it (README.md, "Try it"): it listens on this machine only and says

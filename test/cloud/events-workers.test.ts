@@ -6,6 +6,7 @@ import { type DatabaseHandle, openDatabase } from '../../cloud/foundation/db/dat
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings } from '../support/event-company.js';
+import { waitFor } from '../support/wait-for.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -62,7 +63,7 @@ describe.skipIf(skip !== null)(
         companies.map((companyId, i) => enqueuePings(clouds[i % 2]!.ctx, companyId, PER_COMPANY)),
       );
       const total = COMPANIES * PER_COMPANY;
-      await receiver.waitFor(() => receiver.events().length === total, 'every event', 90_000);
+      await waitFor(() => receiver.events().length === total, 'every event', 90_000);
 
       expect(receiver.concurrentDuplicates).toEqual([]);
       expect(receiver.received.every((item) => item.verified)).toBe(true);

@@ -9,7 +9,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings } from '../support/event-company.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { parseSamples, type Sample, sampleValue } from '../support/prometheus-text.js';
-import { type ProvisionedGate, provisionGate, waitFor } from '../support/provisioned-gate.js';
+import { type ProvisionedGate, provisionGate } from '../support/provisioned-gate.js';
+import { waitFor } from '../support/wait-for.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**

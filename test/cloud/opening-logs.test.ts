@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Answer, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { type ControllerProcess, startControllerProcess } from '../support/controller-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { type ProvisionedGate, provisionGate, waitFor } from '../support/provisioned-gate.js';
+import { type ProvisionedGate, provisionGate } from '../support/provisioned-gate.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * One opening followed through the logs (docs/design.md section 8.1), as an operator would when a company

@@ -4,7 +4,7 @@ import { brokerKindSkipReason } from '../support/broker-env.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startMosquitto, type TestMosquitto } from '../support/mosquitto.js';
-import { waitFor } from '../support/provisioned-gate.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * `GET /readyz` (docs/design.md section 8.1): 200 once the database answers with every migration run and the

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { sweepExpired } from '../../cloud/rules/access-keys/expiry.js';
 import { COMPANY_CACHE_MS } from '../../cloud/rules/call-auth/company-cache.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
-import { sweepExpired } from '../../cloud/rules/requests/expiry.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
 import { FakeClock } from '../support/clock.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';

@@ -4,7 +4,7 @@ import { FakeClock } from '../support/clock.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
-/** Secret mode (company-access-api.md 5.2, docs/design.md section 2) for companies without a domain. */
+/** Secret mode (docs/design.md section 2; cloud/README.md, "Secret (companies without a domain)") for companies without a domain. */
 
 const HOUR = 3600 * 1000;
 const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);

@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 
 /**
- * Signed calls bound to the company's domain (company-access-api.md 5.1, docs/design.md section 2): the happy
+ * Signed calls bound to the company's domain (docs/design.md section 2; cloud/README.md, "Signature bound to your domain"): the happy
  * path and each attack of section 2, each in its own test. Every test makes its own company, so the clock
  * moving on in one test never leaves another with a stale key.
  */

@@ -17,10 +17,10 @@ import {
   insertOpenEntry,
   journalState,
   PREFIX,
-  waitFor,
 } from '../support/broker-env.js';
 import { type DeviceAccount, type FakeDevice, tryConnect } from '../support/fake-device.js';
 import { RefusingListener } from '../support/refusing-listener.js';
+import { waitFor } from '../support/wait-for.js';
 
 /*
  * The promises of BrokerTransport (cloud/links/controllers/transport.ts), written once and kept by both transports, as
@@ -105,19 +105,19 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
       const account = await env.provision(transport);
       expect(await transport.isConnected(account.id)).toBe(false);
       const device = await env.connect(transport, account);
-      await waitFor(() => transport.isConnected(account.id));
+      await waitFor(() => transport.isConnected(account.id), 'the device connected');
       device.vanish();
-      await waitFor(async () => !(await transport.isConnected(account.id)));
+      await waitFor(async () => !(await transport.isConnected(account.id)), 'the device disconnected');
     });
 
     it('connectedDevices counts a device while it is connected, and no more once it is gone', async () => {
       const before = await transport.connectedDevices();
       const account = await env.provision(transport);
       const device = await env.connect(transport, account);
-      await waitFor(() => transport.isConnected(account.id));
+      await waitFor(() => transport.isConnected(account.id), 'the device connected again');
       expect(await transport.connectedDevices()).toBe(before + 1);
       device.vanish();
-      await waitFor(async () => !(await transport.isConnected(account.id)));
+      await waitFor(async () => !(await transport.isConnected(account.id)), 'the device disconnected again');
       expect(await transport.connectedDevices()).toBe(before);
     });
   });
@@ -127,13 +127,13 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
       const account = await env.provision(transport);
       const first = await commandSubscriber(account);
       await transport.publish(deviceTopic(PREFIX, account.id, 'cmd'), Buffer.from('first'));
-      await waitFor(() => first.received.length === 1);
+      await waitFor(() => first.received.length === 1, 'the first message');
       expect(first.received).toEqual([{ payload: 'first', qos: 1, retain: false }]);
       await first.client.endAsync();
       // A retained message would reach the next subscriber as it subscribes, before anything published later.
       const next = await commandSubscriber(account);
       await transport.publish(deviceTopic(PREFIX, account.id, 'cmd'), Buffer.from('second'));
-      await waitFor(() => next.received.length > 0);
+      await waitFor(() => next.received.length > 0, 'a message on the next subscription');
       expect(next.received.map((message) => message.payload)).toEqual(['second']);
       await next.client.endAsync();
     });
@@ -181,7 +181,10 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
       const isAck = from(device.id, 'ack');
       listener.refuse(isAck);
       await device.publish('ack', ackOf(device.account, entry.commandId));
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       const handed = listener.handed.filter(isAck);
       expect(handed).toHaveLength(2);
       expect(handed[1]?.payload).toEqual(handed[0]?.payload);
@@ -195,7 +198,10 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
       const isAck = from(device.id, 'ack');
       listener.refuse(isAck, 3);
       await device.publish('ack', ackOf(device.account, entry.commandId));
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       expect(listener.handed.filter(isAck)).toHaveLength(4);
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
     });
@@ -211,7 +217,7 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
         device.publishTelemetry(1),
         device.publishTelemetry(2),
       ]);
-      await waitFor(() => listener.taken.filter(isTelemetry).length >= 2);
+      await waitFor(() => listener.taken.filter(isTelemetry).length >= 2, 'two telemetry messages');
       const taken = listener.taken.filter((message) => isAck(message) || isTelemetry(message));
       expect(taken.map((message) => parseDeviceTopic(PREFIX, message.topic)?.channel)).toEqual([
         'ack',
@@ -228,7 +234,10 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
     it('ends delivery and the connections it holds, and the link; publish then rejects with NotConnectedError', async () => {
       const other = await startListened();
       const device = await env.connect(other.transport, await env.provision(other.transport));
-      await waitFor(() => other.listener.taken.some(from(device.id, 'state')));
+      await waitFor(
+        () => other.listener.taken.some(from(device.id, 'state')),
+        'the state on the other listener',
+      );
       const closed = device.closed();
       expect(other.transport.linked()).toBe(true);
       await env.stopTransport(other.transport);
@@ -242,7 +251,7 @@ describe.each(BROKER_KINDS)('the %s transport', (kind) => {
       } else {
         // The devices' connections are Mosquitto's; the stopped instance hears nothing more of them.
         await device.publishTelemetry(7);
-        await waitFor(() => listener.taken.some(from(device.id, 'telemetry')));
+        await waitFor(() => listener.taken.some(from(device.id, 'telemetry')), 'the telemetry');
         expect(other.listener.handed.filter(from(device.id, 'telemetry'))).toEqual([]);
       }
     });

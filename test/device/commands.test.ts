@@ -7,6 +7,7 @@ import { ExecutedIds } from '../../device/runtime/executed.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import type { Ack } from '../../shared/protocol/messages.js';
 import { verifyAck } from '../../shared/protocol/signing.js';
+import { waitFor } from '../support/wait-for.js';
 import {
   command,
   DEVICE_ID,
@@ -16,7 +17,6 @@ import {
   makeConfig,
   OTHER_DEVICE_ID,
   tempDir,
-  waitFor,
 } from './fixtures.js';
 
 /** A driver whose openings wait until the test lets them finish. */

@@ -19,8 +19,9 @@ import {
 } from '../../shared/protocol/messages.js';
 import { verifyAck } from '../../shared/protocol/signing.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import { waitFor } from '../support/wait-for.js';
 import { AedesBroker } from './aedes-broker.js';
-import { command, DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './fixtures.js';
+import { command, DEVICE_ID, keys, makeConfig, tempDir } from './fixtures.js';
 
 /** Plays the cloud: publishes commands and collects what the device sends. */
 async function cloudClient(url: string) {

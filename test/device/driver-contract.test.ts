@@ -3,10 +3,11 @@ import { realSleep, type Sleep } from '../../device/drivers/driver.js';
 import { ModemGsmDriver } from '../../device/drivers/modem-gsm.js';
 import { RelayGpioDriver } from '../../device/drivers/relay-gpio.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
+import { waitFor } from '../support/wait-for.js';
 import { type DriverHarness, driverContract } from './driver-contract.js';
 import { fakeGpio, fakeSysfs, PI4_CHIPS } from './fake-gpio.js';
 import { FakeModem } from './fake-modem.js';
-import { tempDir, waitFor } from './fixtures.js';
+import { tempDir } from './fixtures.js';
 import { hasSocat, PtyPair } from './pty-pair.js';
 
 /** A sleep that throws once after `breakNext()`, as an opening interrupted half way. */
@@ -75,18 +76,24 @@ async function modemHarness(): Promise<DriverHarness> {
     ring_timeout_ms: 300,
     ring_hold_ms: 10_000,
   });
+  // The driver's clock moves one poll interval each time the driver reads it, once per poll of the call: the
+  // ring timeout is then 15 polls however slow the machine, and the modem rings at the second.
+  let polled = 0;
+  const now = () => (polled += 20);
   const objects = [gsm('barrier', '+491701234567'), gsm('garage', '+491707654321')] as const;
   const driver = new ModemGsmDriver({
     modem: {
       path: pty.host,
       baud_rate: 115200,
-      command_timeout_ms: 300,
+      // Real time, for an answer that does come: generous, since a busy machine is slow to pass bytes along.
+      command_timeout_ms: 5_000,
       health_interval_ms: 100,
       poll_ms: 20,
       reopen_min_ms: 50,
       reopen_max_ms: 200,
     },
     objects,
+    now,
   });
   return {
     driver,

@@ -36,7 +36,7 @@ export interface DriverContractOptions {
 
 /**
  * The promises of device/drivers/driver.ts, written once and run against every driver (as MQTT.js runs
- * test/node/abstract_store.ts against every store). A driver that passes can be put behind the command handler.
+ * one abstract store suite against every store). A driver that passes can be put behind the command handler.
  */
 export function driverContract(
   name: string,

@@ -6,8 +6,9 @@ import { stringify } from 'yaml';
 import { ConfigError } from '../../device/config-error.js';
 import type { Controller } from '../../device/runtime/controller.js';
 import { prepareController } from '../../device/runtime/prepare.js';
+import { waitFor } from '../support/wait-for.js';
 import { AedesBroker } from './aedes-broker.js';
-import { DEVICE_ID, keys, tempDir, waitFor } from './fixtures.js';
+import { DEVICE_ID, keys, tempDir } from './fixtures.js';
 
 /**
  * The daemon opens its broker connection before it loads the rest (docs/design.md section 12.1): the broker sees

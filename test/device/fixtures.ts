@@ -72,16 +72,6 @@ export function fakeClock(start = Date.UTC(2025, 0, 1)) {
   };
 }
 
-/** Waits until `condition()` holds, checking every 20 ms; fails with `what` after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A promise with its resolve function, for drivers that a test releases by hand. */
 export function gate<T = void>() {
   let open!: (value: T) => void;

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { waitFor } from './fixtures.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * hardware/README.md, "Try it on a laptop", followed as written: its commands are read from the guide and run in

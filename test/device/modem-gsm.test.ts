@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GsmObjectConfig, ModemConfig } from '../../device/config.js';
 import { ModemGsmDriver } from '../../device/drivers/modem-gsm.js';
+import { waitFor } from '../support/wait-for.js';
 import { FakeModem } from './fake-modem.js';
-import { tempDir, waitFor } from './fixtures.js';
+import { tempDir } from './fixtures.js';
 import { hasSocat, PtyPair } from './pty-pair.js';
 
 /**

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { waitFor } from './fixtures.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** Node cannot bind a Unix datagram socket, so the receiving end is a few lines of Python. */
 export const hasPython = spawnSync('python3', ['-c', 'import socket'], { stdio: 'ignore' }).status === 0;

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from './fixtures.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** The modem suites need socat for their pseudo-terminal pair (README.md, "Test it"). */
 export const hasSocat = spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;

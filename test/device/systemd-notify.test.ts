@@ -10,8 +10,9 @@ import {
   SystemdNotifier,
   watchdogInterval,
 } from '../../device/runtime/systemd-notify.js';
+import { waitFor } from '../support/wait-for.js';
 import { AedesBroker } from './aedes-broker.js';
-import { DEVICE_ID, keys, makeConfig, tempDir, waitFor } from './fixtures.js';
+import { DEVICE_ID, keys, makeConfig, tempDir } from './fixtures.js';
 import { hasPython, NotifyListener } from './notify-listener.js';
 
 /** Interval timers that fire only when the test ticks them: nothing here waits on the watchdog's seconds. */

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
+import { sweepExpired } from '../../cloud/rules/access-keys/expiry.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { OPEN_EVENT_FIELDS } from '../../cloud/rules/events/event-data.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
-import { sweepExpired } from '../../cloud/rules/requests/expiry.js';
 import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
@@ -16,6 +16,7 @@ import { FakeClock } from '../support/clock.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { outbox, setCallback } from '../support/event-company.js';
+import { waitFor } from '../support/wait-for.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -151,7 +152,7 @@ describe('events of the customer story at the callback address', () => {
     expect(await sweepExpired(cloud.ctx)).toEqual({ requests: 1, keys: 1 });
 
     const events = await outbox(cloud.ctx, company.org_id);
-    await receiver.waitFor(() => receiver.events().length === events.length, 'every event to arrive');
+    await waitFor(() => receiver.events().length === events.length, 'every event to arrive', 20_000);
 
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     expect(receiver.concurrentDuplicates).toEqual([]);

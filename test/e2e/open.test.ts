@@ -9,6 +9,7 @@ import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
+import { realSleep, type Sleep } from '../../device/drivers/driver.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { Controller } from '../../device/runtime/controller.js';
 import { type BrokerKind, brokerKindSkipReason, CLUSTER_KINDS, clusterEnv } from '../support/broker-env.js';
@@ -24,6 +25,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { startMosquitto, type TestMosquitto } from '../support/mosquitto.js';
 import { startRabbitCluster, type TestRabbitCluster } from '../support/rabbitmq-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * `open` end to end: the company API, the broker (embedded, a private Mosquitto, then a private three-node
@@ -32,9 +34,15 @@ import { startRabbitCluster, type TestRabbitCluster } from '../support/rabbitmq-
  * installer would.
  */
 
-/** Small, so that a timeout costs little; far above a local round trip, so that a normal open never hits it. */
-const ACK_TIMEOUT_MS = 2000;
-/** A pulse longer than the acknowledgement timeout: the open answers 504 and the ack arrives later. */
+/**
+ * Small, so that a timeout costs little; far above a local round trip even on a busy machine, so that a normal
+ * open never hits it.
+ */
+const ACK_TIMEOUT_MS = 5000;
+/**
+ * The slow barrier's pulse, which lasts until the test ends it (`endSlowPulse`), once its open has answered
+ * 504: its ack comes after the timeout by the order of events, not by a race of two timers.
+ */
 const SLOW_PULSE_MS = 4000;
 const RATE_LIMIT = 3;
 
@@ -70,6 +78,14 @@ let customerId: number;
 let company: { org_id: number; secret: string };
 let controller: Controller | null = null;
 let driver: SimulatedDriver;
+let endSlowPulse: () => void = () => {};
+/** Real pulses, except the slow barrier's, which waits for `endSlowPulse`. */
+const sleep: Sleep = (ms) =>
+  ms === SLOW_PULSE_MS
+    ? new Promise<void>((resolve) => {
+        endSlowPulse = resolve;
+      })
+    : realSleep(ms);
 
 async function setUp(kind: BrokerKind): Promise<void> {
   keyFiles = new KeyFileServer();
@@ -111,6 +127,7 @@ async function setUp(kind: BrokerKind): Promise<void> {
 }
 
 async function tearDown(): Promise<void> {
+  endSlowPulse();
   await controller?.stop();
   controller = null;
   await cloud?.stop();
@@ -138,7 +155,7 @@ async function brokerEnv(kind: BrokerKind): Promise<Record<string, string>> {
 /** Starts the controller from the config `provision()` wrote, with a fresh simulated driver to count openings. */
 async function startController(): Promise<void> {
   const config = loadConfig(configPath);
-  driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
+  driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated'), sleep });
   controller = new Controller(config, { drivers: { simulated: driver }, reconnectMinMs: 50, log: () => {} });
   await controller.start();
   // The device says it is online once it has subscribed to its commands.
@@ -146,6 +163,7 @@ async function startController(): Promise<void> {
 }
 
 async function stopController(): Promise<void> {
+  endSlowPulse();
   await controller?.stop();
   controller = null;
   await waitFor(async () => !(await deviceRow()).online, 'the controller to go offline');
@@ -155,15 +173,6 @@ async function deviceRow() {
   const answer = await cloud.ops('GET', '/ops/devices');
   const devices = answer.body.devices as { id: string; online: boolean }[];
   return devices.find((d) => d.id === deviceId)!;
-}
-
-/** Polls until the condition holds; fails naming `what` after `timeoutMs`. */
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 /**
@@ -323,6 +332,7 @@ describe.each(CLUSTER_KINDS)('open through the %s broker to a real controller', 
     expect(answer.body.error).toBe('device_timeout');
     expect(await journal(keyRef)).toMatchObject([{ outcome: 'device_timeout', acked_at: null }]);
 
+    endSlowPulse();
     await waitFor(async () => (await journal(keyRef))[0]!.outcome !== 'device_timeout', 'the late ack');
     const [entry] = await journal(keyRef);
     expect(entry).toMatchObject({ outcome: 'opened', number_label: 'Slow barrier' });
@@ -337,6 +347,7 @@ describe.each(CLUSTER_KINDS)('open through the %s broker to a real controller', 
     const first = await open(keyRef, 'slow', { headers });
     expect(first.status).toBe(504);
     // Wait for the late ack: the object is free again, so a retry that went to the gate would open it.
+    endSlowPulse();
     await waitFor(async () => (await journal(keyRef))[0]!.outcome === 'opened', 'the late ack');
 
     const retry = await open(keyRef, 'slow', { headers });

@@ -23,10 +23,10 @@ import {
   dispatchRequest,
   insertOpenEntry,
   journalState,
-  waitFor,
 } from '../support/broker-env.js';
 import { type FakeDevice, insertDevice } from '../support/fake-device.js';
 import type { LogEntry } from '../support/recording-logger.js';
+import { waitFor } from '../support/wait-for.js';
 import { anyMessage, type BuiltMessage, build, type Cast, ownMessage } from './device-message-cases.js';
 import {
   comparable,
@@ -289,7 +289,10 @@ describe('[attack:fuzz.device-messages] what devices publish, on every channel',
       const result = dispatch(broker, dispatchRequest(cast.self.id, entry));
       const ack = await device.ack(await device.nextCommand());
       expect(await result).toEqual({ kind: 'acked', ack });
-      await waitFor(async () => (await journalState(env.db, entry.journalId)).acked_at !== null);
+      await waitFor(
+        async () => (await journalState(env.db, entry.journalId)).acked_at !== null,
+        'the acknowledgement in the journal',
+      );
       expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: 'opened', events: 1 });
       cast.applied.push(ack);
     }

@@ -9,9 +9,9 @@ import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
-import { waitFor } from '../device/fixtures.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The controller as a board receives it (docs/design.md section 12.2): `npm run build:device -- <folder>` into an

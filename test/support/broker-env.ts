@@ -27,6 +27,7 @@ import {
   type TestRabbitCluster,
 } from './rabbitmq-cluster.js';
 import { type RecordingLogger, recordingLogger } from './recording-logger.js';
+import { waitFor } from './wait-for.js';
 
 /**
  * The same behaviour suite runs against each kind of broker, like kysely's DIALECTS. The external one needs
@@ -194,14 +195,17 @@ export class BrokerEnv {
 
   /** Until the device's reported state reached the cloud (external dispatch reads it). */
   async waitOnline(deviceId: string, online = true): Promise<void> {
-    await waitFor(async () => {
-      const row = await this.db
-        .selectFrom('devices')
-        .select('online')
-        .where('id', '=', deviceId)
-        .executeTakeFirst();
-      return row?.online === online;
-    });
+    await waitFor(
+      async () => {
+        const row = await this.db
+          .selectFrom('devices')
+          .select('online')
+          .where('id', '=', deviceId)
+          .executeTakeFirst();
+        return row?.online === online;
+      },
+      `the device ${deviceId} to be ${online ? 'online' : 'offline'}`,
+    );
   }
 
   /** Telemetry from the device, once stored: everything it published before has been handled too. */
@@ -215,7 +219,7 @@ export class BrokerEnv {
         .where('id', '=', device.id)
         .executeTakeFirstOrThrow();
       return (row.telemetry as { uptime_s?: number } | null)?.uptime_s === marker;
-    });
+    }, 'the telemetry marker stored');
   }
 
   async close(): Promise<void> {
@@ -225,15 +229,6 @@ export class BrokerEnv {
     await this.mosquitto?.stop();
     await this.cluster?.stop();
     await this.database.close();
-  }
-}
-
-/** Polls until the check holds (or fails after a few seconds); the assertions follow it. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((done) => setTimeout(done, 20));
   }
 }
 

@@ -1,5 +1,5 @@
-import { changeCompany } from '../../cloud/rules/companies/company-changes.js';
 import { registerCompany } from '../../cloud/rules/companies/members.js';
+import { changeCompany } from '../../cloud/rules/company-changes/company-changes.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { BrowserClient } from './browser-client.js';
 import type { TestCloud } from './cloud.js';

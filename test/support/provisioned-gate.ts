@@ -10,6 +10,7 @@ import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { Controller } from '../../device/runtime/controller.js';
 import { type Answer, secretCompany, type TestCloud } from './cloud.js';
+import { waitFor } from './wait-for.js';
 
 /**
  * A gate as an installer and a customer leave it: a controller config written by `provision()` against the
@@ -120,17 +121,4 @@ export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> 
     waitOnline,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
-}
-
-/** Polls until the condition holds; fails naming `what` after `timeoutMs`. */
-export async function waitFor(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

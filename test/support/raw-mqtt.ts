@@ -123,7 +123,7 @@ export async function rawLogin(
   const connack = new Promise<number>((resolve) =>
     socket.on('data', (data: Buffer) => {
       received = Buffer.concat([received, data]);
-      // CONNACK: 0x20, remaining length 2, acknowledge flags, return code (section 3.2).
+      // CONNACK: 0x20, remaining length 2, acknowledge flags, return code (MQTT 3.1.1 section 3.2).
       if (received.length >= 4 && received[0] === 0x20) resolve(received[3]!);
     }),
   );

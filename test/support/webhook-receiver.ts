@@ -73,14 +73,6 @@ export class WebhookReceiver {
     return [...seen.values()];
   }
 
-  async waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(10);
-    }
-  }
-
   async stop(): Promise<void> {
     for (const response of this.#hanging) response.destroy();
     this.#server.closeAllConnections();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpired } from '../../cloud/rules/access-keys/expiry.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
-import { sweepExpired } from '../../cloud/rules/requests/expiry.js';
 import { visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';

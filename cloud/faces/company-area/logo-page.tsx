@@ -91,8 +91,8 @@ export function LogoPage(props: LogoPageProps): VNode {
 }
 
 /**
- * Who sees it: customers are shown a company's logo only beside a verified domain (company-access-api.md
- * section 5.2); a company calling with a secret is shown by its name alone.
+ * Who sees it: customers are shown a company's logo only beside a verified domain (docs/design.md
+ * section 11.3); a company calling with a secret is shown by its name alone.
  */
 function Audience(props: { company: Company }): VNode {
   const { company } = props;

@@ -3,7 +3,7 @@ import type { FieldErrors } from './form-input.js';
 
 /**
  * A form's problems where a person looks for them: a summary at the top that links to each field, and the
- * sentence again beside the field (GOV.UK's error summary pattern; shared/style.md).
+ * sentence again beside the field (GOV.UK's error summary pattern; docs/design.md section 10.2).
  */
 export function ErrorSummary(props: { errors: FieldErrors | undefined }): VNode | null {
   const entries = Object.entries(props.errors ?? {});

@@ -15,7 +15,7 @@ import {
 } from './safe-connection.js';
 
 /**
- * Fetches a company's key file, `https://<domain>/.well-known/service.json` (company-access-api.md 5.1), under
+ * Fetches a company's key file, `https://<domain>/.well-known/service.json` (cloud/README.md, "Signature bound to your domain"), under
  * the rules of docs/design.md section 2, "Key file": a 5 s deadline, at most 4 KiB, no redirects to another host,
  * and only public addresses, checked on the address actually connected to.
  *

@@ -17,7 +17,7 @@ interface Entry {
  *
  * Only successes are remembered: a wrong secret or an unknown domain always reaches the database. What a
  * remembered company may miss is a change made since: this instance forgets a company once a change to it
- * committed (`forget`, called by changeCompany in cloud/rules/companies/company-changes.ts, through which every
+ * committed (`forget`, called by changeCompany in cloud/rules/company-changes/company-changes.ts, through which every
  * change to a company goes), another instance within COMPANY_CACHE_MS. Openings do not depend on it: `open_attempt`
  * reads the company's status on every call, so a suspension stops openings at once everywhere.
  */

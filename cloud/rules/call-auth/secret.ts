@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { orgIdSchema, secretSchema } from '../../../shared/company-api/calls.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
-import { changeCompany } from '../companies/company-changes.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 import type { CallAuthContext } from './call-auth-context.js';
 
 /**

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { ApiError } from '../../../shared/errors.js';
+import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
-import { type CompanyChangeContext, changeCompany } from './company-changes.js';
 import { asciiDomainProblem } from './domains.js';
 
 /** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */

@@ -3,9 +3,9 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 import { pinDomainKey, pinFetchedDomainKey } from '../domain-keys/pin.js';
 import type { CompaniesContext } from './companies-context.js';
-import { changeCompany } from './company-changes.js';
 import { toUnicodeDomain } from './domains.js';
 
 export type Company = Selectable<CompaniesTable>;

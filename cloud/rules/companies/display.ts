@@ -2,10 +2,10 @@ import { logoPath } from '../logos/logo-store.js';
 import { displayDomain } from './domains.js';
 
 /**
- * How a company is shown to a customer (company-access-api.md section 1; docs/design.md section 10): its name,
+ * How a company is shown to a customer (docs/design.md sections 10.3 and 10.5): its name,
  * and its domain only once the domain is verified (its key was fetched from it and pinned), in the spelling of
  * domains.ts. A company without a verified domain is shown by the name it gave, with the note that its domain
- * is not confirmed, and no logo (company-access-api.md section 5.2). A company with a verified domain shows its
+ * is not confirmed, and no logo (docs/design.md section 11.3). A company with a verified domain shows its
  * logo, served by the service under the image's hash (docs/design.md section 11.3), or its name's initial until
  * it uploads one.
  */

@@ -1,6 +1,6 @@
 import { ApiError } from '../../../shared/errors.js';
+import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import type { Company } from './companies.js';
-import { type CompanyChangeContext, changeCompany } from './company-changes.js';
 
 /**
  * What a company may change of its registration (docs/design.md section 11.1): its name, contact address and

@@ -2,17 +2,17 @@ import { strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25519.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { CompanyStatus } from '../../foundation/db/schema.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 import { fetchDomainKeyToPin, pinFetchedDomainKey } from '../domain-keys/pin.js';
 import { type OperatorActor, recordAction } from '../operators/actions.js';
 import { approveCompany, type Company, createCompany, domainHolder, getCompany } from './companies.js';
 import type { CompaniesContext } from './companies-context.js';
-import { changeCompany } from './company-changes.js';
 
 /**
  * What operators change of a company (docs/design.md section 11.5), from the console or the operator API: each
  * change is made in one transaction with its row in the history (cloud/rules/operators/actions.ts), from the one
  * state it applies to, so two operators acting at once cannot, say, resume a company the other just rejected.
- * Every change is a changeCompany (./company-changes.ts), so the company cache forgets it after the commit.
+ * Every change is a changeCompany (../company-changes/company-changes.ts), so the company cache forgets it after the commit.
  */
 export const MAX_REASON_LENGTH = 500;
 

@@ -1,4 +1,4 @@
-import { changeCompany } from '../companies/company-changes.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
 
 /** A key is re-confirmed from its domain at least hourly; the job looks for keys older than this. */

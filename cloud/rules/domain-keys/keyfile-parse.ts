@@ -1,7 +1,7 @@
 import { KeyError, strictPublicKeyFromBase64, type VerifyKey } from '../../../shared/crypto/ed25519.js';
 
 /**
- * What a company's key file must hold (company-access-api.md 5.1, docs/design.md section 2, "Key file"):
+ * What a company's key file must hold (docs/design.md section 2, "Key file"; cloud/README.md, "Signature bound to your domain"):
  * `{"key": "<base64 Ed25519 public key>"}`, in UTF-8 JSON, the key strictly checked (no small order, no
  * non-canonical encoding). Fetching it is keyfile-fetch.ts.
  */

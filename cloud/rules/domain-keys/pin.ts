@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
-import { changeCompany } from '../companies/company-changes.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
 
 /** A company's row, as cloud/rules/companies/ reads it; taken from the schema so that this folder imports none above it. */

@@ -4,7 +4,7 @@ import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25
 import { keyProofText, verifyKeyProof } from '../../../shared/crypto/key-proof.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
-import { changeCompany } from '../companies/company-changes.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
 import { pinDomainKey } from './pin.js';
 
@@ -21,7 +21,7 @@ export type KeyCheckResult = { ok: true; fingerprint: string } | { ok: false; me
 /**
  * Fetches the key file now and records its key as `key_published`. A proof of another key no longer counts.
  * When the domain again publishes the pinned key, that is a re-confirmation as the hourly job would make it
- * (company-keys/confirm.ts), so a company that put its key back need not wait for the job.
+ * (confirm.ts), so a company that put its key back need not wait for the job.
  */
 export async function checkPublishedKey(ctx: DomainKeysContext, company: Company): Promise<KeyCheckResult> {
   const domain = domainOf(company);

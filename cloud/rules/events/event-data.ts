@@ -4,7 +4,7 @@ import { formatTimestamp } from '../../foundation/http/timestamps.js';
 /**
  * The `data` of every event kind a company receives at its callback address, declared here and nowhere else.
  * The request and key events are built here, by the functions below, for the transactions that make their
- * change (cloud/rules/requests/claim.ts, cloud/rules/access-keys/access-keys.ts, cloud/rules/requests/expiry.ts). The open events are built in the database, in
+ * change (cloud/rules/requests/claim.ts, cloud/rules/access-keys/access-keys.ts, cloud/rules/access-keys/expiry.ts). The open events are built in the database, in
  * the transaction that journals the opening, by open_event_data (cloud/rules/events/open-event.sql), for open_attempt
  * and complete_entry alike; their fields are declared here all the same, and a test checks that both functions
  * give exactly these. Timestamps are in the company API's form (cloud/README.md, "`status` fields").

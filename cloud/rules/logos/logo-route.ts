@@ -7,7 +7,7 @@ import { isLogoHash, readLogo } from './logo-store.js';
 
 /**
  * `GET /logos/<hash>.webp` (docs/design.md section 11.3): the companies' logos, from the service's own address,
- * as company-access-api.md section 1 asks. Registered beside the static files, not under the pages: an image
+ * as docs/design.md section 11.3 asks. Registered beside the static files, not under the pages: an image
  * needs no session or cookie. The name is the image's SHA-256, so the bytes behind an address never change
  * and browsers may keep them a year without asking again. The pages' security headers come along (nosniff
  * among them); the Content-Security-Policy does no harm to an image and guards the address if opened.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
-import { changeCompany } from '../companies/company-changes.js';
+import { changeCompany } from '../company-changes/company-changes.js';
 
 /** What changing a logo stands on beyond the ground: whatever keeps a copy of companies forgets the one changed. */
 export interface LogosContext extends CloudContext {

@@ -217,7 +217,7 @@ function deviceError(detail: string | null): ApiError {
 
 /**
  * The answer an opening whose journal entry has settled on `outcome` gets: the same as the caller would have
- * been given, for a claim whose own instance died before answering (cloud/rules/journal/settle.ts).
+ * been given, for a claim whose own instance died before answering (cloud/rules/opening/unanswered.ts).
  */
 export function settledAnswer(entry: {
   id: number;

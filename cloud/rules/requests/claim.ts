@@ -5,7 +5,7 @@ import { enqueueEvent } from '../events/outbox.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from './requests.js';
 
 /**
- * The customer's moves on a request (company-access-api.md section 3, docs/design.md section 3): claim,
+ * The customer's moves on a request (docs/design.md sections 3 and 10.3): claim,
  * grant (issue a key) and withdraw (revoke). Each is one transaction together with its event, so a
  * company never hears of a change that was not committed.
  *

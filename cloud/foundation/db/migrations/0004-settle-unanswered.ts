@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * What the sweep of unanswered openings needs (cloud/rules/journal/settle.ts):
+ * What the sweep of unanswered openings needs (cloud/rules/opening/unanswered.ts):
  * - `idempotency.command_id`: the command an `open` claim sent, so that the sweep can give a claim whose
  *   instance died the outcome its journal entry settled on;
  * - a BRIN index on `journal.at`, so that the sweep reads only the page ranges of its time window. The journal

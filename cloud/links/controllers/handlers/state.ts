@@ -3,7 +3,7 @@ import type { DeviceMessageHandler } from './handler.js';
 
 /**
  * `.../state` (retained; the will sets it offline): whether the device is online, its version, and, when
- * given, its objects; written with other devices' reports in one statement (../../devices/device-states.ts).
+ * given, its objects; written with other devices' reports in one statement (cloud/rules/devices/device-states.ts).
  */
 export const stateHandler: DeviceMessageHandler<DeviceState> = {
   schema: stateSchema,

@@ -1,8 +1,8 @@
 import { type SqlBool, sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import { accessKeyLapse } from '../access-keys/key-lifetime.js';
 import { keyExpired, requestExpired } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
+import { accessKeyLapse } from './key-lifetime.js';
 
 /**
  * Records lapsed lifetimes. Readers already see the right state (effectiveState); this sweep makes the
