@@ -5,14 +5,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/rules/customers/customers.js';
-import { pairDevice } from '../../cloud/rules/devices/devices.js';
-import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { VERSION } from '../../device/version.js';
 import { FakeModem } from '../device/fake-modem.js';
 import { hasSocat, PtyPair } from '../device/pty-pair.js';
-import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
+import { boardOnline, openProvisionedBoard, provisionedBoard } from '../support/board-opening.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -24,7 +21,7 @@ import { waitFor } from '../support/wait-for.js';
  */
 const ROOT = resolve('.');
 const BIN = resolve(ROOT, 'bin/gatelink-device.mjs');
-const ARM_NODE = process.env.GATELINK_ARM64_NODE ?? resolve(ROOT, '.cache/arm64/node');
+const ARM_NODE = process.env.GATELINK_ARM64_NODE ?? resolve(ROOT, '.cache/arm64/bin/node');
 const QEMU = spawnSync('sh', ['-c', 'command -v qemu-aarch64-static'], { encoding: 'utf8' }).stdout.trim();
 const missing = !QEMU
   ? 'qemu-aarch64-static (apt-get install qemu-user-static libc6:arm64 libstdc++6:arm64)'
@@ -97,9 +94,8 @@ describe.skipIf(missing !== null)('the controller on arm64 (qemu-user)', () => {
         '--objects-from',
         join(dir, 'objects.yaml'),
       ]);
-      const pairing = /Pairing code for the customer: (\S+)/.exec(provisioned.stdout)?.[1];
-      const deviceId = /Provisioned controller (\S+)\./.exec(provisioned.stdout)?.[1];
-      expect(pairing, provisioned.stdout).toBeDefined();
+      const board = provisionedBoard(provisioned.stdout);
+      expect(board.pairingCode, provisioned.stdout).toBeDefined();
       expect((await device(['test', '--config', config])).stdout).toContain('All objects opened.');
 
       let output = '';
@@ -107,30 +103,10 @@ describe.skipIf(missing !== null)('the controller on arm64 (qemu-user)', () => {
       daemon.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
       });
-      const online = async () => {
-        const devices = (await cloud.ops('GET', '/ops/devices')).body.devices as { online: boolean }[];
-        return devices[0]?.online === true;
-      };
-      await waitFor(online, 'the arm64 controller to come online', EMULATED);
+      await waitFor(() => boardOnline(cloud), 'the arm64 controller to come online', EMULATED);
 
-      const customerId = (await createCustomer(cloud.ctx, { displayName: 'Pi owner' })).id;
-      await pairDevice(cloud.ctx, { customerId, pairingCode: pairing! });
-      const company = await secretCompany(cloud, 'Courier Ltd');
-      const request = await cloud.call('request', company);
-      const requestCode = request.body.code as string;
-      await claimRequest(cloud.ctx, { code: requestCode, customerId });
-      const numberId = Number(/gate: Main gate \(simulated\), number_id (\d+)/.exec(provisioned.stdout)?.[1]);
-      const { keyRef } = await issueAccessKey(cloud.ctx, {
-        code: requestCode,
-        customerId,
-        deviceId: deviceId!,
-        objectIds: [numberId],
-        keyExpiresAt: null,
-      });
-      const opened = await cloud.call('open', {
-        ...company,
-        key_ref: keyRef,
-        number_id: numberId,
+      const opened = await openProvisionedBoard(cloud, board, {
+        owner: 'Pi owner',
         actor: 'Driver on arm64',
       });
       expect(opened.status, JSON.stringify(opened.body)).toBe(200);

@@ -5,11 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
-import { createCustomer } from '../../cloud/rules/customers/customers.js';
-import { pairDevice } from '../../cloud/rules/devices/devices.js';
-import { claimRequest } from '../../cloud/rules/requests/claim.js';
-import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
+import { boardOnline, openProvisionedBoard, provisionedBoard } from '../support/board-opening.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -207,41 +204,17 @@ describe('the controller as a board receives it (npm run build:device)', () => {
       ],
       { cwd: work },
     );
-    const pairing = /Pairing code for the customer: (\S+)/.exec(provisioned.stdout)?.[1];
-    const deviceId = /Provisioned controller (\S+)\./.exec(provisioned.stdout)?.[1];
-    const numberId = Number(/gate: Main gate \(simulated\), number_id (\d+)/.exec(provisioned.stdout)?.[1]);
-    expect(pairing, provisioned.stdout).toBeDefined();
+    const board = provisionedBoard(provisioned.stdout);
+    expect(board.pairingCode, provisioned.stdout).toBeDefined();
 
     let output = '';
     daemon = spawn(process.execPath, [bin, 'run', '--config', config], { cwd: work });
     daemon.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    const online = async () => {
-      const devices = (await cloud.ops('GET', '/ops/devices')).body.devices as { online: boolean }[];
-      return devices[0]?.online === true;
-    };
-    await waitFor(online, 'the controller to come online');
+    await waitFor(() => boardOnline(cloud), 'the controller to come online');
 
-    const customerId = (await createCustomer(cloud.ctx, { displayName: 'Board owner' })).id;
-    await pairDevice(cloud.ctx, { customerId, pairingCode: pairing! });
-    const company = await secretCompany(cloud, 'Courier Ltd');
-    const request = await cloud.call('request', company);
-    const requestCode = request.body.code as string;
-    await claimRequest(cloud.ctx, { code: requestCode, customerId });
-    const { keyRef } = await issueAccessKey(cloud.ctx, {
-      code: requestCode,
-      customerId,
-      deviceId: deviceId!,
-      objectIds: [numberId],
-      keyExpiresAt: null,
-    });
-    const opened = await cloud.call('open', {
-      ...company,
-      key_ref: keyRef,
-      number_id: numberId,
-      actor: 'Driver',
-    });
+    const opened = await openProvisionedBoard(cloud, board, { owner: 'Board owner', actor: 'Driver' });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     expect(opened.body).toMatchObject({ ok: 1 });
     await waitFor(() => /command \S+ \(gate\): opened/.test(output), 'the daemon to log the opening');
