@@ -52,6 +52,8 @@ describe('the passkey options', () => {
     });
     expect(options.attestation).toBe('none');
     expect(options.timeout).toBe(300_000);
+    // The same on every Node.js the cloud runs on: Ed25519, ES256, RS256, and no algorithm only some can check.
+    expect(options.pubKeyCredParams.map((param: { alg: number }) => param.alg)).toEqual([-8, -7, -257]);
     const signIn = JSON.parse((await client.postJson('/signin/passkey/options', {})).html);
     expect(signIn.options.allowCredentials ?? []).toEqual([]);
     expect(signIn.options.rpId).toBe('localhost');

@@ -20,10 +20,18 @@ export function asciiDomainProblem(name: string): string | null {
     if (label.slice(2, 4) === '--' && !label.startsWith('xn--')) return `"${label}" is a reserved form`;
   }
   if (!TOP_LABEL.test(labels.at(-1) ?? '')) return 'the last label must be a top-level domain';
-  if (name.includes('xn--') && domainToASCII(domainToUnicode(name)) !== name) {
-    return 'a punycode (xn--) label in it does not decode';
-  }
+  if (name.includes('xn--') && !punycodeDecodes(name)) return 'a punycode (xn--) label in it does not decode';
   return null;
+}
+
+/**
+ * Whether every punycode label decodes, and back to the same ASCII. Node.js 20 answers an undecodable label with
+ * an empty domain, Node.js 24 hands the label back as it was; a label that decoded is never `xn--` any more.
+ */
+function punycodeDecodes(name: string): boolean {
+  const unicode = domainToUnicode(name);
+  if (unicode.split('.').some((label) => label.startsWith('xn--'))) return false;
+  return unicode !== '' && domainToASCII(unicode) === name;
 }
 
 export function isAsciiDomain(text: string): boolean {

@@ -17,6 +17,14 @@ import { relyingParty } from './relying-party.js';
  * preferred, not required, so that a security key without a PIN still works. The user handle is random per
  * passkey: a passkey is found by its credential id, and the handle tells nothing about the account.
  */
+/**
+ * The algorithms a passkey may use: Ed25519, ES256 and RS256, named here rather than left to the library, which
+ * puts ML-DSA-44 first whenever the Node.js it runs on has it (24 does). A passkey made through such an instance
+ * could not be checked by one on Node.js 20 or 22 during a rolling upgrade, and its signatures are larger than the
+ * answers' bounds (./response-schema.ts) allow (docs/design.md section 10.2).
+ */
+export const PASSKEY_ALGORITHMS = [-8, -7, -257];
+
 export type Registration =
   | { purpose: 'sign_up'; displayName: string }
   | { purpose: 'add'; customerId: number; displayName: string; userName: string };
@@ -37,6 +45,7 @@ export async function startRegistration(
     attestationType: 'none',
     excludeCredentials: customerId === null ? [] : await registeredCredentials(ctx, customerId),
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
   const ceremony = await saveCeremony(ctx, {
     challenge: options.challenge,
