@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { SigningKey } from '../shared/crypto/ed25519.js';
 import type { Part } from '../shared/lifecycle/lifecycle.js';
@@ -29,6 +26,7 @@ import type { Resolver } from './links/outbound-http/safe-connection.js';
 import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
+import { loadOperatorToken } from './rules/operators/operator-token-file.js';
 import { loadServiceKey } from './rules/service-key/service-key-file.js';
 
 /**
@@ -65,7 +63,7 @@ export class DataFolder implements Part {
     makePrivate(this.#config.dataDir);
     if (this.#lockIt) this.#lock = lockDataFolder(this.#config.dataDir, this.#program);
     this.#serviceKey = loadServiceKey(this.#config.serviceKeyFile);
-    this.#operator = loadOperatorToken(this.#config);
+    this.#operator = loadOperatorToken(this.#config.dataDir, this.#config.operatorToken);
   }
 
   async stop(): Promise<void> {
@@ -79,21 +77,6 @@ export class DataFolder implements Part {
   get operator(): { token: string; file: string | undefined } {
     return made(this.#operator, 'the operator token');
   }
-}
-
-/**
- * OPERATOR_TOKEN, or one generated at first start into the data folder (docs/design.md section 8). The
- * generated one starts with `glop_`: a command line would read a token beginning with `-` as an option, and
- * the prefix lets secret scanners recognise it (cloud/README.md, "Configuration").
- */
-function loadOperatorToken(config: CloudConfig): { token: string; file: string | undefined } {
-  if (config.operatorToken) return { token: config.operatorToken, file: undefined };
-  const file = join(config.dataDir, 'operator-token');
-  if (!existsSync(file)) {
-    writeFileSync(file, `glop_${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
-  }
-  chmodSync(file, 0o600);
-  return { token: readFileSync(file, 'utf8').trim(), file };
 }
 
 /** The database: the one the caller handed in (and closes), or the one configured, opened and closed here. */

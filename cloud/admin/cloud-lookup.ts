@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { recordedAddress } from '../foundation/data-folder.js';
+import { OPERATOR_TOKEN_FILE } from '../rules/operators/operator-token-file.js';
 import { UsageError } from './operator-client.js';
 
 /**
@@ -51,7 +52,7 @@ function ownAddress(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 function folderToken(folder: string, trusted: boolean, url: string, program: string): string {
-  const file = resolve(folder, 'operator-token');
+  const file = resolve(folder, OPERATOR_TOKEN_FILE);
   if (!existsSync(file)) {
     throw new UsageError(
       `no operator token: pass --token, set OPERATOR_TOKEN, or run ${program} where ${file} exists`,
