@@ -175,7 +175,11 @@ export class BrokerEnv {
     return account;
   }
 
-  async connect(broker: DeviceGateway, account: DeviceAccount, options: { reconnect?: boolean } = {}) {
+  async connect(
+    broker: DeviceGateway,
+    account: DeviceAccount,
+    options: { reconnect?: boolean; ca?: string } = {},
+  ) {
     const device = await FakeDevice.connect(broker.deviceUrl, account, {
       prefix: PREFIX,
       cloudKey: this.serviceKey.publicKey,
@@ -186,8 +190,8 @@ export class BrokerEnv {
   }
 
   /** A provisioned device, connected, whose connecting messages have all been handled (and logged). */
-  async onlineDevice(broker: DeviceGateway): Promise<FakeDevice> {
-    const device = await this.connect(broker, await this.provision(broker));
+  async onlineDevice(broker: DeviceGateway, options: { ca?: string } = {}): Promise<FakeDevice> {
+    const device = await this.connect(broker, await this.provision(broker), options);
     await this.waitOnline(device.id);
     await this.roundTrip(device);
     return device;
