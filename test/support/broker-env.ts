@@ -19,7 +19,7 @@ import type { DispatchRequest, DispatchResult } from '../../cloud/rules/opening/
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
-import { mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
+import { type MosquittoTls, mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
 import {
   RABBITMQ_SERVER,
   rabbitmqAvailable,
@@ -76,10 +76,12 @@ export class BrokerEnv {
     readonly cluster: TestRabbitCluster | null,
   ) {}
 
-  static async open(kind: BrokerKind): Promise<BrokerEnv> {
+  /** `mosquittoTls`: the external Mosquitto also has its TLS listener, which devices are given. */
+  static async open(kind: BrokerKind, options: { mosquittoTls?: MosquittoTls } = {}): Promise<BrokerEnv> {
     const database = await createTestDatabase();
     try {
-      const mosquitto = kind === 'external' ? await startMosquitto(PREFIX) : null;
+      const mosquitto =
+        kind === 'external' ? await startMosquitto(PREFIX, { tls: options.mosquittoTls }) : null;
       const cluster = kind === 'cluster' ? await startRabbitCluster(PREFIX) : null;
       return new BrokerEnv(kind, database, mosquitto, cluster);
     } catch (error) {

@@ -17,14 +17,14 @@ import { accepts, freePort } from './ports.js';
 
 /**
  * A private three-node RabbitMQ cluster for a test file (or `npx tsx test/support/rabbitmq-cluster.ts`), set up
- * the way cloud/links/controllers/rabbitmq/README.md tells operators: the shipped rabbitmq.conf on each node (with this
+ * the way deploy/rabbitmq/README.md tells operators: the shipped rabbitmq.conf on each node (with this
  * run's ports, node names and folder), an administrator, then the shipped setup-cloud.sh. Every node listens on
  * 127.0.0.1 only, on free ports; the nodes share an Erlang cookie in the folder, which is their HOME.
  */
 export const RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
 export const rabbitmqAvailable = existsSync(RABBITMQ_SERVER);
 
-const SHIPPED = resolve(import.meta.dirname, '../../cloud/links/controllers/rabbitmq');
+const SHIPPED = resolve(import.meta.dirname, '../../deploy/rabbitmq');
 const NODES = 3;
 const run = promisify(execFile);
 
