@@ -145,7 +145,9 @@ function renderConfig(
   nodes: readonly ClusterNode[],
   admin: string,
 ): string {
+  // The TLS listener needs the operator's certificate files; the cluster's tests speak plain MQTT on loopback.
   let config = template
+    .replace(/^(mqtt\.listeners\.ssl\..*|ssl_options\..*)\n/gm, '')
     .replace(
       /^mqtt\.listeners\.tcp\.default = .*$/m,
       `mqtt.listeners.tcp.default = 127.0.0.1:${node.mqttPort}`,

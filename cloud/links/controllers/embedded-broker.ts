@@ -29,8 +29,8 @@ export interface EmbeddedOptions {
 }
 
 /**
- * aedes on plain TCP and, with a certificate, on TLS (docs/design.md section 7.4). The cloud publishes in-process and takes what devices publish in the publish hook
- * (embedded-access.ts), so the only clients are devices.
+ * aedes on plain TCP and, with a certificate, on TLS (docs/design.md section 7.4). The cloud publishes in-process
+ * and takes what devices publish in the publish hook (embedded-access.ts), so the only clients are devices.
  * A device's account is its row: `devices.mqtt_password_hash`, checked at every connection.
  * aedes reads each socket through a GuardedConnection, which holds every connection to the limits of
  * connection-limits.ts, and until it is authenticated to the small ones.
