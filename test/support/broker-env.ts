@@ -22,6 +22,7 @@ import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
 import { type MosquittoTls, mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
 import {
   RABBITMQ_SERVER,
+  type RabbitTls,
   rabbitmqAvailable,
   startRabbitCluster,
   type TestRabbitCluster,
@@ -76,13 +77,19 @@ export class BrokerEnv {
     readonly cluster: TestRabbitCluster | null,
   ) {}
 
-  /** `mosquittoTls`: the external Mosquitto also has its TLS listener, which devices are given. */
-  static async open(kind: BrokerKind, options: { mosquittoTls?: MosquittoTls } = {}): Promise<BrokerEnv> {
+  /**
+   * `mosquittoTls`: the external Mosquitto also has its TLS listener, which devices are given. `cluster`: how
+   * many RabbitMQ nodes (3 by default), with the TLS listener on each when `tls` is given.
+   */
+  static async open(
+    kind: BrokerKind,
+    options: { mosquittoTls?: MosquittoTls; cluster?: { nodes?: number; tls?: RabbitTls } } = {},
+  ): Promise<BrokerEnv> {
     const database = await createTestDatabase();
     try {
       const mosquitto =
         kind === 'external' ? await startMosquitto(PREFIX, { tls: options.mosquittoTls }) : null;
-      const cluster = kind === 'cluster' ? await startRabbitCluster(PREFIX) : null;
+      const cluster = kind === 'cluster' ? await startRabbitCluster(PREFIX, options.cluster) : null;
       return new BrokerEnv(kind, database, mosquitto, cluster);
     } catch (error) {
       await database.close();

@@ -39,6 +39,8 @@ export async function startEmbeddedTransport(
   ctx: CloudContext,
   options: EmbeddedOptions,
 ): Promise<BrokerTransport> {
+  // First, so that a certificate that cannot be used stops the start before anything else is made.
+  const certificate = options.tls ? await BrokerCertificate.load(options.tls, ctx.log) : null;
   const hooks = deviceAccessHooks(ctx, (packet) =>
     options.onMessage({ topic: packet.topic, payload: Buffer.from(packet.payload), retain: false }),
   );
@@ -76,7 +78,6 @@ export async function startEmbeddedTransport(
     const connection = gate.admit(socket, secure);
     if (connection) aedes.handle(connection);
   };
-  const certificate = options.tls ? await BrokerCertificate.load(options.tls, ctx.log) : null;
   const servers: Server[] = [];
   const stopServers = async () => {
     await certificate?.stop();
