@@ -76,7 +76,7 @@ describe('controller over mqtts', () => {
     const configFile = join(dir, 'device.json');
     await writeFile(configFile, JSON.stringify(input), { mode: 0o600 });
     const config = loadConfig(configFile);
-    const simulated = new SimulatedDriver({ objects: config.objects });
+    const simulated = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
     controller = new Controller(config, {
       drivers: { simulated },
       clockProbe: async () => true,
