@@ -104,7 +104,7 @@ describe('controller over mqtts', () => {
     expect(log.filter((line) => /certificate/.test(line))).toEqual([]);
   });
 
-  it('with the wrong CA says once, naming the host, why the certificate does not verify, and status shows it', async () => {
+  it('[attack:device.broker-impostor] with the wrong CA says once, naming the host, why the certificate does not verify, and status shows it', async () => {
     await copyFile(otherCa.certFile, join(dir, 'wrong-ca.pem'));
     const before = broker.connections;
     const { configFile } = await start({ ca_file: 'wrong-ca.pem' });
