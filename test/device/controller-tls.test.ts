@@ -129,6 +129,28 @@ describe('controller over mqtts', () => {
     );
   });
 
+  it("checks each node of a broker cluster by its own name, not by the first node's", async () => {
+    // The first node's certificate is for localhost only, the second's for 127.0.0.1 only.
+    const byIp = await ca.issue(['127.0.0.1']);
+    const second = new AedesBroker({ tls: { cert: byIp.cert, key: byIp.key } });
+    await second.start();
+    try {
+      await copyFile(ca.certFile, join(dir, 'ca.pem'));
+      await start({ url: `${broker.url},mqtts://127.0.0.1:${second.port}`, ca_file: 'ca.pem' });
+      await waitFor(() => controller?.session.connected === true, 'the first node');
+      expect(broker.clients.get(DEVICE_ID)?.closed).toBe(false);
+      await broker.stop();
+      await waitFor(() => second.clients.get(DEVICE_ID)?.closed === false, 'the second node');
+      await waitFor(() => controller?.session.connected === true, 'the session on the second node');
+      expect(log.filter((line) => /certificate/.test(line))).toEqual([]);
+    } finally {
+      await controller?.stop();
+      controller = null;
+      await second.stop();
+      await broker.start();
+    }
+  });
+
   it('without mqtt.ca_file trusts only the system store, which does not hold a private CA', async () => {
     await start({});
     await waitFor(() => log.some((line) => /certificate/.test(line)), 'the certificate line');
