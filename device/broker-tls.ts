@@ -1,7 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
-import { brokerUrls } from '../shared/protocol/broker-urls.js';
+import { plainRemoteUrls, withoutCredentials } from '../shared/protocol/broker-urls.js';
 
 /**
  * How the controller protects its link to the broker (docs/design.md section 9): TLS to any broker that is not on
@@ -10,30 +9,14 @@ import { brokerUrls } from '../shared/protocol/broker-urls.js';
  * the schema is loaded.
  */
 
-const PLAIN = new Set(['mqtt:', 'ws:']);
-
-/** 127.0.0.0/8, ::1 and localhost: a broker on this board, which nobody on the network can listen to. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (host === 'localhost' || host === '::1') return true;
-  return isIP(host) === 4 && host.split('.')[0] === '127';
-}
-
 /** The first URL of the list that would carry the password and commands in the clear over a network. */
 export function plainRemoteUrl(list: string): string | undefined {
-  return brokerUrls(list).find((one) => {
-    try {
-      const url = new URL(one);
-      return PLAIN.has(url.protocol) && !isLoopbackHost(url.hostname);
-    } catch {
-      return false;
-    }
-  });
+  return plainRemoteUrls(list)[0];
 }
 
 /** Why such a URL is refused (under the key mqtt.url), and what to do. */
 export function plainRemoteProblem(url: string): string {
-  return `${withoutUserInfo(url)} sends the broker password and every command in the clear; use mqtts:// (TLS, port 8883) or set mqtt.insecure: true on a trusted network`;
+  return `${withoutCredentials(url)} sends the broker password and every command in the clear; use mqtts:// (TLS, port 8883) or set mqtt.insecure: true on a trusted network`;
 }
 
 /**
@@ -58,15 +41,4 @@ export function readCaBundle(file: string): string {
     }
   });
   return blocks.join('\n');
-}
-
-function withoutUserInfo(value: string): string {
-  try {
-    const url = new URL(value);
-    url.username = '';
-    url.password = '';
-    return url.href;
-  } catch {
-    return value;
-  }
 }

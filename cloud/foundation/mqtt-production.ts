@@ -1,5 +1,9 @@
-import { isIPv4 } from 'node:net';
-import { brokerUrls, withoutCredentials } from '../../shared/protocol/broker-urls.js';
+import {
+  brokerUrls,
+  isLoopbackHost,
+  plainRemoteUrls,
+  withoutCredentials,
+} from '../../shared/protocol/broker-urls.js';
 import type { CloudConfig } from './config.js';
 
 /**
@@ -23,7 +27,7 @@ export function mqttProductionRefusals(config: CloudConfig): string[] {
   }
   const loopback = loopbackBrokerHosts(mqtt.url);
   if (loopback.length > 0) return [externalLoopbackLine(mqtt.url, loopback)];
-  const plain = plainRemoteUrls(mqtt.url);
+  const plain = plainRemoteUrls(mqtt.url).map(withoutCredentials);
   if (plain.length === 0) return [];
   return [
     `MQTT_PUBLIC_URL is unset, so controllers would be given MQTT_URL's plain ${plain.join(', ')}: set ` +
@@ -50,26 +54,11 @@ export function loopbackBrokerHosts(list: string): string[] {
     .filter(isLoopbackHost);
 }
 
-/** Whether a URL's host name is this machine: `localhost`, an address of 127.0.0.0/8, or ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
-  return isIPv4(host) && host.startsWith('127.');
-}
-
 function publicUrlRefusals(list: string): string[] {
-  const plain = plainRemoteUrls(list);
+  const plain = plainRemoteUrls(list).map(withoutCredentials);
   if (plain.length === 0) return [];
   return [
     `MQTT_PUBLIC_URL hands controllers plain ${plain.join(', ')}: use mqtts:// (the embedded broker's TLS ` +
       'listener with MQTT_TLS_CERT_FILE and MQTT_TLS_KEY_FILE, or a broker or proxy that speaks TLS)',
   ];
-}
-
-/** The list's `mqtt://` and `ws://` URLs on hosts other than this machine, without credentials. */
-function plainRemoteUrls(list: string): string[] {
-  return brokerUrls(list)
-    .map((url) => new URL(url))
-    .filter((url) => (url.protocol === 'mqtt:' || url.protocol === 'ws:') && !isLoopbackHost(url.hostname))
-    .map((url) => withoutCredentials(url.toString()));
 }

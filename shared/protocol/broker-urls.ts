@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * A broker address may name several nodes of a broker cluster, comma-separated
  * (`mqtt://node1:1883,mqtt://node2:1883`): the cloud's MQTT_URL and MQTT_PUBLIC_URL, and a device's `mqtt.url`.
@@ -43,4 +45,24 @@ export function withoutCredentials(list: string): string {
       return parsed.toString();
     })
     .join(',');
+}
+
+/**
+ * 127.0.0.0/8, ::1 and localhost (and names under .localhost): this machine, whose traffic nobody on the network
+ * can read. The one rule by which the cloud (what production hands controllers) and the controller (what it
+ * connects to without TLS) tell a broker on this machine from one across a network (docs/design.md section 7.4).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1') return true;
+  return isIP(host) === 4 && host.split('.')[0] === '127';
+}
+
+/** The list's plain `mqtt://` and `ws://` URLs to hosts across a network: a password and commands in the clear. */
+export function plainRemoteUrls(list: string): string[] {
+  return brokerUrls(list).filter((one) => {
+    if (!URL.canParse(one)) return false;
+    const url = new URL(one);
+    return (url.protocol === 'mqtt:' || url.protocol === 'ws:') && !isLoopbackHost(url.hostname);
+  });
 }

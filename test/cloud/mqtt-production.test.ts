@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadCloudConfig } from '../../cloud/foundation/config.js';
-import { isLoopbackHost, mqttProductionRefusals } from '../../cloud/foundation/mqtt-production.js';
+import { mqttProductionRefusals } from '../../cloud/foundation/mqtt-production.js';
+import { isLoopbackHost } from '../../shared/protocol/broker-urls.js';
 
 /*
  * Which broker addresses production refuses to hand controllers (docs/design.md section 7.4), and how the
