@@ -253,7 +253,9 @@ export function groupCommands(word: string | undefined): readonly AdminCommand[]
 }
 
 /** The usage lines of every command (or of `commands`), aligned as `gatelink-admin --help` shows them. */
-export function commandUsage(commands: readonly AdminCommand[] = COMMANDS): string {
+export function commandUsage(
+  commands: readonly Pick<AdminCommand, 'name' | 'args' | 'help'>[] = COMMANDS,
+): string {
   const words = commands.map((command) => [command.name, command.args].filter(Boolean).join(' '));
   const width = Math.max(...words.map((text) => text.length)) + 2;
   return commands

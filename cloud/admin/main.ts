@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { findLocalCommand, LOCAL_COMMANDS } from './backup/backup-commands.js';
 import { findCloud, programName } from './cloud-lookup.js';
 import { commandUsage, findCommand, groupCommands } from './commands.js';
 import { type Connection, UsageError } from './operator-client.js';
@@ -14,6 +15,7 @@ const USAGE = `Usage: ${PROGRAM} [--url URL] [--token TOKEN] [--json] <command>
 
 Commands:
 ${commandUsage()}
+${commandUsage(LOCAL_COMMANDS)}
 
 Connection: --url, else GATELINK_URL, else the cloud running on the data folder (GATELINK_DATA_DIR or ./.data),
 else BASE_URL or http://127.0.0.1:PORT.
@@ -40,6 +42,16 @@ async function run(argv: string[]): Promise<string> {
     },
   });
   if (values.help || positionals.length === 0) return USAGE;
+  const local = findLocalCommand(positionals);
+  if (local) {
+    const folder = positionals[1];
+    if (!folder)
+      throw new UsageError(
+        `${local.name} needs a folder, such as: ${PROGRAM} ${local.name} /var/backups/gatelink/1`,
+      );
+    const output = await local.run(folder, process.env);
+    return values.json ? JSON.stringify(output.answer, null, 2) : output.text;
+  }
   const command = findCommand(positionals);
   if (!command) {
     const group = groupCommands(positionals[0]);
