@@ -69,6 +69,12 @@ function subnetOf(pid: number): string {
   return `198.${18 + ((pid >> 8) & 1)}.${pid & 255}`;
 }
 
+/** A locally administered unicast address, from the run's pid and the host's octet. */
+function macOf(pid: number, octet: number): string {
+  const bytes = [0x02, 0x67, (pid >> 16) & 255, (pid >> 8) & 255, pid & 255, octet];
+  return bytes.map((byte) => byte.toString(16).padStart(2, '0')).join(':');
+}
+
 function ipSync(args: readonly string[]): void {
   try {
     execFileSync('ip', args, { stdio: 'ignore' });
@@ -253,6 +259,10 @@ export async function createLab(): Promise<Lab> {
       );
       await ip('-n', sw, 'link', 'set', name, 'master', 'switch', 'up');
       await ip('-n', namespace, 'addr', 'add', `${address}/24`, 'dev', 'eth0');
+      // One hardware address per lab address: a host that replaces another at the same address takes its
+      // place on the link at once, as a floating address moves, rather than after the neighbours' cached
+      // entry for the old host expires (up to 45 s).
+      await ip('-n', namespace, 'link', 'set', 'eth0', 'address', macOf(pid, octet));
       await ip('-n', namespace, 'link', 'set', 'eth0', 'up');
       writeHostsFiles();
       return host;

@@ -146,6 +146,8 @@ export interface Caddy {
   /** Caddy's internal root certificate (PEM), which phones and controllers are made to trust. */
   readonly rootCert: string;
   readonly rootCertFile: string;
+  /** Its XDG_DATA_HOME: the internal CA and the certificates, what a backup of the server keeps. */
+  readonly dataHome: string;
   readonly process: SpawnedProcess;
   stop(): Promise<void>;
 }
@@ -187,6 +189,7 @@ export async function startCaddy(lab: Lab, host: Host, dataHome: string): Promis
   return {
     rootCert: readFileSync(rootCertFile, 'utf8'),
     rootCertFile,
+    dataHome,
     process: caddy,
     stop: () => caddy.stop().then(() => undefined),
   };
