@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { decodeBase64, KeyError, strictPublicKeyFromBase64 } from '../shared/crypto/ed25519.js';
 import { DEVICE_ID_PATTERN, TOPIC_PREFIX_PATTERN } from '../shared/protocol/topics.js';
+import { plainRemoteProblem, plainRemoteUrl, readCaBundle } from './broker-tls.js';
 import { ConfigError } from './config-error.js';
 import { modemSchema, objectConfigSchema } from './config-objects.js';
 import { filePath, int, text, url, urlList } from './config-values.js';
@@ -49,6 +50,12 @@ const configSchema = z
       /** Longest wait between reconnection attempts; the first is 1 s, doubling up to this. */
       reconnect_max_ms: int('the longest reconnect delay in milliseconds', 100, 600_000).default(60_000),
       keepalive_s: int('the MQTT keepalive in seconds', 5, 3600).default(30),
+      /** The CA (PEM, one or a bundle) that signed the broker's certificate; unset, the system's trust store. */
+      ca_file: filePath(
+        "the path of the CA certificate (PEM) that signed the broker's certificate",
+      ).optional(),
+      /** Allows plain mqtt:// or ws:// to a broker off this board, on a network trusted not to listen. */
+      insecure: z.boolean({ error: 'expected true or false' }).default(false),
     }),
     topic_prefix: z
       .string({ error: 'expected topic levels of letters, digits, _ or - separated by /' })
@@ -86,6 +93,9 @@ const configSchema = z
       .default({ check: 'timedatectl', interval_s: 30 }),
   })
   .superRefine((config, ctx) => {
+    const plain = config.mqtt.insecure ? undefined : plainRemoteUrl(config.mqtt.url);
+    if (plain !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['mqtt', 'url'], message: plainRemoteProblem(plain) });
     const seen = new Map<string, number>();
     const lines = new Map<string, number>();
     config.objects.forEach((object, index) => {
@@ -203,14 +213,28 @@ export function validateConfig(raw: unknown, file: string): DeviceConfig {
   const config = result.data;
   const defaults = defaultPaths(path);
   const stateDir = abs(config.state_dir ?? defaults.stateDir);
+  const caFile = config.mqtt.ca_file === undefined ? undefined : abs(config.mqtt.ca_file);
+  if (caFile !== undefined) checkCaFile(path, caFile);
   return deepFreeze({
     ...config,
+    mqtt: { ...config.mqtt, ca_file: caFile },
     config_file: path,
     private_key_file: abs(config.private_key_file ?? defaults.privateKeyFile),
     state_dir: stateDir,
     outbox_dir: abs(config.outbox_dir ?? join(stateDir, 'outbox')),
     modem: config.modem ? { ...config.modem, path: abs(config.modem.path) } : undefined,
   });
+}
+
+/** A CA file that cannot pin the broker is refused at load, not at the first connection. */
+function checkCaFile(configFile: string, caFile: string): void {
+  try {
+    readCaBundle(caFile);
+  } catch (error) {
+    throw new ConfigError(configFile, [
+      `mqtt.ca_file: ${caFile} cannot be used: ${(error as Error).message}; give the PEM certificate of the CA that signed the broker's certificate`,
+    ]);
+  }
 }
 
 /**

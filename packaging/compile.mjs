@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run build`: compiles shared/, cloud/, device/ and company/ into dist/ with tsc (tsconfig.build.json,
 // incremental), then copies every file under cloud/ that is not TypeScript into dist/cloud/ at the same place, so
-// that what the cloud reads beside its code at run time (SQL functions, web assets, broker configurations) is
+// that what the cloud reads beside its code at run time (SQL functions, web assets) is
 // found from dist/ as from the sources (docs/design.md section 12.3). The rule takes whatever is there, not a
 // list of paths: folders inside cloud/ move without this file knowing.
 import { execFileSync } from 'node:child_process';

@@ -173,9 +173,12 @@ function explainStartFailure(error: unknown): never {
 function demoAddresses(cloud: RunningCloud, mqtt: CloudConfig['mqtt']): DemoAddresses {
   if (mqtt.kind === 'external') return { cloud: cloud.localUrl, broker: cloud.controllerLink.deviceUrl };
   // Without MQTT_PUBLIC_URL the devices' address carries the port the broker listens on (MQTT_PORT 0: the
-  // system's choice); with it, that port may be a proxy's.
+  // system's choice); with it, that port may be a proxy's, and with TLS on it is the TLS listener's, where the
+  // demo's controllers (plain MQTT, on this machine) have MQTT_PORT.
   const port =
-    mqtt.publicUrl === undefined ? new URL(cloud.controllerLink.deviceUrl).port : String(mqtt.port);
+    mqtt.publicUrl === undefined && !mqtt.tls
+      ? new URL(cloud.controllerLink.deviceUrl).port
+      : String(mqtt.port);
   return { cloud: cloud.localUrl, broker: `mqtt://${new URL(cloud.localUrl).hostname}:${port}` };
 }
 

@@ -36,6 +36,14 @@ const envSchema = z.object({
   MQTT_BROKER: z.enum(['mosquitto', 'rabbitmq']).default('mosquitto'),
   RABBITMQ_API_URL: urlList(/^https?$/),
   MQTT_PORT: port(1884),
+  MQTT_TLS_PORT: z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+    z.coerce.number().int().min(0).max(65535).optional(),
+  ),
+  MQTT_TLS_CERT_FILE: optionalText,
+  MQTT_TLS_KEY_FILE: optionalText,
+  MQTT_PLAIN_HOST: optionalText,
+  MQTT_CA_FILE: optionalText,
   MQTT_PUBLIC_URL: urlList(/^mqtts?$/),
   MQTT_TOPIC_PREFIX: z.string().regex(TOPIC_PREFIX_PATTERN).default('gatelink'),
   MQTT_CLIENT_ID: optionalText.pipe(
@@ -57,6 +65,7 @@ const envSchema = z.object({
       .optional(),
   ),
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: z.enum(['0', '1']).optional(),
+  GATELINK_ALLOW_EMBEDDED_DATABASE: z.enum(['0', '1']).optional(),
   TRUST_PROXY: optionalText.pipe(
     z
       .string()
@@ -79,6 +88,11 @@ const ACCEPTS: Record<string, string> = {
   MQTT_BROKER: 'mosquitto or rabbitmq: the kind of broker at MQTT_URL',
   RABBITMQ_API_URL: "the http(s):// URLs of the RabbitMQ nodes' management API, comma-separated",
   MQTT_PORT: 'a port number 0..65535',
+  MQTT_TLS_PORT: "a port number 0..65535 for the embedded broker's TLS listener (0: one the system chooses)",
+  MQTT_TLS_CERT_FILE: "a path to the PEM certificate chain of the embedded broker's TLS listener",
+  MQTT_TLS_KEY_FILE: 'a path to the PEM private key of that certificate',
+  MQTT_PLAIN_HOST: "an address for the embedded broker's plain listener, such as 127.0.0.1",
+  MQTT_CA_FILE: "a path to the PEM certificate of the CA that signed the external broker's certificate",
   MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker (several, comma-separated)',
   MQTT_TOPIC_PREFIX: 'topic levels of letters, digits, _ and -, separated by /',
   MQTT_CLIENT_ID: '1..64 letters, digits, _, . and -, one per cloud instance',
@@ -90,6 +104,7 @@ const ACCEPTS: Record<string, string> = {
   MAIL_FROM: 'one sender address, such as Gatelink <gate@example.com>',
   GATELINK_DEV_KEYFILE_URL: 'an http(s) URL template containing {domain} (tests only)',
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '0 or 1 (tests only)',
+  GATELINK_ALLOW_EMBEDDED_DATABASE: '0 or 1: 1 runs the embedded database in production knowingly',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
   TRUST_PROXY:
     'the reverse proxies in front, comma-separated addresses or CIDRs (or loopback), or leave it unset',
@@ -103,11 +118,22 @@ export interface CloudConfig {
   readonly database: { readonly url: string } | { readonly dataDir: string } | { readonly memory: true };
   readonly dataDir: string;
   readonly mqtt:
-    | { readonly kind: 'embedded'; readonly port: number; readonly publicUrl: string | undefined }
+    | {
+        readonly kind: 'embedded';
+        /** The plain listener's port. */
+        readonly port: number;
+        readonly publicUrl: string | undefined;
+        /** The TLS listener for devices (cloud/README.md, "TLS for controllers"); undefined: none. */
+        readonly tls: EmbeddedTls | undefined;
+        /** Where the plain listener listens; undefined: HOST. With TLS on it is 127.0.0.1 unless MQTT_PLAIN_HOST. */
+        readonly plainHost: string | undefined;
+      }
     | {
         readonly kind: 'external';
         readonly url: string;
         readonly publicUrl: string | undefined;
+        /** The CA that signed an mqtts:// broker's certificate (MQTT_CA_FILE); undefined: the system's. */
+        readonly caFile: string | undefined;
         /** This instance's session on the broker; undefined: a new one at every start. */
         readonly clientId: string | undefined;
         /** Who keeps device accounts: Mosquitto's dynamic security, or a RabbitMQ cluster's management API. */
@@ -125,6 +151,8 @@ export interface CloudConfig {
   readonly mailFrom: string | undefined;
   readonly devKeyfileUrl: string | undefined;
   readonly allowPrivateCallbacks: boolean;
+  /** GATELINK_ALLOW_EMBEDDED_DATABASE=1: production on PGlite, chosen knowingly (foundation/production-refusals.ts). */
+  readonly allowEmbeddedDatabase: boolean;
   readonly production: boolean;
   readonly logLevel: string;
   /**
@@ -134,11 +162,24 @@ export interface CloudConfig {
   readonly trustProxy: string | undefined;
 }
 
+/** The embedded broker's TLS listener: a port (0: chosen by the system) and the PEM files, re-read when they change. */
+export interface EmbeddedTls {
+  readonly port: number;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** What MQTT_TLS_PORT is when the certificate and key are set and it is not. */
+export const DEFAULT_MQTT_TLS_PORT = 8883;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Reads the configuration from an environment; throws ConfigError with one line per bad value. */
+/**
+ * Reads the configuration from an environment; throws ConfigError with one line per bad value. What production
+ * refuses beyond a bad value is foundation/production-refusals.ts, checked before the cloud starts.
+ */
 export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -150,21 +191,13 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
   }
   const v = parsed.data;
   const production = v.NODE_ENV === 'production';
-  if (production && v.GATELINK_DEV_KEYFILE_URL) {
-    throw new ConfigError(
-      'GATELINK_DEV_KEYFILE_URL is set but NODE_ENV=production: unset it, it is for tests only',
-    );
-  }
-  if (production && v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1') {
-    throw new ConfigError(
-      'GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set but NODE_ENV=production: unset it, it is for tests only',
-    );
-  }
   if (v.MQTT_URL && v.MQTT_BROKER === 'rabbitmq' && !v.RABBITMQ_API_URL) {
     throw new ConfigError(
       "MQTT_BROKER=rabbitmq needs RABBITMQ_API_URL: the nodes' management API, such as http://broker1:15672",
     );
   }
+  const tlsRefusal = mqttTlsRefusal(v);
+  if (tlsRefusal) throw new ConfigError(tlsRefusal);
   const dataDir = resolve(v.GATELINK_DATA_DIR);
   return Object.freeze({
     port: v.PORT,
@@ -177,13 +210,14 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
           kind: 'external' as const,
           url: v.MQTT_URL,
           publicUrl: v.MQTT_PUBLIC_URL,
+          caFile: v.MQTT_CA_FILE ? resolve(v.MQTT_CA_FILE) : undefined,
           clientId: v.MQTT_CLIENT_ID ?? stableClientId(v.PORT),
           accounts:
             v.MQTT_BROKER === 'rabbitmq'
               ? { kind: 'rabbitmq' as const, apiUrls: brokerUrls(v.RABBITMQ_API_URL ?? '') }
               : { kind: 'mosquitto' as const },
         }
-      : { kind: 'embedded' as const, port: v.MQTT_PORT, publicUrl: v.MQTT_PUBLIC_URL },
+      : embeddedMqtt(v),
     topicPrefix: v.MQTT_TOPIC_PREFIX,
     operatorToken: v.OPERATOR_TOKEN,
     serviceKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
@@ -192,10 +226,56 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     mailFrom: v.MAIL_FROM,
     devKeyfileUrl: v.GATELINK_DEV_KEYFILE_URL,
     allowPrivateCallbacks: v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1',
+    allowEmbeddedDatabase: v.GATELINK_ALLOW_EMBEDDED_DATABASE === '1',
     production,
     logLevel: v.LOG_LEVEL,
     trustProxy: v.TRUST_PROXY,
   });
+}
+
+type Env = z.infer<typeof envSchema>;
+
+/** The embedded broker's settings: with a certificate, a TLS listener for devices and the plain one on loopback. */
+function embeddedMqtt(v: Env): CloudConfig['mqtt'] {
+  const tls =
+    v.MQTT_TLS_CERT_FILE && v.MQTT_TLS_KEY_FILE
+      ? {
+          port: v.MQTT_TLS_PORT ?? DEFAULT_MQTT_TLS_PORT,
+          certFile: resolve(v.MQTT_TLS_CERT_FILE),
+          keyFile: resolve(v.MQTT_TLS_KEY_FILE),
+        }
+      : undefined;
+  return {
+    kind: 'embedded',
+    port: v.MQTT_PORT,
+    publicUrl: v.MQTT_PUBLIC_URL,
+    tls,
+    // Plain MQTT carries device passwords readable on the way: once devices have TLS, only this machine keeps
+    // the plain listener, unless the operator says otherwise (docs/design.md section 7.4).
+    plainHost: v.MQTT_PLAIN_HOST ?? (tls ? '127.0.0.1' : undefined),
+  };
+}
+
+/** The TLS settings that do not go together, as the one line that stops the start; null when they do. */
+function mqttTlsRefusal(v: Env): string | null {
+  const cert = v.MQTT_TLS_CERT_FILE !== undefined;
+  const key = v.MQTT_TLS_KEY_FILE !== undefined;
+  if (cert !== key) {
+    const [set, unset] = cert
+      ? ['MQTT_TLS_CERT_FILE', 'MQTT_TLS_KEY_FILE']
+      : ['MQTT_TLS_KEY_FILE', 'MQTT_TLS_CERT_FILE'];
+    return `${set} is set without ${unset}: set both (the certificate chain and its private key, in PEM) or neither`;
+  }
+  if (v.MQTT_URL && cert) {
+    return "MQTT_TLS_CERT_FILE and MQTT_TLS_KEY_FILE are for the embedded broker, and MQTT_URL names an external one: put the certificate in that broker's configuration (deploy/mosquitto/README.md) and unset them";
+  }
+  if (v.MQTT_TLS_PORT !== undefined && !cert) {
+    return 'MQTT_TLS_PORT is set without MQTT_TLS_CERT_FILE and MQTT_TLS_KEY_FILE: set those too, or unset it';
+  }
+  if (v.MQTT_CA_FILE && !v.MQTT_URL) {
+    return 'MQTT_CA_FILE is for an external broker (MQTT_URL), and MQTT_URL is unset: unset MQTT_CA_FILE';
+  }
+  return null;
 }
 
 /**

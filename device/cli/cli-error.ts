@@ -65,6 +65,12 @@ export const CLI_ERRORS = {
       "config's folder: remove private_key_file from the objects file (the key then goes beside the config) " +
       'or name a file inside that folder',
   },
+  ca_file_unusable: {
+    exit: 1,
+    message: (p: { file: string; problem: string }) =>
+      `--ca-file ${p.file} cannot be used: ${p.problem}; give the PEM certificate of the CA (a bundle may hold several)`,
+  },
+  cloud_certificate: { exit: 1, message: (p: { problem: string }) => p.problem },
   cloud_unreachable: {
     exit: 1,
     message: (p: { cloud: string; cause: string }) =>

@@ -8,9 +8,12 @@ Usage:
   gatelink-device run       [--config F]
       Runs the controller daemon (systemd starts this).
   gatelink-device provision --cloud URL --code CODE [--config F] [--objects-from F] [--state-dir D]
+                            [--ca-file F] [--mqtt-insecure]
       Creates this controller's key, registers it with the cloud, writes the config file and prints the
       pairing code for the customer. The objects (relays, GSM numbers) come from --objects-from, or from an
-      existing config file.
+      existing config file. --ca-file: the PEM CA (or bundle) that signed the broker's certificate, written
+      as mqtt.ca_file and trusted for the cloud's https too. --mqtt-insecure: allow plain mqtt:// to a broker
+      on a trusted network.
   gatelink-device test      [--config F] [--object ID]
       Opens each object once, locally, and says what happened. Stop the daemon first.
   gatelink-device status    [--config F] [--json]
@@ -33,6 +36,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           code: { type: 'string' },
           'objects-from': { type: 'string' },
           'state-dir': { type: 'string' },
+          'ca-file': { type: 'string' },
+          'mqtt-insecure': { type: 'boolean' },
         });
         if (!o.values.cloud || !o.values.code) throw cliError('provision_arguments_missing');
         const { provisionCommand } = await import('./provision.js');
@@ -42,6 +47,8 @@ export async function main(argv: readonly string[]): Promise<number> {
           configPath: o.config,
           objectsFrom: o.values['objects-from'],
           stateDir: o.values['state-dir'],
+          caFile: o.values['ca-file'],
+          mqttInsecure: o.values['mqtt-insecure'],
         });
       }
       case 'test': {

@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SigningKey, strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import {
@@ -8,6 +11,8 @@ import {
   type ProvisionResponse,
   provisionResponseSchema,
 } from '../../shared/protocol/provisioning.js';
+import { readCaBundle } from '../broker-tls.js';
+import { certificateFailure } from '../certificate-failure.js';
 import {
   ConfigError,
   type DeviceConfig,
@@ -30,7 +35,13 @@ export interface ProvisionOptions {
   /** A YAML or JSON file with `objects` (and optionally `modem`, `state_dir`, `telemetry`, `clock`). */
   objectsFrom?: string;
   stateDir?: string;
-  fetch?: typeof fetch;
+  /**
+   * A PEM file, one CA or a bundle: written as `mqtt.ca_file` (the broker's CA) and trusted, besides the system's
+   * roots, for the HTTPS call to the cloud here.
+   */
+  caFile?: string;
+  /** Written as `mqtt.insecure: true`: plain mqtt:// to a broker off this board, on a trusted network. */
+  mqttInsecure?: boolean;
   /** Allows plain http:// to hosts other than localhost (never in production). */
   allowHttp?: boolean;
 }
@@ -61,6 +72,8 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
   const cloud = cloudBase(options.cloud, options.allowHttp ?? false);
   const configPath = resolve(options.configPath);
   const installer = installerSettings(configPath, options);
+  const caFile = options.caFile === undefined ? undefined : resolve(options.caFile);
+  const ca = caFile === undefined ? undefined : caBundle(caFile);
   const key = SigningKey.generate();
 
   // Checked before the code is spent: a placeholder for everything the cloud will send.
@@ -68,7 +81,11 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
     ({
       cloud_url: cloud,
       device_id: response.device_id,
-      mqtt: response.mqtt,
+      mqtt: {
+        ...response.mqtt,
+        ...(caFile === undefined ? {} : { ca_file: caFile }),
+        ...(options.mqttInsecure ? { insecure: true } : {}),
+      },
       topic_prefix: response.topic_prefix,
       command_key: response.command_key,
       ...installer,
@@ -89,7 +106,7 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
     objects: publicObjects(checked),
     version: VERSION,
   };
-  const response = await register(cloud, request, options.fetch ?? fetch);
+  const response = await register(cloud, request, ca);
   try {
     strictPublicKeyFromBase64(response.command_key);
   } catch (error) {
@@ -159,6 +176,14 @@ function cloudBase(value: string, allowHttp: boolean): string {
   return url.href.replace(/\/+$/, '');
 }
 
+function caBundle(file: string): string {
+  try {
+    return readCaBundle(file);
+  } catch (error) {
+    throw cliError('ca_file_unusable', { file, problem: (error as Error).message });
+  }
+}
+
 function installerSettings(configPath: string, options: ProvisionOptions): Record<string, unknown> {
   const source = options.objectsFrom
     ? resolve(options.objectsFrom)
@@ -221,30 +246,28 @@ function placePaths(
 async function register(
   cloud: string,
   request: ProvisionRequest,
-  doFetch: typeof fetch,
+  ca: string | undefined,
 ): Promise<ProvisionResponse> {
   const url = `${cloud}/api/device/provision`;
-  let response: Response;
+  let answer: { status: number; text: string };
   try {
-    response = await doFetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(request),
-      redirect: 'error',
-      signal: AbortSignal.timeout(15_000),
-    });
+    answer = await postJson(url, JSON.stringify(request), ca);
   } catch (error) {
-    const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
-    throw cliError('cloud_unreachable', { cloud, cause });
+    const host = new URL(cloud).hostname;
+    const problem = certificateFailure("the cloud's", host, error, {
+      untrusted:
+        "pass --ca-file with the CA that signed it (a PEM file, which may also hold the broker's CA)",
+    });
+    if (problem !== null) throw cliError('cloud_certificate', { problem });
+    throw cliError('cloud_unreachable', { cloud, cause: (error as Error).message });
   }
-  const text = await response.text();
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(answer.text);
   } catch {
-    throw cliError('cloud_answer_not_json', { url, status: response.status, cloud });
+    throw cliError('cloud_answer_not_json', { url, status: answer.status, cloud });
   }
-  if (!response.ok) throw refusal(response.status, body);
+  if (answer.status < 200 || answer.status > 299) throw refusal(answer.status, body);
   const parsed = provisionResponseSchema.safeParse(body);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -254,6 +277,54 @@ async function register(
     });
   }
   return parsed.data;
+}
+
+/** The answer's limit: a provisioning answer is a few kilobytes. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * POSTs JSON with node:http(s), which takes a CA where fetch does not: with `ca`, the cloud's certificate may be
+ * signed by the system's roots or by a CA of that file. Redirects are not followed.
+ */
+function postJson(
+  url: string,
+  body: string,
+  ca: string | undefined,
+): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const secure = target.protocol === 'https:';
+  const send = secure ? httpsRequest : httpRequest;
+  return new Promise((resolvePost, reject) => {
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+        timeout: 15_000,
+        ...(secure && ca !== undefined ? { ca: [...rootCertificates, ca] } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) req.destroy(new Error('the answer is too large'));
+          else chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolvePost({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** The cloud's refusal as a CLI error, by the cloud's own error code (cloud/README.md). */

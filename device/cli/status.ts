@@ -58,7 +58,7 @@ function lines(
       'connection',
       status.mqtt.connected
         ? `connected to ${status.mqtt.url}${status.mqtt.since ? ` since ${at(status.mqtt.since)}` : ''}`
-        : `NOT connected to ${status.mqtt.url} (retrying; check the network)`,
+        : `NOT connected to ${status.mqtt.url} (retrying; ${status.mqtt.last_error ?? 'check the network'})`,
     ]);
     rows.push([
       'clock',

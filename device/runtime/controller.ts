@@ -9,6 +9,7 @@ import {
   type StopFailure,
 } from '../../shared/lifecycle/lifecycle.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import { readCaBundle } from '../broker-tls.js';
 import { type DeviceConfig, publicObjects } from '../config.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { ModemGsmDriver } from '../drivers/modem-gsm.js';
@@ -79,7 +80,7 @@ export class Controller {
         version: VERSION,
         started_at: startedAt,
         updated_at: startedAt,
-        mqtt: { url: config.mqtt.url, connected: false, since: null },
+        mqtt: { url: config.mqtt.url, connected: false, since: null, last_error: null },
         clock_synced: false,
         signal: null,
         modem: null,
@@ -118,12 +119,17 @@ export class Controller {
       reconnectMaxMs: config.mqtt.reconnect_max_ms,
       now,
       connect: deps.connect,
+      ca: config.mqtt.ca_file === undefined ? undefined : readCaBundle(config.mqtt.ca_file),
       onCommand: (payload) => {
         this.commands.handle(payload).catch((error: Error) => log(`command: failed: ${error.message}`));
       },
       onConnectionChange: (connected) => {
-        this.status.update({ mqtt: { url: config.mqtt.url, connected, since: connected ? now() : null } });
+        const mqtt = this.status.current.mqtt;
+        this.status.update({ mqtt: { ...mqtt, connected, since: connected ? now() : null } });
         void this.systemd.status(connectionStatus(config.mqtt.url, connected));
+      },
+      onConnectionError: (reason) => {
+        this.status.update({ mqtt: { ...this.status.current.mqtt, last_error: reason } });
       },
       log,
     });

@@ -1,6 +1,7 @@
-import { extname } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { isDeviceId, TOPIC_PREFIX_PATTERN } from '../../shared/protocol/topics.js';
+import { plainRemoteUrl, readCaBundle } from '../broker-tls.js';
 import { sessionClientOptions } from './session-client.js';
 
 type Connect = (url: string, options: IClientOptions) => MqttClient;
@@ -105,7 +106,8 @@ function sameAccount(a: IClientOptions, b: IClientOptions): boolean {
     a.username === b.username &&
     a.password === b.password &&
     a.keepalive === b.keepalive &&
-    a.will?.topic === b.will?.topic
+    a.will?.topic === b.will?.topic &&
+    a.ca === b.ca
   );
 }
 
@@ -116,6 +118,7 @@ interface BrokerSettings {
   password: string;
   keepaliveS: number;
   topicPrefix: string;
+  ca: string | undefined;
 }
 
 /** The broker part of the config, read as the schema would; null when anything of it looks wrong. */
@@ -130,7 +133,14 @@ async function brokerSettings(source: string, path: string): Promise<BrokerSetti
   const config = raw as {
     device_id?: unknown;
     topic_prefix?: unknown;
-    mqtt?: { url?: unknown; username?: unknown; password?: unknown; keepalive_s?: unknown };
+    mqtt?: {
+      url?: unknown;
+      username?: unknown;
+      password?: unknown;
+      keepalive_s?: unknown;
+      ca_file?: unknown;
+      insecure?: unknown;
+    };
   } | null;
   const mqtt = config?.mqtt;
   const keepalive = mqtt?.keepalive_s ?? DEFAULT_KEEPALIVE_S;
@@ -143,10 +153,14 @@ async function brokerSettings(source: string, path: string): Promise<BrokerSetti
     !PROTOCOLS.has(protocolOf(mqtt.url)) ||
     typeof mqtt.username !== 'string' ||
     typeof mqtt.password !== 'string' ||
-    typeof keepalive !== 'number'
+    typeof keepalive !== 'number' ||
+    // Never the password in the clear before the config's own check refuses it.
+    (mqtt.insecure !== true && plainRemoteUrl(mqtt.url) !== undefined)
   ) {
     return null;
   }
+  const ca = caOf(mqtt.ca_file, path);
+  if (ca === null) return null;
   return {
     url: mqtt.url,
     deviceId: config.device_id,
@@ -154,7 +168,19 @@ async function brokerSettings(source: string, path: string): Promise<BrokerSetti
     password: mqtt.password,
     keepaliveS: keepalive,
     topicPrefix: config.topic_prefix,
+    ca,
   };
+}
+
+/** The CA of `mqtt.ca_file`, relative to the config's folder as the config reads it; null when unusable. */
+function caOf(file: unknown, configPath: string): string | undefined | null {
+  if (file === undefined) return undefined;
+  if (typeof file !== 'string' || file === '') return null;
+  try {
+    return readCaBundle(resolve(dirname(resolve(configPath)), file));
+  } catch {
+    return null;
+  }
 }
 
 function protocolOf(url: string): string {

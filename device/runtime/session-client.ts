@@ -11,6 +11,8 @@ export interface SessionClientSettings {
   keepaliveS: number;
   topicPrefix: string;
   now: () => number;
+  /** The CA certificates (PEM) that sign the broker's certificate; unset, the system's trust store. */
+  ca?: string;
 }
 
 /**
@@ -27,6 +29,10 @@ export function sessionClientOptions(settings: SessionClientSettings): IClientOp
     at: settings.now(),
   };
   return {
+    // TLS (mqtts://, wss://) always verifies the broker: against `ca` when given. mqtt.js names the host it
+    // connects to as the TLS server name (./session.ts keeps it right for each node of a cluster).
+    ...(settings.ca === undefined ? {} : { ca: settings.ca }),
+    rejectUnauthorized: true,
     clientId: settings.deviceId,
     username: settings.username,
     password: settings.password,

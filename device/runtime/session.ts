@@ -3,6 +3,7 @@ import { type IClientOptions, type MqttClient, connect as mqttConnect } from 'mq
 import { brokerConnection } from '../../shared/protocol/broker-urls.js';
 import { type DeviceObject, type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import { certificateFailure } from '../certificate-failure.js';
 import type { Publisher } from './outbox.js';
 import { sessionClientOptions } from './session-client.js';
 
@@ -23,7 +24,11 @@ export interface SessionOptions {
   connect?: (url: string, options: IClientOptions) => MqttClient;
   onCommand: (payload: Buffer) => void;
   onConnectionChange?: (connected: boolean) => void;
+  /** The reason the last attempt failed, in one line; null once connected. Called when it changes. */
+  onConnectionError?: (reason: string | null) => void;
   log?: (line: string) => void;
+  /** The CA certificates (PEM) of `mqtt.ca_file`; unset, the system's trust store. */
+  ca?: string;
 }
 
 /**
@@ -43,6 +48,8 @@ export class Session implements Publisher {
   /** Publishes waiting for their PUBACK; rejected when the connection drops so that callers never hang. */
   #pending = new Set<(error: Error) => void>();
   #connectListeners = new Set<() => void>();
+  /** Said once per change: a broker refusing every few seconds for an hour is one line, not a thousand. */
+  #lastError: string | null = null;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -88,7 +95,7 @@ export class Session implements Publisher {
     client.on('message', (topic, payload) => {
       if (topic === this.#topic('cmd')) o.onCommand(payload);
     });
-    client.on('error', (error) => o.log?.(`mqtt: ${error.message}`));
+    client.on('error', (error) => this.#onError(client, error));
     client.on('close', () => this.#onClose(client));
     // A connection the daemon opened before the session started (./early-connection.ts) may be up already; it
     // has not subscribed to anything, so no command came before this.
@@ -150,6 +157,7 @@ export class Session implements Publisher {
       return;
     }
     this.#setConnected(true);
+    this.#setError(null);
     o.log?.(`mqtt: connected to ${o.url}`);
     await this.publish(this.#topic('state'), JSON.stringify(this.#state(true)), {
       qos: 1,
@@ -169,8 +177,30 @@ export class Session implements Publisher {
     this.#delay = Math.min(this.#delay * 2, this.#options.reconnectMaxMs);
     this.#retry = setTimeout(() => {
       this.#retry = null;
-      if (!this.#stopping && this.#client === client) client.reconnect();
+      if (!this.#stopping && this.#client === client) {
+        // mqtt.js keeps the TLS server name of the first node it connected to; without it, it names the host of
+        // the node it connects to now (a cluster's nodes each have their own certificate).
+        delete client.options.servername;
+        client.reconnect();
+      }
     }, delay);
+  }
+
+  #onError(client: MqttClient, error: Error): void {
+    if (client !== this.#client) return;
+    const host = client.options.hostname ?? client.options.host ?? brokerHost(this.#options.url);
+    const reason =
+      certificateFailure("the broker's", host, error, {
+        untrusted: 'set mqtt.ca_file to the CA that signed it',
+      }) ?? error.message;
+    this.#setError(reason);
+  }
+
+  #setError(reason: string | null): void {
+    if (reason === this.#lastError) return;
+    this.#lastError = reason;
+    if (reason !== null) this.#options.log?.(`mqtt: ${reason}`);
+    this.#options.onConnectionError?.(reason);
   }
 
   #setConnected(connected: boolean): void {
@@ -195,6 +225,14 @@ export class Session implements Publisher {
 
   #topic(channel: 'cmd' | 'ack' | 'state' | 'telemetry'): string {
     return deviceTopic(this.#options.topicPrefix, this.#options.deviceId, channel);
+  }
+}
+
+function brokerHost(list: string): string {
+  try {
+    return new URL(brokerConnection(list).url).hostname;
+  } catch {
+    return list;
   }
 }
 

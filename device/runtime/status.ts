@@ -18,7 +18,13 @@ export const statusSchema = z.object({
   version: z.string(),
   started_at: z.number(),
   updated_at: z.number(),
-  mqtt: z.object({ url: z.string(), connected: z.boolean(), since: z.number().nullable() }),
+  mqtt: z.object({
+    url: z.string(),
+    connected: z.boolean(),
+    since: z.number().nullable(),
+    /** Why the last attempt to connect failed, in one line (a certificate that does not verify names its host). */
+    last_error: z.string().nullable().default(null),
+  }),
   clock_synced: z.boolean(),
   signal: z.number().int().nullable(),
   modem: z.string().nullable(),

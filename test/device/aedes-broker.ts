@@ -1,16 +1,25 @@
 import { createServer, type Server } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { Aedes, type Client } from 'aedes';
 
 /**
- * A plain aedes broker on a TCP port; `restart` listens again on the same port. `refuseAcks` acks are refused
- * (aedes then closes the connection), as the cloud's broker does with one the journal cannot take yet.
+ * An aedes broker on a TCP port, plain or, given a certificate, over TLS (then reached as `localhost`, the name
+ * the certificate is for); `restart` listens again on the same port. `refuseAcks` acks are refused (aedes then
+ * closes the connection), as the cloud's broker does with one the journal cannot take yet.
  */
 export class AedesBroker {
   #aedes: Aedes | null = null;
   #server: Server | null = null;
+  readonly #tls: { cert: string; key: string } | undefined;
   port = 0;
   refuseAcks = 0;
+  /** TCP connections accepted, whether or not their TLS handshake then succeeds. */
+  connections = 0;
   readonly clients = new Map<string, Client>();
+
+  constructor(options: { tls?: { cert: string; key: string } } = {}) {
+    this.#tls = options.tls;
+  }
 
   async start(): Promise<void> {
     this.#aedes = await Aedes.createBroker({
@@ -21,7 +30,12 @@ export class AedesBroker {
       },
     });
     this.#aedes.on('client', (client) => this.clients.set(client.id, client));
-    const server = createServer(this.#aedes.handle);
+    const server = this.#tls
+      ? createTlsServer(this.#tls, this.#aedes.handle)
+      : createServer(this.#aedes.handle);
+    server.on('connection', () => this.connections++);
+    // A handshake the client refuses is the client's to report.
+    server.on('tlsClientError', () => undefined);
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -41,6 +55,6 @@ export class AedesBroker {
   }
 
   get url(): string {
-    return `mqtt://127.0.0.1:${this.port}`;
+    return this.#tls ? `mqtts://localhost:${this.port}` : `mqtt://127.0.0.1:${this.port}`;
   }
 }

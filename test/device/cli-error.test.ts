@@ -30,6 +30,13 @@ const EXAMPLES: { [C in CliErrorCode]: CliErrorParams<C> } = {
   key_outside_folder: [
     { file: '/etc/gatelink/device-key.pem', folder: '/home/ann/try', objects: '/home/ann/objects.yaml' },
   ],
+  ca_file_unusable: [{ file: '/etc/gatelink/ca.pem', problem: 'the file does not exist' }],
+  cloud_certificate: [
+    {
+      problem:
+        "the cloud's certificate for gatelink.example.com does not verify: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT); pass --ca-file with the CA that signed it",
+    },
+  ],
   cloud_unreachable: [{ cloud: 'https://gatelink.example.com', cause: 'ECONNREFUSED' }],
   cloud_answer_not_json: [
     { url: 'https://gatelink.example.com/api/device/provision', status: 502, cloud: 'https://x' },

@@ -137,7 +137,7 @@ describe('gatelink-device status and test', () => {
         version: '0.1.0',
         started_at: now,
         updated_at: now,
-        mqtt: { url: 'mqtts://broker.example.com', connected: true, since: now },
+        mqtt: { url: 'mqtts://broker.example.com', connected: true, since: now, last_error: null },
         clock_synced: false,
         signal: null,
         modem: null,

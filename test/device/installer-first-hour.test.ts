@@ -202,7 +202,7 @@ describe('a clock that is not synchronised', () => {
           version: '0.1.0',
           started_at: now,
           updated_at: now,
-          mqtt: { url: 'mqtt://127.0.0.1:1', connected: true, since: now },
+          mqtt: { url: 'mqtt://127.0.0.1:1', connected: true, since: now, last_error: null },
           clock_synced: false,
           signal: null,
           modem: null,

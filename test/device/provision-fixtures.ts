@@ -6,8 +6,8 @@ import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type ProvisionRequest, provisionRequestSchema } from '../../shared/protocol/provisioning.js';
 import { DEVICE_ID } from './fixtures.js';
 
-/** A stand-in for the cloud's provisioning endpoint. */
-export async function fakeCloud(commandKey: SigningKey) {
+/** A stand-in for the cloud's provisioning endpoint; `mqttUrl` is the broker address it hands out. */
+export async function fakeCloud(commandKey: SigningKey, mqttUrl = 'mqtt://127.0.0.1:1884') {
   const requests: ProvisionRequest[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -31,7 +31,7 @@ export async function fakeCloud(commandKey: SigningKey) {
       res.end(
         JSON.stringify({
           device_id: DEVICE_ID,
-          mqtt: { url: 'mqtt://127.0.0.1:1884', username: DEVICE_ID, password: 'broker-secret' },
+          mqtt: { url: mqttUrl, username: DEVICE_ID, password: 'broker-secret' },
           topic_prefix: 'gatelink',
           command_key: commandKey.publicKey.base64,
           pairing_code: 'K7M2P9QX',

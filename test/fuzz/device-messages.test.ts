@@ -59,16 +59,13 @@ let embedded: Promise<BrokerEnv> | null = null;
 /**
  * What became of a message a real device published: the cloud's verdict; null when the embedded broker refused
  * the publish; UNSEEN when Mosquitto discarded it, over the shipped configuration's `message_size_limit`,
- * so that the cloud never saw it (cloud/links/controllers/mosquitto/README.md, "Limits").
+ * so that the cloud never saw it (deploy/mosquitto/README.md, "Limits").
  */
 type Outcome = Verdict | null | typeof UNSEEN;
 const UNSEEN = { kind: 'unseen' } as const;
 const MOSQUITTO_MESSAGE_LIMIT = Number(
   /^message_size_limit (\d+)$/m.exec(
-    readFileSync(
-      resolve(import.meta.dirname, '../../cloud/links/controllers/mosquitto/mosquitto.conf'),
-      'utf8',
-    ),
+    readFileSync(resolve(import.meta.dirname, '../../deploy/mosquitto/mosquitto.conf'), 'utf8'),
   )?.[1],
 );
 

@@ -19,9 +19,10 @@ import type { DispatchRequest, DispatchResult } from '../../cloud/rules/opening/
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
-import { mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
+import { type MosquittoTls, mosquittoAvailable, startMosquitto, type TestMosquitto } from './mosquitto.js';
 import {
   RABBITMQ_SERVER,
+  type RabbitTls,
   rabbitmqAvailable,
   startRabbitCluster,
   type TestRabbitCluster,
@@ -76,11 +77,19 @@ export class BrokerEnv {
     readonly cluster: TestRabbitCluster | null,
   ) {}
 
-  static async open(kind: BrokerKind): Promise<BrokerEnv> {
+  /**
+   * `mosquittoTls`: the external Mosquitto also has its TLS listener, which devices are given. `cluster`: how
+   * many RabbitMQ nodes (3 by default), with the TLS listener on each when `tls` is given.
+   */
+  static async open(
+    kind: BrokerKind,
+    options: { mosquittoTls?: MosquittoTls; cluster?: { nodes?: number; tls?: RabbitTls } } = {},
+  ): Promise<BrokerEnv> {
     const database = await createTestDatabase();
     try {
-      const mosquitto = kind === 'external' ? await startMosquitto(PREFIX) : null;
-      const cluster = kind === 'cluster' ? await startRabbitCluster(PREFIX) : null;
+      const mosquitto =
+        kind === 'external' ? await startMosquitto(PREFIX, { tls: options.mosquittoTls }) : null;
+      const cluster = kind === 'cluster' ? await startRabbitCluster(PREFIX, options.cluster) : null;
       return new BrokerEnv(kind, database, mosquitto, cluster);
     } catch (error) {
       await database.close();
@@ -175,7 +184,11 @@ export class BrokerEnv {
     return account;
   }
 
-  async connect(broker: DeviceGateway, account: DeviceAccount, options: { reconnect?: boolean } = {}) {
+  async connect(
+    broker: DeviceGateway,
+    account: DeviceAccount,
+    options: { reconnect?: boolean; ca?: string } = {},
+  ) {
     const device = await FakeDevice.connect(broker.deviceUrl, account, {
       prefix: PREFIX,
       cloudKey: this.serviceKey.publicKey,
@@ -186,8 +199,8 @@ export class BrokerEnv {
   }
 
   /** A provisioned device, connected, whose connecting messages have all been handled (and logged). */
-  async onlineDevice(broker: DeviceGateway): Promise<FakeDevice> {
-    const device = await this.connect(broker, await this.provision(broker));
+  async onlineDevice(broker: DeviceGateway, options: { ca?: string } = {}): Promise<FakeDevice> {
+    const device = await this.connect(broker, await this.provision(broker), options);
     await this.waitOnline(device.id);
     await this.roundTrip(device);
     return device;

@@ -76,6 +76,8 @@ export interface FakeDeviceOptions {
   cloudKey: VerifyKey;
   /** Keep reconnecting (to survive a broker restart); default off. */
   reconnect?: boolean;
+  /** The CA an mqtts:// broker's certificate must verify under (a controller's `mqtt.ca_file`). */
+  ca?: string;
 }
 
 /**
@@ -109,6 +111,7 @@ export class FakeDevice {
       password: account.password,
       clean: true,
       reconnectPeriod: options.reconnect ? 200 : 0,
+      ...(options.ca ? { ca: options.ca } : {}),
       will: {
         topic: deviceTopic(prefix, account.id, 'state'),
         payload: Buffer.from(JSON.stringify(stateBody(account.id, false))),

@@ -17,20 +17,22 @@ import { accepts, freePort } from './ports.js';
 
 /**
  * A private three-node RabbitMQ cluster for a test file (or `npx tsx test/support/rabbitmq-cluster.ts`), set up
- * the way cloud/links/controllers/rabbitmq/README.md tells operators: the shipped rabbitmq.conf on each node (with this
+ * the way deploy/rabbitmq/README.md tells operators: the shipped rabbitmq.conf on each node (with this
  * run's ports, node names and folder), an administrator, then the shipped setup-cloud.sh. Every node listens on
  * 127.0.0.1 only, on free ports; the nodes share an Erlang cookie in the folder, which is their HOME.
  */
 export const RABBITMQ_SERVER = '/usr/lib/rabbitmq/bin/rabbitmq-server';
 export const rabbitmqAvailable = existsSync(RABBITMQ_SERVER);
 
-const SHIPPED = resolve(import.meta.dirname, '../../cloud/links/controllers/rabbitmq');
+const SHIPPED = resolve(import.meta.dirname, '../../deploy/rabbitmq');
 const NODES = 3;
 const run = promisify(execFile);
 
 export interface ClusterNode {
   readonly name: string;
   readonly mqttPort: number;
+  /** The TLS listener's port, with `tls`. */
+  readonly tlsPort: number | undefined;
   readonly apiPort: number;
   readonly distPort: number;
 }
@@ -44,7 +46,7 @@ export interface TestRabbitCluster {
   apiUrl(first?: number): string;
   /** The URL of one node as devices use it (no credentials). */
   nodeUrl(index: number): string;
-  /** Every node's URL, `first` first, as MQTT_PUBLIC_URL lists them. */
+  /** Every node's URL, `first` first, as MQTT_PUBLIC_URL lists them: the TLS listeners' with `tls`. */
   deviceUrl(first?: number): string;
   /** SIGKILLs one node, as a crash would; the others go on. */
   kill(index: number): Promise<void>;
@@ -53,14 +55,30 @@ export interface TestRabbitCluster {
   readonly startMs: number;
 }
 
-export async function startRabbitCluster(prefix: string): Promise<TestRabbitCluster> {
+/** The shipped TLS listener's files: a certificate for 127.0.0.1, its key, and the CA that signed it. */
+export interface RabbitTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
+
+/**
+ * `nodes`: how many (3 by default; 1 is a single node, which starts in a third of the time). `tls`: each node
+ * also has the shipped TLS listener with these files, and devices are given it.
+ */
+export async function startRabbitCluster(
+  prefix: string,
+  options: { nodes?: number; tls?: RabbitTls } = {},
+): Promise<TestRabbitCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'gatelink-rabbitmq-'));
   const tag = `gl${randomBytes(4).toString('hex')}`;
   const nodes: ClusterNode[] = [];
-  for (let i = 1; i <= NODES; i++) {
+  const { tls } = options;
+  for (let i = 1; i <= (options.nodes ?? NODES); i++) {
     nodes.push({
       name: `${tag}n${i}@localhost`,
       mqttPort: await freePort(),
+      tlsPort: tls ? await freePort() : undefined,
       apiPort: await freePort(),
       distPort: await freePort(),
     });
@@ -74,7 +92,7 @@ export async function startRabbitCluster(prefix: string): Promise<TestRabbitClus
   const started = Date.now();
   // One node after the other: the first knows no peer and boots at once, each next one joins it. Nodes joining
   // together race in the MQTT plugin's client id registry (3.10 leaves a node waiting for it for good).
-  const children = [launch(dir, nodes[0]!, nodes, adminPassword)];
+  const children = [launch(dir, nodes[0]!, nodes, adminPassword, tls)];
   const cluster: TestRabbitCluster = {
     dir,
     nodes,
@@ -90,7 +108,9 @@ export async function startRabbitCluster(prefix: string): Promise<TestRabbitClus
     nodeUrl: (index) => `mqtt://127.0.0.1:${nodes[index]!.mqttPort}`,
     deviceUrl: (first = 0) =>
       ordered(nodes, first)
-        .map((node) => `mqtt://127.0.0.1:${node.mqttPort}`)
+        .map((node) =>
+          node.tlsPort ? `mqtts://127.0.0.1:${node.tlsPort}` : `mqtt://127.0.0.1:${node.mqttPort}`,
+        )
         .join(','),
     async kill(index) {
       const child = children[index]!;
@@ -108,10 +128,10 @@ export async function startRabbitCluster(prefix: string): Promise<TestRabbitClus
   };
   try {
     for (const [i, node] of nodes.entries()) {
-      if (i > 0) children.push(launch(dir, node, nodes, adminPassword));
+      if (i > 0) children.push(launch(dir, node, nodes, adminPassword, tls));
       await ready(node, children[i]!, dir, i);
     }
-    await clustered(nodes[0]!, adminPassword, dir);
+    await clustered(nodes[0]!, nodes.length, adminPassword, dir);
     Object.assign(cluster, { startMs: Date.now() - started });
     await run('sh', [join(SHIPPED, 'setup-cloud.sh')], {
       env: {
@@ -137,15 +157,28 @@ function ordered<T>(items: readonly T[], first: number): T[] {
 
 /**
  * The shipped file with this node's listeners (loopback, free ports), the cluster's node names and a first
- * administrator; everything else as shipped.
+ * administrator; everything else as shipped. Without `tls` the TLS listener is left out: RabbitMQ refuses to
+ * start on certificate files that are not there.
  */
 function renderConfig(
   template: string,
   node: ClusterNode,
   nodes: readonly ClusterNode[],
   admin: string,
+  tls: RabbitTls | undefined,
 ): string {
-  let config = template
+  const withTls =
+    tls && node.tlsPort
+      ? template
+          .replace(
+            /^mqtt\.listeners\.ssl\.default = .*$/m,
+            `mqtt.listeners.ssl.default = 127.0.0.1:${node.tlsPort}`,
+          )
+          .replace(/^ssl_options\.certfile = .*$/m, `ssl_options.certfile = ${tls.certFile}`)
+          .replace(/^ssl_options\.keyfile = .*$/m, `ssl_options.keyfile = ${tls.keyFile}`)
+          .replace(/^ssl_options\.cacertfile = .*$/m, `ssl_options.cacertfile = ${tls.caFile}`)
+      : template.replace(/^(mqtt\.listeners\.ssl\..*|ssl_options\..*)\n/gm, '');
+  let config = withTls
     .replace(
       /^mqtt\.listeners\.tcp\.default = .*$/m,
       `mqtt.listeners.tcp.default = 127.0.0.1:${node.mqttPort}`,
@@ -165,14 +198,20 @@ function renderConfig(
   return `${config}default_user = admin\ndefault_pass = ${admin}\ndefault_user_tags.administrator = true\n`;
 }
 
-function launch(dir: string, node: ClusterNode, nodes: readonly ClusterNode[], admin: string): ChildProcess {
+function launch(
+  dir: string,
+  node: ClusterNode,
+  nodes: readonly ClusterNode[],
+  admin: string,
+  tls: RabbitTls | undefined,
+): ChildProcess {
   const index = nodes.indexOf(node) + 1;
   const home = join(dir, `n${index}`);
   mkdirSync(home, { recursive: true });
   const config = join(home, 'rabbitmq.conf');
   writeFileSync(
     config,
-    renderConfig(readFileSync(join(SHIPPED, 'rabbitmq.conf'), 'utf8'), node, nodes, admin),
+    renderConfig(readFileSync(join(SHIPPED, 'rabbitmq.conf'), 'utf8'), node, nodes, admin, tls),
   );
   writeFileSync(join(home, 'enabled_plugins'), '[rabbitmq_mqtt,rabbitmq_management].\n');
   const log = openSync(join(home, 'server.log'), 'a');
@@ -203,8 +242,8 @@ async function ready(node: ClusterNode, child: ChildProcess, dir: string, index:
   throw new Error(`RabbitMQ node ${node.name} did not start; see ${join(dir, `n${index + 1}`)}`);
 }
 
-/** Until the first node sees all three running. */
-async function clustered(node: ClusterNode, admin: string, dir: string): Promise<void> {
+/** Until the first node sees all `count` running. */
+async function clustered(node: ClusterNode, count: number, admin: string, dir: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   const authorization = `Basic ${Buffer.from(`admin:${admin}`).toString('base64')}`;
   while (Date.now() < deadline) {
@@ -214,7 +253,7 @@ async function clustered(node: ClusterNode, admin: string, dir: string): Promise
       });
       if (answer.ok) {
         const list = (await answer.json()) as { running?: boolean }[];
-        if (list.filter((n) => n.running).length === NODES) return;
+        if (list.filter((n) => n.running).length === count) return;
       }
     } catch {
       // Not listening yet.

@@ -10,6 +10,7 @@ import * as settleUnanswered from './migrations/0004-settle-unanswered.js';
 import * as customerApp from './migrations/0005-customer-app.js';
 import * as companyArea from './migrations/0006-company-area.js';
 import * as eventDelivery from './migrations/0007-event-delivery.js';
+import * as serviceKey from './migrations/0008-service-key.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-customer-app': customerApp,
   '0006-company-area': companyArea,
   '0007-event-delivery': eventDelivery,
+  '0008-service-key': serviceKey,
 };
 
 /**
@@ -170,13 +172,44 @@ function migrator(db: Database): Migrator {
   });
 }
 
-/** Runs the migrations not run yet, one at a time; instances starting together wait for each other. */
+/**
+ * Runs the migrations not run yet, one at a time; instances starting together wait for each other. A database
+ * a newer release has migrated further is left as it is: this release runs on the schema it expanded, which is
+ * how a rollback works (docs/design.md section 8.2).
+ */
 export async function migrate(db: Database): Promise<void> {
+  if (await migratedByNewerRelease(db)) return;
   const { error, results } = await migrator(db).migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : error}`);
   }
+}
+
+/**
+ * True when the database recorded every migration of this tree and others after them, which a newer release
+ * ran. A recorded migration this tree does not know that sorts before its own newest is another tree's
+ * history, not a newer release's: refused, naming it, rather than run on a schema nobody planned.
+ */
+async function migratedByNewerRelease(db: Database): Promise<boolean> {
+  const table = MIGRATION_TABLES.migrations;
+  const found = await sql<{ found: string | null }>`select to_regclass(${table}) as found`.execute(db);
+  if (!found.rows[0]?.found) return false;
+  const recorded = await sql<{ name: string }>`select name from ${sql.table(table)} order by name`.execute(
+    db,
+  );
+  const names = new Set(recorded.rows.map((row) => row.name));
+  const known = Object.keys(MIGRATIONS).sort();
+  const unknown = [...names].filter((name) => !(name in MIGRATIONS));
+  if (unknown.length === 0) return false;
+  const newest = known[known.length - 1] ?? '';
+  const stray = unknown.find((name) => name < newest) ?? known.find((name) => !names.has(name));
+  if (stray) {
+    throw new Error(
+      `the database's migrations are not this release's (${stray} differs): run the release that migrated it, or restore a backup`,
+    );
+  }
+  return true;
 }
 
 /** The migrations of this tree the database has not run (readiness, docs/design.md section 8.1). */

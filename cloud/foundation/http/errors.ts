@@ -1,3 +1,4 @@
+import { validateHeaderValue } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../../shared/errors.js';
 
@@ -16,6 +17,9 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
   FST_ERR_BAD_URL: 'bad_request',
   FST_ERR_MAX_PARAM_LENGTH: 'bad_request',
+  // Node refusing a header value at the last moment: a value taken from the request that no check stopped.
+  ERR_INVALID_CHAR: 'bad_request',
+  ERR_HTTP_INVALID_HEADER_VALUE: 'bad_request',
 };
 
 /** Fastify's other client errors keep their status where the table has it, else they are a 400. */
@@ -33,6 +37,9 @@ const CODES_BY_STATUS: Record<number, ErrorCode> = {
 const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_BAD_URL: 'The URL is not valid percent-encoded UTF-8; encode the path and query as UTF-8.',
   FST_ERR_MAX_PARAM_LENGTH: 'A part of the path is longer than 100 characters; no endpoint has one.',
+  ERR_INVALID_CHAR:
+    'A value sent cannot be used in the answer: it holds a control character or one outside Latin-1.',
+  ERR_HTTP_INVALID_HEADER_VALUE: 'A value sent cannot be used in the answer.',
 };
 
 /** How a browser's request for a page that does not exist is answered (the customer application's 404 page). */
@@ -79,8 +86,24 @@ function answer(request: FastifyRequest, reply: FastifyReply, apiError: ApiError
     request.log.error({ err: cause, requestId: request.id }, 'unexpected failure');
   }
   reply.header('x-request-id', request.id);
+  dropRefusedHeaders(reply);
   if (apiError.headers) reply.headers(apiError.headers);
   reply.code(apiError.status).send(apiError.toBody());
+}
+
+/**
+ * Removes the headers Node would refuse to send (ERR_INVALID_CHAR), which the failed answer set: left, they
+ * would make the error answer fail too, and Fastify's own last answer is outside the contract.
+ */
+export function dropRefusedHeaders(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value === undefined) continue;
+    try {
+      for (const one of Array.isArray(value) ? value : [value]) validateHeaderValue(name, String(one));
+    } catch {
+      reply.removeHeader(name);
+    }
+  }
 }
 
 /** HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal would be an empty 400 outside our contract. */

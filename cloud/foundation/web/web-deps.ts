@@ -39,13 +39,44 @@ export async function signInBrowser(deps: WebDeps, reply: FastifyReply, customer
   reply.setCookie(deps.cookies.sessionName, token, { ...deps.cookies.options, maxAge: 30 * 24 * 3600 });
 }
 
+/** The longest `next` kept; a longer one is ignored. */
+const NEXT_MAX = 512;
+/** Any origin that cannot be this site's: a path resolved against it stays on it, and anything else leaves it. */
+const PROBE_ORIGIN = 'https://x.invalid';
+/**
+ * A backslash (browsers read it as `/`), a control character (C0, DEL, C1), an invisible format character, or
+ * white space of any kind: browsers drop TAB, LF and CR from a URL, so `/\t/evil.example` would become
+ * `//evil.example`, another host; Node refuses most of the rest in a header, which would be a 500.
+ */
+const REFUSED_CHARACTERS = /[\\\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\s]/u;
+
 /**
  * Where to go after signing in: only a path on this site (`/c/ABCD...`, `/barriers`), never another host, so a
- * crafted link cannot send a customer elsewhere after they sign in.
+ * crafted link cannot send a customer elsewhere after they sign in (docs/design.md section 10.2). The value is
+ * checked as sent and once percent-decoded, as a browser or a later redirect may read it; anything else, or
+ * percent-encoding that does not decode, gives `fallback`, never an error. What comes back is the path as a URL
+ * parser writes it, printable ASCII only, so that it can always go in a Location header.
  */
 export function safeNext(value: unknown, fallback = '/barriers'): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) {
+  if (typeof value !== 'string' || value.length > NEXT_MAX) return fallback;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
     return fallback;
   }
-  return value.length <= 512 ? value : fallback;
+  if (!isSitePath(value) || !isSitePath(decoded)) return fallback;
+  const url = new URL(value, PROBE_ORIGIN);
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return path.length <= NEXT_MAX && /^\/[\x21-\x7e]*$/.test(path) && !path.startsWith('//') ? path : fallback;
+}
+
+function isSitePath(value: string): boolean {
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return false;
+  if (REFUSED_CHARACTERS.test(value)) return false;
+  try {
+    return new URL(value, PROBE_ORIGIN).origin === PROBE_ORIGIN;
+  } catch {
+    return false;
+  }
 }

@@ -78,8 +78,12 @@ export class ConnectionGate {
     this.#limits = limits;
   }
 
-  /** The stream to hand to aedes, or null when the socket was refused (it is destroyed then). */
-  admit(socket: Socket): GuardedConnection | null {
+  /**
+   * The stream to hand to aedes, or null when the socket was refused (it is destroyed then). `secure` wraps an
+   * admitted socket in TLS: the guard then reads the decrypted stream, and its time limit runs from the accept,
+   * so a handshake that never completes is closed at `connectTimeoutMs` as a silent CONNECT is.
+   */
+  admit(socket: Socket, secure?: (socket: Socket) => Socket): GuardedConnection | null {
     const address = socket.remoteAddress;
     if (address === undefined) {
       // Already closed by the peer before it was accepted: nothing to serve, nothing to log.
@@ -93,7 +97,7 @@ export class ConnectionGate {
       return null;
     }
     this.#pending.set(address, pending + 1);
-    return new GuardedConnection(socket, this.#limits, {
+    return new GuardedConnection(secure ? secure(socket) : socket, this.#limits, {
       refused: (reason, bytesRead) => this.#refused(address, reason, bytesRead),
       settled: () => this.#release(address),
     });

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import mqtt, { type MqttClient } from 'mqtt';
 import { brokerConnection, withoutCredentials } from '../../../shared/protocol/broker-urls.js';
 import { allDevicesTopic } from '../../../shared/protocol/topics.js';
 import type { CloudContext } from '../../foundation/context.js';
+import { externalLoopbackLine, loopbackBrokerHosts } from '../../foundation/mqtt-production.js';
 import type { DeviceAccounts } from './device-accounts.js';
 import { dynsecAccounts } from './dynamic-security.js';
 import { ExternalDelivery } from './external-delivery.js';
@@ -16,6 +18,8 @@ export interface ExternalOptions {
   /** Who keeps device accounts; default Mosquitto's dynamic security on this connection. */
   accounts?: (client: MqttClient) => DeviceAccounts;
   publicUrl: string | undefined;
+  /** MQTT_CA_FILE: the CA that signed an mqtts:// broker's certificate; undefined: the system's. */
+  caFile?: string | undefined;
   /** This instance's session on the broker (MQTT_CLIENT_ID, or host and port); undefined: a new one. */
   clientId: string | undefined;
   connectTimeoutMs: number;
@@ -31,7 +35,7 @@ const RECONNECT_PERIOD_MS = 1000;
 const REFUSED_CODES = new Set([2, 4, 5]);
 
 /**
- * An external broker (Mosquitto with dynamic security, see ./mosquitto/README.md) reached with mqtt.js.
+ * An external broker (Mosquitto with dynamic security, see deploy/mosquitto/README.md) reached with mqtt.js.
  * Every cloud instance has its own client id and subscribes to all devices' messages (not shared), so the
  * instance waiting for an ack always hears it. Whether a device is connected is its last reported state:
  * its retained `state` and its will keep `devices.online`. A device message is acknowledged to the broker only
@@ -41,10 +45,13 @@ export async function startExternalTransport(
   ctx: CloudContext,
   options: ExternalOptions,
 ): Promise<BrokerTransport> {
+  const deviceUrl = externalDeviceUrl(ctx, options);
+  const ca = options.caFile ? await readCa(options.caFile) : undefined;
   // With several nodes, each reconnection goes to the next one (docs/design.md section 7.2).
   const { url, servers } = brokerConnection(options.url);
   const client = mqtt.connect(url, {
     ...(servers ? { servers } : {}),
+    ...(ca ? { ca } : {}),
     clientId: options.clientId ?? `gatelink-cloud-${randomBytes(8).toString('hex')}`,
     protocolVersion: 4,
     // A session of its own that the broker keeps across a broker restart, so acks published while this
@@ -81,7 +88,7 @@ export async function startExternalTransport(
   let stopped = false;
 
   return {
-    deviceUrl: withoutCredentials(options.publicUrl ?? options.url),
+    deviceUrl,
     async isConnected(deviceId) {
       const row = await ctx.db
         .selectFrom('devices')
@@ -123,7 +130,11 @@ function firstConnection(client: MqttClient, timeoutMs: number): Promise<void> {
     const onError = (error: Error & { code?: unknown }) => {
       if (typeof error.code === 'number' && REFUSED_CODES.has(error.code)) {
         finish(new Error(`the MQTT broker refused the cloud's account in MQTT_URL: ${error.message}`));
+        return;
       }
+      // A certificate that does not verify will not verify on the next try either: say so now, and what to do.
+      const certificate = certificateProblem(client, error);
+      if (certificate) finish(new Error(certificate));
     };
     function finish(error: Error | null) {
       clearTimeout(timer);
@@ -136,6 +147,59 @@ function firstConnection(client: MqttClient, timeoutMs: number): Promise<void> {
     client.on('error', onError);
   });
 }
+
+/**
+ * The broker address devices are given: MQTT_PUBLIC_URL, else MQTT_URL without the cloud's credentials. An
+ * MQTT_URL on this machine is no address for controllers elsewhere: production refuses to start with it,
+ * elsewhere (tests, a demo on one machine) it is a warning (docs/design.md section 7.4).
+ */
+function externalDeviceUrl(ctx: CloudContext, options: ExternalOptions): string {
+  if (options.publicUrl) return withoutCredentials(options.publicUrl);
+  const loopback = loopbackBrokerHosts(options.url);
+  if (loopback.length > 0) {
+    const line = externalLoopbackLine(options.url, loopback);
+    if (ctx.config.production) throw new Error(line);
+    ctx.log.warn(line);
+  }
+  return withoutCredentials(options.url);
+}
+
+async function readCa(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new Error(`MQTT_CA_FILE ${path} cannot be read (${code}): give the CA certificate's PEM file`);
+  }
+}
+
+/**
+ * The TLS handshake's refusal of the broker's certificate, in words naming the host, OpenSSL's reason and what
+ * to do; null for any other error. mqtt.js emits the socket's error on the client before it ever connects.
+ */
+function certificateProblem(client: MqttClient, error: Error & { code?: unknown }): string | null {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (!CERTIFICATE_CODES.test(code)) return null;
+  const host = client.options.hostname ?? client.options.host ?? 'the broker';
+  const reason = `${error.message} (${code})`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return (
+      `the MQTT broker's certificate does not name ${host}: ${reason}; ` +
+      'use in MQTT_URL the host name the certificate was issued for'
+    );
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+    return `the MQTT broker's certificate for ${host} is not valid now: ${reason}; renew it on the broker`;
+  }
+  return (
+    `the MQTT broker's certificate for ${host} does not verify: ${reason}; ` +
+    'set MQTT_CA_FILE to the CA that signed it'
+  );
+}
+
+/** OpenSSL's verification codes as Node.js names them, and Node.js's own for a certificate of another name. */
+const CERTIFICATE_CODES =
+  /^(ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE)/;
 
 /** Acks, states and telemetry of every device, and the answers to device account changes. */
 async function subscribeAll(
@@ -154,7 +218,7 @@ async function subscribeAll(
   if (refused.length > 0) {
     throw new Error(
       `the MQTT broker refused the cloud's subscription to ${refused.join(', ')}: give the cloud's account ` +
-        'the cloud role (cloud/links/controllers/mosquitto/README.md)',
+        'the cloud role (deploy/mosquitto/README.md)',
     );
   }
 }

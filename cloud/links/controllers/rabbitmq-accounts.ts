@@ -17,7 +17,7 @@ export class RabbitmqApiError extends Error {
 }
 
 /**
- * Device accounts on a RabbitMQ 3.10 cluster through its management HTTP API (cloud/links/controllers/rabbitmq/README.md):
+ * Device accounts on a RabbitMQ 3.10 cluster through its management HTTP API (deploy/rabbitmq/README.md):
  * a user named after the device with the device's password, and rights that hold exactly ./device-access.ts.
  * Users and rights live in the cluster's shared database: made through any node, they hold on every node at
  * once, without a restart.

@@ -19,6 +19,8 @@ export interface TransportOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** External broker only: the back-off after a message the cloud could not take; default REDELIVERY_DELAYS. */
   redeliveryDelays?: Partial<RedeliveryDelays>;
+  /** Embedded broker with TLS only: how often its certificate files are read again; default one minute. */
+  certificatePollMs?: number;
 }
 
 export interface ControllerLinkOptions extends TransportOptions {
@@ -70,6 +72,7 @@ export function startTransport(
               })
           : undefined,
       publicUrl: mqtt.publicUrl,
+      caFile: mqtt.caFile,
       clientId: mqtt.clientId,
       connectTimeoutMs,
       onMessage,
@@ -79,8 +82,11 @@ export function startTransport(
   return startEmbeddedTransport(ctx, {
     port: mqtt.port,
     publicUrl: mqtt.publicUrl,
+    tls: mqtt.tls,
+    plainHost: mqtt.plainHost,
     onMessage,
     limits: { ...CONNECTION_LIMITS, ...options.connectionLimits },
+    ...(options.certificatePollMs ? { certificatePollMs: options.certificatePollMs } : {}),
   });
 }
 

@@ -4,7 +4,11 @@
 # the role gets its rules re-added once, the cloud's account the password given now.
 #
 # Environment (see README.md beside this file):
-#   MQTT_HOST, MQTT_PORT       the broker (default 127.0.0.1:1883)
+#   MQTT_HOST, MQTT_PORT       the broker (default 127.0.0.1:1883, the plain listener on loopback)
+#   MQTT_CAFILE                the CA of the broker's certificate: talks TLS (the listener on 8883), checking
+#                              that the certificate is for MQTT_HOST
+#   MQTT_CAPATH                or a folder of CAs, such as /etc/ssl/certs for a public CA (Let's Encrypt)
+#   MQTT_CONNECT_TIMEOUT       seconds to wait for each answer before giving up (default 10)
 #   DYNSEC_ADMIN_USER          the admin made by `mosquitto_ctrl dynsec init` (default admin)
 #   DYNSEC_ADMIN_PASSWORD      its password (required)
 #   CLOUD_USER                 the cloud's user name (default cloud)
@@ -16,25 +20,70 @@ set -eu
 : "${CLOUD_PASSWORD:?set CLOUD_PASSWORD to the password the cloud uses in MQTT_URL}"
 host="${MQTT_HOST:-127.0.0.1}"
 port="${MQTT_PORT:-1883}"
+wait="${MQTT_CONNECT_TIMEOUT:-10}"
 admin="${DYNSEC_ADMIN_USER:-admin}"
 cloud="${CLOUD_USER:-cloud}"
 prefix="${MQTT_TOPIC_PREFIX:-gatelink}"
+
+# One mosquitto_ctrl command, over TLS when a CA is given. `timeout` ends it when the broker never answers (a
+# plain client on the TLS port, or a firewall that drops), which mosquitto_ctrl would wait for forever.
+send() {
+  if [ -n "${MQTT_CAFILE:-}" ]; then
+    set -- --cafile "$MQTT_CAFILE" "$@"
+  elif [ -n "${MQTT_CAPATH:-}" ]; then
+    set -- --capath "$MQTT_CAPATH" "$@"
+  fi
+  timeout "$wait" mosquitto_ctrl -h "$host" -p "$port" "$@"
+}
 
 # mosquitto_ctrl exits 0 even when the broker refuses a command, so its answer is read instead.
 # The first argument is an error this step tolerates ('' for none).
 ctrl() {
   tolerated="$1"
   shift
-  answer=$(mosquitto_ctrl -h "$host" -p "$port" -u "$admin" -P "$DYNSEC_ADMIN_PASSWORD" dynsec "$@" 2>&1 |
+  status=0
+  answer=$(send -u "$admin" -P "$DYNSEC_ADMIN_PASSWORD" dynsec "$@" 2>&1) || status=$?
+  if [ "$status" -eq 124 ]; then
+    echo "no answer from Mosquitto at $host:$port within $wait s: check MQTT_HOST and MQTT_PORT, and give" \
+      "MQTT_CAFILE (or MQTT_CAPATH) for its TLS listener, or none for the plain one" >&2
+    exit 1
+  fi
+  answer=$(printf '%s\n' "$answer" |
     grep -v -e 'without encryption' -e 'visible on the network' -e '^$' || true)
   case "$answer" in
     *rror*)
       if [ -n "$tolerated" ] && echo "$answer" | grep -q "$tolerated"; then return 0; fi
       echo "mosquitto_ctrl dynsec $1 failed: $answer" >&2
+      case "$answer" in
+        *TLS* | *certificate* | *SSL*)
+          echo "the broker's certificate must be for $host and signed by the CA in MQTT_CAFILE" >&2
+          ;;
+      esac
       exit 1
       ;;
   esac
 }
+
+# Over TLS, the broker's certificate is checked first, with openssl: mosquitto_ctrl reports a certificate it
+# does not trust with "A TLS error occurred" at best, and at worst waits until the timeout.
+verify_certificate() {
+  command -v openssl >/dev/null 2>&1 || return 0
+  case "$host" in
+    *[!0-9.]*) name="-verify_hostname $host" ;;
+    *) name="-verify_ip $host" ;;
+  esac
+  if [ -n "${MQTT_CAFILE:-}" ]; then trust="-CAfile $MQTT_CAFILE"; else trust="-CApath $MQTT_CAPATH"; fi
+  # $name and $trust are split on purpose: an option and its value each.
+  # shellcheck disable=SC2086
+  if ! report=$(timeout "$wait" openssl s_client -connect "$host:$port" -verify_return_error $name $trust \
+    </dev/null 2>&1); then
+    reason=$(printf '%s\n' "$report" | grep -m 1 -i 'verify error' || echo 'no TLS handshake')
+    echo "the broker's certificate at $host:$port does not verify ($reason): the certificate must be for" \
+      "$host and signed by the CA in MQTT_CAFILE (or one in MQTT_CAPATH)" >&2
+    exit 1
+  fi
+}
+if [ -n "${MQTT_CAFILE:-}${MQTT_CAPATH:-}" ]; then verify_certificate; fi
 
 # Each rule is removed first (when present) so that running this again leaves one copy.
 rule() {
