@@ -23,13 +23,20 @@ export interface Capture {
   readonly file: string;
 }
 
+/** The port of the marker connection that ends a capture: nothing listens there. */
+const MARKER_PORT = 9;
+
 export async function startCapture(
   lab: Lab,
   host: Host,
   options: { peer: string; file: string },
 ): Promise<Capture> {
+  // -P -l: a line per packet as tshark receives it from its capture process, which is how `stop` knows that
+  // everything before the marker is in.
   const tshark = lab.spawn(host, TSHARK, [
     '-n',
+    '-P',
+    '-l',
     '-i',
     'eth0',
     '-f',
@@ -38,11 +45,22 @@ export async function startCapture(
     options.file,
   ]);
   await tshark.waitFor(/Capturing on 'eth0'/, 'tshark to capture');
+  let stopped = false;
   return {
     file: options.file,
     async stop() {
-      tshark.child.kill('SIGINT');
-      await tshark.stop(5_000);
+      if (stopped) return;
+      stopped = true;
+      // The capture process hands packets over in blocks and drops the block under way at SIGINT: a marker
+      // connection (a SYN to a closed port, no payload) is sent, and the capture ends once the marker was seen.
+      const marker = `require('node:net').connect(${MARKER_PORT}, '${options.peer}').on('error', () => {})`;
+      await lab.exec(host, process.execPath, ['-e', marker]);
+      await tshark.waitFor(
+        new RegExp(`→ ${MARKER_PORT} \\[SYN\\]`),
+        'the capture to see its end marker',
+        15_000,
+      );
+      await tshark.stop(10_000, 'SIGINT');
     },
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { Host, Lab, SpawnedProcess } from './network.js';
-import { features, ROOT, SERVER_NAME } from './server-host.js';
+import { ROOT, SERVER_NAME } from './server-host.js';
 
 /**
  * The controller host: the compiled controller daemon (bin/gatelink-device.mjs) provisioned over HTTPS against
@@ -23,11 +23,7 @@ export interface ProvisionedController {
   readonly password: string;
   readonly commandKey: string;
   readonly brokerUrl: string;
-}
-
-/** Until `provision --ca-file` exists, Node's own NODE_EXTRA_CA_CERTS makes the same CA file trusted. */
-function deviceEnv(caFile: string): NodeJS.ProcessEnv {
-  return features.deviceCaFile ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: caFile };
+  readonly caFile: string | undefined;
 }
 
 export async function provisionController(
@@ -49,9 +45,10 @@ export async function provisionController(
     configFile,
     '--objects-from',
     objects,
+    '--ca-file',
+    options.caFile,
   ];
-  if (features.deviceCaFile) args.push('--ca-file', options.caFile);
-  const printed = await lab.exec(host, process.execPath, args, deviceEnv(options.caFile));
+  const printed = await lab.exec(host, process.execPath, args);
   // Quick reconnections: the restore suite tears the server down under a running controller.
   const document = parseDocument(readFileSync(configFile, 'utf8'));
   document.setIn(['mqtt', 'reconnect_max_ms'], 2000);
@@ -64,7 +61,7 @@ function readProvisioned(printed: string, configFile: string) {
   const config = parseDocument(readFileSync(configFile, 'utf8')).toJS() as {
     device_id: string;
     command_key: string;
-    mqtt: { url: string; username: string; password: string };
+    mqtt: { url: string; username: string; password: string; ca_file?: string };
   };
   const pairingCode = /Pairing code for the customer: (\S+)/.exec(printed)?.[1];
   const gate = /number_id (\d+)/.exec(printed)?.[1];
@@ -77,12 +74,13 @@ function readProvisioned(printed: string, configFile: string) {
     password: config.mqtt.password,
     commandKey: config.command_key,
     brokerUrl: config.mqtt.url,
+    caFile: config.mqtt.ca_file,
   };
 }
 
 /** The daemon, started on the provisioned config. */
-export function runController(lab: Lab, host: Host, configFile: string, caFile: string): SpawnedProcess {
-  return lab.spawn(host, process.execPath, [DEVICE, 'run', '--config', configFile], deviceEnv(caFile));
+export function runController(lab: Lab, host: Host, configFile: string): SpawnedProcess {
+  return lab.spawn(host, process.execPath, [DEVICE, 'run', '--config', configFile]);
 }
 
 /** How many times the daemon logged an opening. */

@@ -59,7 +59,7 @@ export interface Deployment {
   startServer(options: {
     dataDir: string;
     caddyData: string;
-    restore?: (host: Host, settings: CloudSettings) => Promise<void>;
+    restore?: (host: Host, settings: CloudSettings) => Promise<unknown>;
   }): Promise<ServerStack>;
   /** Stops the server's processes and deletes its host, as a machine that is gone. */
   destroyServer(): Promise<void>;
@@ -131,7 +131,7 @@ export async function createDeployment(): Promise<Deployment> {
         const folder = join(work, 'controller');
         mkdirSync(folder, { recursive: true });
         const controller = await provisionController(lab, controllerHost, { folder, code, caFile: trusted });
-        const daemon = runController(lab, controllerHost, controller.configFile, trusted);
+        const daemon = runController(lab, controllerHost, controller.configFile);
         running.push(daemon);
         await waitFor(
           () => controllerOnline(deployment.server.site),

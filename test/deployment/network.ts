@@ -41,8 +41,8 @@ export interface SpawnedProcess {
   output(): string;
   /** Resolves once the output matches; rejects with the output if the process exits first. */
   waitFor(pattern: RegExp, what: string, timeoutMs?: number): Promise<RegExpExecArray>;
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
-  stop(graceMs?: number): Promise<number | null>;
+  /** `signal` (SIGTERM), then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number, signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 export interface Lab {
@@ -147,6 +147,11 @@ export function spawnIn(
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   const exited = once(child, 'exit');
+  // Closed: exited, and everything it wrote has been read.
+  let closed = false;
+  child.once('close', () => {
+    closed = true;
+  });
   const spawned: SpawnedProcess = {
     child,
     output: () => output,
@@ -164,6 +169,7 @@ export function spawnIn(
           }
         };
         const onExit = () => {
+          if (pattern.test(output)) return;
           finish();
           fail(
             new Error(`${command} exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${output}`),
@@ -173,17 +179,18 @@ export function spawnIn(
           clearTimeout(timer);
           child.stdout.off('data', check);
           child.stderr.off('data', check);
-          child.off('exit', onExit);
+          child.off('close', onExit);
         };
         child.stdout.on('data', check);
         child.stderr.on('data', check);
-        child.once('exit', onExit);
+        child.once('close', onExit);
         check();
+        if (closed) onExit();
       });
     },
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 10_000, signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
+      child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       const [code] = await exited;
       clearTimeout(timer);

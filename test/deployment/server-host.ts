@@ -49,26 +49,6 @@ export function serverMissing(): string | undefined {
   return undefined;
 }
 
-/** What the branches of "TLS on every link" have brought to this tree so far, read from the sources. */
-export const features = {
-  /** The embedded broker's TLS listener (MQTT_TLS_PORT, MQTT_TLS_CERT_FILE, MQTT_TLS_KEY_FILE). */
-  brokerTls: readFileSync(join(ROOT, 'cloud/foundation/config.ts'), 'utf8').includes('MQTT_TLS_PORT'),
-  /** The controller's `mqtt.ca_file` and `provision --ca-file`. */
-  deviceCaFile: readFileSync(join(ROOT, 'device/config.ts'), 'utf8').includes('ca_file'),
-  /** `gatelink-admin keys init`, `backup` and `restore`. */
-  adminKeysInit: adminSource().includes("'keys init'"),
-  adminBackup: adminSource().includes("'backup'") && adminSource().includes("'restore'"),
-};
-
-function adminSource(): string {
-  const folder = join(ROOT, 'cloud/admin');
-  if (!existsSync(folder)) return '';
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts'))
-    .map((name) => readFileSync(join(folder, name), 'utf8'))
-    .join('\n');
-}
-
 /** As the `postgres` user: setpriv execs in place, so a process's pid is the program's own. */
 function asPostgres(bin: string, args: readonly string[]): [string, string[]] {
   return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', '--', bin, ...args]];
@@ -199,11 +179,11 @@ export interface CloudSettings {
   databaseUrl: string;
   dataDir: string;
   smtpUrl: string;
-  /** The broker's certificate for the server's name, when the cloud has its TLS listener. */
-  brokerCert?: { certFile: string; keyFile: string };
+  /** The broker's certificate for the server's name. */
+  brokerCert: { certFile: string; keyFile: string };
 }
 
-/** What the cloud is given, as an operator's unit file would. */
+/** What the cloud is given, as deploy/cloud.env.example has it but for HOST. */
 export function cloudEnvironment(settings: CloudSettings): NodeJS.ProcessEnv {
   const {
     DATABASE_URL: _db,
@@ -212,28 +192,24 @@ export function cloudEnvironment(settings: CloudSettings): NodeJS.ProcessEnv {
     BASE_URL: _base,
     ...rest
   } = process.env;
-  const tls = features.brokerTls && settings.brokerCert;
   return {
     ...rest,
     NODE_ENV: 'production',
     BASE_URL: `https://${SERVER_NAME}`,
     PORT: String(CLOUD_PORT),
-    // With a TLS listener the plain one and the web server stay on loopback; without, the controller's
-    // only way in is the plain listener, which must then face the network.
-    HOST: tls ? '127.0.0.1' : '0.0.0.0',
+    // The embedded broker's TLS listener listens on HOST, as the web server does, and controllers on other
+    // hosts must reach it: HOST=127.0.0.1, as the example has it, would keep them out. The plain listener
+    // stays on loopback (MQTT_PLAIN_HOST's default once TLS is on), and Caddy reaches the web on loopback.
+    HOST: '0.0.0.0',
     MQTT_PORT: String(MQTT_PLAIN_PORT),
-    ...(tls
-      ? {
-          MQTT_TLS_PORT: String(MQTT_TLS_PORT),
-          MQTT_TLS_CERT_FILE: settings.brokerCert!.certFile,
-          MQTT_TLS_KEY_FILE: settings.brokerCert!.keyFile,
-          MQTT_PUBLIC_URL: `mqtts://${SERVER_NAME}:${MQTT_TLS_PORT}`,
-        }
-      : { MQTT_PUBLIC_URL: `mqtt://${SERVER_NAME}:${MQTT_PLAIN_PORT}` }),
+    MQTT_TLS_PORT: String(MQTT_TLS_PORT),
+    MQTT_TLS_CERT_FILE: settings.brokerCert.certFile,
+    MQTT_TLS_KEY_FILE: settings.brokerCert.keyFile,
+    MQTT_PUBLIC_URL: `mqtts://${SERVER_NAME}:${MQTT_TLS_PORT}`,
     DATABASE_URL: settings.databaseUrl,
     GATELINK_DATA_DIR: settings.dataDir,
     SMTP_URL: settings.smtpUrl,
-    TRUST_PROXY: '127.0.0.1',
+    TRUST_PROXY: 'loopback',
     LOG_LEVEL: 'info',
   };
 }
@@ -253,12 +229,14 @@ export function admin(
   );
 }
 
-/** The compiled cloud, listening once it prints its address. */
+/**
+ * The compiled cloud, listening once it prints its address. Production never makes its keys at start: a new
+ * server's come from `gatelink-admin keys init`, a restored one's from its backup.
+ */
 export async function startCloud(lab: Lab, host: Host, settings: CloudSettings): Promise<SpawnedProcess> {
   mkdirSync(settings.dataDir, { recursive: true });
-  if (features.adminKeysInit && !existsSync(join(settings.dataDir, 'operator-token'))) {
+  if (!existsSync(join(settings.dataDir, 'signing-key.pem')))
     await admin(lab, host, settings, ['keys', 'init']);
-  }
   const cloud = lab.spawn(
     host,
     process.execPath,

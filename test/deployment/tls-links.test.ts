@@ -6,7 +6,7 @@ import { type Capture, readCapture, startCapture } from './capture.js';
 import { openingsLogged, type ProvisionedController } from './controller-host.js';
 import { createDeployment, type Deployment, deploymentMissing, grantOnThePhone } from './deployment.js';
 import type { SpawnedProcess } from './network.js';
-import { features, SERVER_NAME } from './server-host.js';
+import { MQTT_TLS_PORT, SERVER_NAME } from './server-host.js';
 
 /**
  * A deployment as an operator makes one (issue "Production: TLS on every link"), on hosts made of network
@@ -60,26 +60,52 @@ describe.skipIf(deploymentMissing())('a deployment with TLS on every link', () =
   }, 90_000);
 
   describe('the capture on the controller’s link', () => {
-    it.runIf(features.brokerTls)(
-      'holds no MQTT in clear and no password bytes: every byte is TLS',
-      async () => {
-        await capture.stop();
-        const reading = await readCapture(capture.file);
-        expect(reading.brokerTlsFrames).toBeGreaterThan(0);
-        expect(reading.clearConnects).toEqual([]);
-        expect(reading.holds(controller.password)).toBe(false);
-        expect(reading.holds(controller.commandKey)).toBe(false);
-        expect(reading.nonTlsPorts).toEqual([]);
-      },
-    );
-
-    // Until the broker has its TLS listener, the capture shows what TLS is to hide: the reading sees it.
-    it.runIf(!features.brokerTls)('sees the CONNECT and the password on the plain listener', async () => {
+    it('holds no MQTT in clear and no password bytes: every byte is TLS', async () => {
       await capture.stop();
       const reading = await readCapture(capture.file);
-      expect(reading.clearConnects).toContain(controller.username);
+      expect(controller.brokerUrl).toBe(`mqtts://${SERVER_NAME}:${MQTT_TLS_PORT}`);
+      expect(reading.brokerTlsFrames).toBeGreaterThan(0);
+      expect(reading.clearConnects).toEqual([]);
+      expect(reading.holds(controller.password)).toBe(false);
+      expect(reading.holds(controller.commandKey)).toBe(false);
+      expect(reading.nonTlsPorts).toEqual([]);
+    });
+
+    it('would show a CONNECT sent in clear to the broker’s port, with its password, which the broker refuses', async () => {
+      // The same capture and reading, of a client that forgot TLS: what the reading above found none of.
+      const clear = await startCapture(deployment.lab, deployment.controllerHost, {
+        peer: deployment.server.host.address,
+        file: join(deployment.work, 'clear.pcap'),
+      });
+      const answered = await connectInClear(deployment, controller);
+      await clear.stop();
+      const reading = await readCapture(clear.file);
+      expect(reading.clearConnects).toEqual([controller.username]);
       expect(reading.holds(controller.password)).toBe(true);
-      expect(reading.nonTlsPorts).toContain('1884');
+      expect(answered).toBe('closed without CONNACK');
     });
   });
 });
+
+/**
+ * An MQTT CONNECT with the controller's credentials, in clear, from the controller's host to the broker's TLS
+ * port; says whether a CONNACK came back.
+ */
+async function connectInClear(deployment: Deployment, controller: ProvisionedController): Promise<string> {
+  const script = `
+    const socket = require('node:net').connect(${MQTT_TLS_PORT}, '${SERVER_NAME}');
+    const field = (text) => { const b = Buffer.from(text); return Buffer.concat([Buffer.from([b.length >> 8, b.length & 255]), b]); };
+    const body = Buffer.concat([field('MQTT'), Buffer.from([4, 0xc2, 0, 30]), field('clear-check'),
+      field(process.env.USER_NAME), field(process.env.PASSWORD)]);
+    socket.on('connect', () => socket.write(Buffer.concat([Buffer.from([0x10, body.length]), body])));
+    socket.on('data', (data) => { if (data[0] === 0x20) { console.log('CONNACK'); process.exit(0); } });
+    socket.on('close', () => { console.log('closed without CONNACK'); process.exit(0); });
+    socket.on('error', () => {});
+    setTimeout(() => { console.log('no answer'); process.exit(0); }, 10000);`;
+  const printed = await deployment.lab.exec(deployment.controllerHost, process.execPath, ['-e', script], {
+    ...process.env,
+    USER_NAME: controller.username,
+    PASSWORD: controller.password,
+  });
+  return printed.trim();
+}
