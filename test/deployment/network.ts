@@ -64,7 +64,7 @@ function namespaceName(pid: number, name: string): string {
   return `${PREFIX}-${pid}-${name}`;
 }
 
-/** The /24 a run uses, from the benchmarking range 198.18.0.0/15 (RFC 2544), which no real network routes. */
+/** The /24 a run uses, from 198.18.0.0/15, a range set aside for network tests that no real network routes. */
 function subnetOf(pid: number): string {
   return `198.${18 + ((pid >> 8) & 1)}.${pid & 255}`;
 }
