@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -111,15 +112,23 @@ function removeNamespaceSync(namespace: string): void {
   rmSync(join('/etc/netns', namespace), { recursive: true, force: true });
 }
 
-/** Removes the namespaces and links of runs whose process is gone (a run killed before its cleanup). */
+/**
+ * Removes the namespaces, links and temporary folders (`glnet-<pid>-...` under the temporary folder) of runs
+ * whose process is gone: a run killed before its cleanup.
+ */
 export function sweepAbandonedLabs(): void {
-  const names = existsSync('/run/netns') ? readdirSync('/run/netns') : [];
-  for (const namespace of names) {
-    const match = new RegExp(`^${PREFIX}-(\\d+)-`).exec(namespace);
-    if (match && !processAlive(Number(match[1]))) {
-      removeNamespaceSync(namespace);
-      ipSync(['link', 'del', `${PREFIX}${match[1]}`]);
-    }
+  const abandoned = (name: string) => {
+    const match = new RegExp(`^${PREFIX}-(\\d+)-`).exec(name);
+    return match !== null && !processAlive(Number(match[1])) ? Number(match[1]) : undefined;
+  };
+  for (const namespace of existsSync('/run/netns') ? readdirSync('/run/netns') : []) {
+    const pid = abandoned(namespace);
+    if (pid === undefined) continue;
+    removeNamespaceSync(namespace);
+    ipSync(['link', 'del', `${PREFIX}${pid}`]);
+  }
+  for (const name of readdirSync(tmpdir())) {
+    if (abandoned(name) !== undefined) rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 
