@@ -276,6 +276,24 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 9',
   },
   {
+    id: 'provisioning.cloud-impostor',
+    attack:
+      "provisioning against an https address whose certificate does not verify (another host's, or signed by a CA the installer did not give with --ca-file)",
+    source: 'docs/design.md section 9',
+  },
+  {
+    id: 'device.plain-mqtt',
+    attack:
+      'a controller configured with plain mqtt:// or ws:// to a broker off the board, sending its password and commands in the clear',
+    source: 'docs/design.md section 9',
+  },
+  {
+    id: 'device.broker-impostor',
+    attack:
+      "a broker (or a machine in the middle) whose certificate is not signed by the CA of mqtt.ca_file, taking the controller's login and sending it commands",
+    source: 'docs/design.md section 9',
+  },
+  {
     id: 'data.second-instance',
     attack: 'a second cloud starts on the same embedded-database folder and both write its files',
     source: 'issue 11, finding 3',
@@ -353,6 +371,18 @@ export const ATTACKS: readonly Attack[] = [
     id: 'web.next-redirect',
     attack: 'a crafted sign-in link whose next= sends the customer to another site after signing in',
     source: 'docs/design.md section 10',
+  },
+  {
+    id: 'web.next-invisible-characters',
+    attack:
+      'a next= that hides another site in what a browser drops or reads as a slash: TAB, LF or CR inside //, a backslash, slashes percent-encoded, NBSP or U+2028',
+    source: 'docs/design.md section 10.2',
+  },
+  {
+    id: 'web.next-header-injection',
+    attack:
+      'a next= with characters Node refuses in a header (CR LF, NUL, beyond Latin-1), to split the answer or make the code step a 500 that spends the code for nothing',
+    source: 'docs/design.md section 10.2',
   },
   {
     id: 'web.pairing-steal',

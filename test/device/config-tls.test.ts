@@ -52,13 +52,16 @@ describe('the broker link in the device config', () => {
     'mqtt://10.0.0.5:1883',
     'mqtt://[fd00::5]:1883',
     'mqtts://node1.example.com:8883,mqtt://node2.example.com:1883',
-  ])('refuses the plain %s off the board in one line naming the key and what to do', (url) => {
-    const lines = problems(input({ url }), file);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(
-      /^mqtt\.url: (mqtt|ws):\/\/.+ sends the broker password and every command in the clear; use mqtts:\/\/ .*or set mqtt\.insecure: true on a trusted network$/,
-    );
-  });
+  ])(
+    '[attack:device.plain-mqtt] refuses the plain %s off the board in one line naming the key and what to do',
+    (url) => {
+      const lines = problems(input({ url }), file);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^mqtt\.url: (mqtt|ws):\/\/.+ sends the broker password and every command in the clear; use mqtts:\/\/ .*or set mqtt\.insecure: true on a trusted network$/,
+      );
+    },
+  );
 
   it('never shows the password of a refused URL', () => {
     const lines = problems(input({ url: 'mqtt://dev:hunter2@gate.example.com:1883' }), file);

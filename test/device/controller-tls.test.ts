@@ -104,7 +104,7 @@ describe('controller over mqtts', () => {
     expect(log.filter((line) => /certificate/.test(line))).toEqual([]);
   });
 
-  it('with the wrong CA says once, naming the host, why the certificate does not verify, and status shows it', async () => {
+  it('[attack:device.broker-impostor] with the wrong CA says once, naming the host, why the certificate does not verify, and status shows it', async () => {
     await copyFile(otherCa.certFile, join(dir, 'wrong-ca.pem'));
     const before = broker.connections;
     const { configFile } = await start({ ca_file: 'wrong-ca.pem' });
@@ -127,6 +127,28 @@ describe('controller over mqtts', () => {
     expect(printed.join('\n')).toMatch(
       /connection\s+NOT connected to mqtts:\/\/localhost:\d+ \(retrying; the broker's certificate for localhost does not verify/,
     );
+  });
+
+  it("checks each node of a broker cluster by its own name, not by the first node's", async () => {
+    // The first node's certificate is for localhost only, the second's for 127.0.0.1 only.
+    const byIp = await ca.issue(['127.0.0.1']);
+    const second = new AedesBroker({ tls: { cert: byIp.cert, key: byIp.key } });
+    await second.start();
+    try {
+      await copyFile(ca.certFile, join(dir, 'ca.pem'));
+      await start({ url: `${broker.url},mqtts://127.0.0.1:${second.port}`, ca_file: 'ca.pem' });
+      await waitFor(() => controller?.session.connected === true, 'the first node');
+      expect(broker.clients.get(DEVICE_ID)?.closed).toBe(false);
+      await broker.stop();
+      await waitFor(() => second.clients.get(DEVICE_ID)?.closed === false, 'the second node');
+      await waitFor(() => controller?.session.connected === true, 'the session on the second node');
+      expect(log.filter((line) => /certificate/.test(line))).toEqual([]);
+    } finally {
+      await controller?.stop();
+      controller = null;
+      await second.stop();
+      await broker.start();
+    }
   });
 
   it('without mqtt.ca_file trusts only the system store, which does not hold a private CA', async () => {

@@ -104,7 +104,7 @@ describe('gatelink-device provision over https', () => {
     expect(config.cloud_url).toBe(front.url);
   });
 
-  it('without --ca-file says in one line that the cloud certificate does not verify, and writes nothing', async () => {
+  it('[attack:provisioning.cloud-impostor] without --ca-file says in one line that the cloud certificate does not verify, and writes nothing', async () => {
     const configPath = join(dir, 'device.yaml');
     const attempt = provision({
       cloud: front.url,

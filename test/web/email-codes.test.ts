@@ -300,6 +300,95 @@ describe('[attack:web.next-redirect] next= naming another site', () => {
   });
 });
 
+/** next= values a browser would read as another site, or that Node cannot put in a Location header. */
+const HOSTILE_NEXT = [
+  '/\t/evil.example',
+  '/%09/evil.example',
+  '%2F%2Fevil.example',
+  '/\\evil.example',
+  '/%5Cevil.example',
+  '/\n/evil.example',
+  '/\r\n/evil.example',
+  '/barriers\r\nSet-Cookie: taken=1',
+  '/\u00a0/evil.example',
+  '/\u2028/evil.example',
+  '/\u0000/evil.example',
+  '/barriers%E0%A4%A',
+];
+
+describe('[attack:web.next-invisible-characters] next= hiding another site in characters a browser drops', () => {
+  it.each(HOSTILE_NEXT)(
+    'a signed-in browser opening /signin or /signup with %j goes to /barriers',
+    async (next) => {
+      const customer = await createCustomer(cloud.ctx, { displayName: 'Signed In' });
+      const client = await BrowserClient.signedIn(cloud, customer.id);
+      for (const page of ['/signin', '/signup']) {
+        const answer = await client.get(`${page}?next=${encodeURIComponent(next)}`);
+        expect(answer.status, page).toBe(303);
+        expect(answer.location, page).toBe('/barriers');
+      }
+    },
+  );
+
+  it.each(HOSTILE_NEXT)('the sign-in and sign-up pages carry /barriers, not %j', async (next) => {
+    const client = new BrowserClient(cloud.app);
+    for (const page of ['/signin', '/signup']) {
+      const answer = await client.get(`${page}?next=${encodeURIComponent(next)}`);
+      expect(answer.status, page).toBe(200);
+      expect(answer.html).toContain('name="next" value="/barriers"');
+      expect(answer.html).not.toContain('evil.example');
+    }
+  });
+});
+
+describe('[attack:web.next-header-injection] next= that Node cannot put in a header', () => {
+  it('signs the new account in after the right code and lands on /barriers: the code is not spent for nothing', async () => {
+    nextHour();
+    const client = new BrowserClient(cloud.app);
+    await client.get('/signup?next=%2F%E2%80%A8%2Fevil.example');
+    const asked = await client.post('/signup/email', {
+      display_name: 'Hostile Next',
+      email: 'hostile-next@example.com',
+      next: '/\u2028/evil.example',
+    });
+    expect(asked.status).toBe(303);
+    expect(asked.location).toContain('next=%2Fbarriers');
+    const codePage = await client.get(asked.location!);
+    // The form as an attacker would rewrite it: next= with CR LF and a character outside Latin-1.
+    const entered = await client.post('/signin/code', {
+      ...carried(codePage),
+      next: '/\r\n/evil.example\u2028',
+      code: codeFor('hostile-next@example.com'),
+    });
+    expect(entered.status).toBe(303);
+    expect(entered.location).toBe('/barriers');
+    const account = await cloud.ctx.db
+      .selectFrom('customers')
+      .select('display_name')
+      .where('email', '=', 'hostile-next@example.com')
+      .executeTakeFirst();
+    expect(account?.display_name).toBe('Hostile Next');
+    const barriers = await client.get('/barriers');
+    expect(barriers.status).toBe(200);
+  });
+
+  it.each(HOSTILE_NEXT)('signing in by code with %j lands on /barriers, never a 500', async (next) => {
+    nextHour();
+    const client = new BrowserClient(cloud.app);
+    // An address of its own for each case, so that no case counts against another's limits.
+    const email = `code-next-${HOSTILE_NEXT.indexOf(next)}@example.com`;
+    await createCustomer(cloud.ctx, { displayName: 'Code', email });
+    await client.get('/signin');
+    const asked = await client.post('/signin/email', { email, next });
+    expect(asked.status, visibleText(asked.html)).toBe(303);
+    expect(asked.location).toBe(`/signin/code?email=${encodeURIComponent(email)}&next=%2Fbarriers`);
+    await client.get(asked.location!);
+    const entered = await client.post('/signin/code', { email, next, code: codeFor(email) });
+    expect(entered.status).toBe(303);
+    expect(entered.location).toBe('/barriers');
+  });
+});
+
 describe('confirming an address on the account', () => {
   it('saves an address only once its code is entered, and refuses one another account has', async () => {
     nextHour();
