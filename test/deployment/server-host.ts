@@ -133,27 +133,27 @@ export interface Caddy {
 }
 
 /**
- * Caddy with `tls internal` for the server's name, in front of the cloud on the server's loopback. Its data
- * (the internal CA) lives in `dataHome`, given as XDG_DATA_HOME, so a second Caddy on the same folder serves
- * from the same CA; it never installs that CA into the machine's trust store (skip_install_trust).
+ * The operator's Caddyfile (deploy/caddy/Caddyfile) for the server's name, with a certificate from Caddy's
+ * internal CA (`tls internal`) where a server on the Internet gets a public one, and the CA kept out of the
+ * machine's trust store (skip_install_trust) and no admin endpoint.
+ */
+export function labCaddyfile(): string {
+  const deployed = readFileSync(join(ROOT, 'deploy/caddy/Caddyfile'), 'utf8');
+  const site = /^gate\.example\.com \{$/m;
+  if (!site.test(deployed))
+    throw new Error('deploy/caddy/Caddyfile no longer has its site block "gate.example.com {"');
+  const global = '{\n\tadmin off\n\tskip_install_trust\n}\n';
+  return global + deployed.replace(site, `${SERVER_NAME} {\n\ttls internal`);
+}
+
+/**
+ * Caddy on `labCaddyfile`, in front of the cloud on the server's loopback. Its data (the internal CA) lives in
+ * `dataHome`, given as XDG_DATA_HOME, so a second Caddy on a copy of the folder serves from the same CA.
  */
 export async function startCaddy(lab: Lab, host: Host, dataHome: string): Promise<Caddy> {
   mkdirSync(dataHome, { recursive: true });
   const caddyfile = join(dataHome, 'Caddyfile');
-  writeFileSync(
-    caddyfile,
-    [
-      '{',
-      '  admin off',
-      '  skip_install_trust',
-      '}',
-      `${SERVER_NAME} {`,
-      '  tls internal',
-      `  reverse_proxy 127.0.0.1:${CLOUD_PORT}`,
-      '}',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(caddyfile, labCaddyfile());
   const env = { ...process.env, HOME: dataHome, XDG_DATA_HOME: dataHome, XDG_CONFIG_HOME: dataHome };
   const caddy = lab.spawn(host, CADDY, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], env);
   const rootCertFile = join(dataHome, 'caddy/pki/authorities/local/root.crt');
