@@ -137,7 +137,9 @@ export async function createDeployment(): Promise<Deployment> {
           () => controllerOnline(deployment.server.site),
           'the controller to come online',
           30_000,
-        );
+        ).catch((error: Error) => {
+          throw new Error(`${error.message}; the controller wrote:\n${daemon.output()}`);
+        });
         return { controller, daemon, trusted };
       },
       async launchPhone() {
