@@ -12,6 +12,7 @@ import {
   HttpServer,
   RoutesComponent,
   ScrapeGauges,
+  ServiceKeyRecord,
 } from './components.js';
 import type { AssembledContext } from './context.js';
 import { type Clock, systemClock } from './foundation/clock.js';
@@ -19,6 +20,7 @@ import type { CloudConfig } from './foundation/config.js';
 import type { DatabaseHandle } from './foundation/db/database.js';
 import type { HttpTimeouts } from './foundation/http/timeouts.js';
 import { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
+import { refuseUnsafeProduction } from './foundation/production-refusals.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
@@ -68,12 +70,14 @@ export interface RunningCloud {
 
 /**
  * Composes the cloud from one list of components (components.ts), each owning what it makes: the data folder,
- * the database, the context, the controller link, the metrics, the routes (what the service is, app.ts), the
+ * the database, the service key held to the database's, the context, the controller link, the metrics, the routes (what the service is, app.ts), the
  * HTTP server (how it listens), event delivery and the background jobs. Started in that order and stopped in
- * reverse, by `stop()` or when a later one fails to start (shared/lifecycle/lifecycle.ts).
+ * reverse, by `stop()` or when a later one fails to start (shared/lifecycle/lifecycle.ts). In production, what
+ * foundation/production-refusals.ts refuses stops it before any of them starts (ConfigError, one line each).
  */
 export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const { config } = options;
+  refuseUnsafeProduction(config);
   const clock = options.clock ?? systemClock;
   const app = createHttpServer(config.logLevel, {
     timeouts: options.httpTimeouts,
@@ -111,6 +115,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const lifecycle = new Lifecycle([
     folder,
     database,
+    new ServiceKeyRecord({ config, folder, database }),
     context,
     link,
     new ScrapeGauges({ context, database, link }),

@@ -27,6 +27,7 @@ import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
 import { loadOperatorToken } from './rules/operators/operator-token-file.js';
+import { checkRecordedServiceKey } from './rules/service-key/recorded-service-key.js';
 import { loadServiceKey } from './rules/service-key/service-key-file.js';
 
 /**
@@ -62,7 +63,8 @@ export class DataFolder implements Part {
   async start(): Promise<void> {
     makePrivate(this.#config.dataDir);
     if (this.#lockIt) this.#lock = lockDataFolder(this.#config.dataDir, this.#program);
-    this.#serviceKey = loadServiceKey(this.#config.serviceKeyFile);
+    // Production never makes it at start (foundation/production-refusals.ts): `gatelink-admin keys init` does.
+    this.#serviceKey = loadServiceKey(this.#config.serviceKeyFile, { make: !this.#config.production });
     this.#operator = loadOperatorToken(this.#config.dataDir, this.#config.operatorToken);
   }
 
@@ -105,6 +107,26 @@ export class DatabaseComponent implements Part {
   get handle(): DatabaseHandle {
     return made(this.#handle, 'the database');
   }
+}
+
+/**
+ * The service key held to the one the database keeps (rules/service-key/recorded-service-key.ts), in every
+ * mode: a second instance with a key of its own stops here, before it signs anything.
+ */
+export class ServiceKeyRecord implements Part {
+  readonly name = 'service key';
+  readonly #parts: { config: CloudConfig; folder: DataFolder; database: DatabaseComponent };
+
+  constructor(parts: { config: CloudConfig; folder: DataFolder; database: DatabaseComponent }) {
+    this.#parts = parts;
+  }
+
+  async start(): Promise<void> {
+    const { config, folder, database } = this.#parts;
+    await checkRecordedServiceKey(database.handle.db, folder.serviceKey, config.serviceKeyFile);
+  }
+
+  async stop(): Promise<void> {}
 }
 
 /** The services the context holds beside the ground; each a default the options may replace. */

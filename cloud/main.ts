@@ -5,16 +5,7 @@ import { ConfigError, loadCloudConfig } from './foundation/config.js';
 async function main(): Promise<void> {
   // What this process writes is its owner's alone (cloud/README.md, "The data folder").
   process.umask(0o077);
-  let config: ReturnType<typeof loadCloudConfig>;
-  try {
-    config = loadCloudConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`gatelink cloud: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadCloudConfig();
   const cloud = await startCloud({ config, program: 'npm run cloud' });
   process.stdout.write(`Gatelink cloud listening at ${cloud.baseUrl}\n`);
   process.stdout.write(
@@ -38,6 +29,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A bad value or a production refusal: every one of them, one line each, and nothing else.
+  if (error instanceof ConfigError) {
+    for (const line of error.message.split('\n')) process.stderr.write(`gatelink cloud: ${line}\n`);
+    process.exit(2);
+  }
   process.stderr.write(
     `gatelink cloud could not start: ${error instanceof Error ? error.message : String(error)}\n`,
   );

@@ -1,3 +1,4 @@
+import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
 
 /**
@@ -30,15 +31,28 @@ export interface CommandOutput {
   text(): string;
 }
 
-export interface AdminCommand {
+interface CommandWords {
   /** The command's words, such as `company approve`. */
   name: string;
   /** Its arguments as the usage shows them. */
   args?: string;
   /** One line on what it does, where the words alone do not say it. */
   help?: string;
+}
+
+/** A command that calls the operator API of a running cloud. */
+export interface RemoteCommand extends CommandWords {
+  local?: false;
   run(input: CommandInput): Promise<CommandOutput>;
 }
+
+/** A command that works on this machine's files alone, before any cloud runs (`keys init`). */
+export interface LocalCommand extends CommandWords {
+  local: true;
+  run(env: NodeJS.ProcessEnv): CommandOutput;
+}
+
+export type AdminCommand = RemoteCommand | LocalCommand;
 
 function positiveId(text: string | undefined, command: string): number {
   const id = Number(text);
@@ -69,6 +83,12 @@ async function approve(input: CommandInput, command: string, path: 'approve' | '
 }
 
 export const COMMANDS: readonly AdminCommand[] = [
+  {
+    name: 'keys init',
+    help: 'on this machine: make the service key and operator token file the cloud reads (never over existing ones)',
+    local: true,
+    run: (env) => keysInit(env),
+  },
   {
     name: 'company add',
     args: '--name NAME [--domain DOMAIN] [--email EMAIL]',

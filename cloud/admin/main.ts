@@ -6,7 +6,8 @@ import { type Connection, UsageError } from './operator-client.js';
 
 /**
  * `gatelink-admin`: the operators' command line. It speaks only to the operator API under /ops/ (the
- * database may be an embedded one that a single process owns). It finds its cloud itself (cloud-lookup.ts).
+ * database may be an embedded one that a single process owns), but for `keys init`, which makes the files a
+ * cloud reads before one runs. It finds its cloud itself (cloud-lookup.ts).
  * The commands are a table, commands.ts.
  */
 const PROGRAM = programName(process.env);
@@ -20,7 +21,10 @@ ${commandUsage(LOCAL_COMMANDS)}
 Connection: --url, else GATELINK_URL, else the cloud running on the data folder (GATELINK_DATA_DIR or ./.data),
 else BASE_URL or http://127.0.0.1:PORT.
 Token: --token, else OPERATOR_TOKEN, else the data folder's operator-token file (sent only to the cloud on that
-folder or to an address you named).`;
+folder or to an address you named).
+keys init reads the cloud's own environment (GATELINK_DATA_DIR, SIGNING_KEY_FILE, OPERATOR_TOKEN) and calls no
+cloud: run it once on the server before the first production start, and copy the key file to every other
+instance on the same database.`;
 
 async function run(argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
@@ -59,6 +63,10 @@ async function run(argv: string[]): Promise<string> {
       return `${PROGRAM} ${positionals[0]} <command>:\n${commandUsage(group)}`;
     }
     throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+  }
+  if (command.local) {
+    const output = command.run(process.env);
+    return values.json ? JSON.stringify(output.answer, null, 2) : output.text();
   }
   const target = findCloud({ url: values.url, token: values.token, env: process.env, program: PROGRAM });
   const connection: Connection = { ...target, json: values.json };

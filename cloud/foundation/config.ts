@@ -65,6 +65,7 @@ const envSchema = z.object({
       .optional(),
   ),
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: z.enum(['0', '1']).optional(),
+  GATELINK_ALLOW_EMBEDDED_DATABASE: z.enum(['0', '1']).optional(),
   TRUST_PROXY: optionalText.pipe(
     z
       .string()
@@ -103,6 +104,7 @@ const ACCEPTS: Record<string, string> = {
   MAIL_FROM: 'one sender address, such as Gatelink <gate@example.com>',
   GATELINK_DEV_KEYFILE_URL: 'an http(s) URL template containing {domain} (tests only)',
   GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '0 or 1 (tests only)',
+  GATELINK_ALLOW_EMBEDDED_DATABASE: '0 or 1: 1 runs the embedded database in production knowingly',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
   TRUST_PROXY:
     'the reverse proxies in front, comma-separated addresses or CIDRs (or loopback), or leave it unset',
@@ -149,6 +151,8 @@ export interface CloudConfig {
   readonly mailFrom: string | undefined;
   readonly devKeyfileUrl: string | undefined;
   readonly allowPrivateCallbacks: boolean;
+  /** GATELINK_ALLOW_EMBEDDED_DATABASE=1: production on PGlite, chosen knowingly (foundation/production-refusals.ts). */
+  readonly allowEmbeddedDatabase: boolean;
   readonly production: boolean;
   readonly logLevel: string;
   /**
@@ -172,7 +176,10 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Reads the configuration from an environment; throws ConfigError with one line per bad value. */
+/**
+ * Reads the configuration from an environment; throws ConfigError with one line per bad value. What production
+ * refuses beyond a bad value is foundation/production-refusals.ts, checked before the cloud starts.
+ */
 export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -184,16 +191,6 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
   }
   const v = parsed.data;
   const production = v.NODE_ENV === 'production';
-  if (production && v.GATELINK_DEV_KEYFILE_URL) {
-    throw new ConfigError(
-      'GATELINK_DEV_KEYFILE_URL is set but NODE_ENV=production: unset it, it is for tests only',
-    );
-  }
-  if (production && v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1') {
-    throw new ConfigError(
-      'GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set but NODE_ENV=production: unset it, it is for tests only',
-    );
-  }
   if (v.MQTT_URL && v.MQTT_BROKER === 'rabbitmq' && !v.RABBITMQ_API_URL) {
     throw new ConfigError(
       "MQTT_BROKER=rabbitmq needs RABBITMQ_API_URL: the nodes' management API, such as http://broker1:15672",
@@ -229,6 +226,7 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     mailFrom: v.MAIL_FROM,
     devKeyfileUrl: v.GATELINK_DEV_KEYFILE_URL,
     allowPrivateCallbacks: v.GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS === '1',
+    allowEmbeddedDatabase: v.GATELINK_ALLOW_EMBEDDED_DATABASE === '1',
     production,
     logLevel: v.LOG_LEVEL,
     trustProxy: v.TRUST_PROXY,

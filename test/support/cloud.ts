@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogStream } from '../../cloud/app.js';
@@ -56,6 +56,23 @@ export function localCloudConfig(dataDir: string, env: Record<string, string> = 
   });
 }
 
+/**
+ * One service key for every test cloud of this process, as instances reading one key file share theirs: the
+ * clouds a file starts on its one database must sign with the key that database recorded first
+ * (cloud/rules/service-key/recorded-service-key.ts). A test that wants another names SIGNING_KEY_FILE in `env`.
+ */
+let sharedKeyFile: string | undefined;
+
+function testServiceKeyFile(): string {
+  if (sharedKeyFile) return sharedKeyFile;
+  const dir = mkdtempSync(join(tmpdir(), 'gatelink-test-key-'));
+  const file = join(dir, 'signing-key.pem');
+  writeFileSync(file, SigningKey.generate().toPem(), { mode: 0o600 });
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  sharedKeyFile = file;
+  return file;
+}
+
 export async function startTestCloud(options: {
   database: DatabaseHandle;
   clock?: Clock;
@@ -72,7 +89,7 @@ export async function startTestCloud(options: {
   logStream?: LogStream;
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
-  const config = localCloudConfig(dataDir, options.env);
+  const config = localCloudConfig(dataDir, { SIGNING_KEY_FILE: testServiceKeyFile(), ...options.env });
   const cloud = await startCloud({
     config,
     database: options.database,

@@ -21,7 +21,8 @@ export interface TestMailServer {
   stop(): Promise<void>;
 }
 
-export async function startMailServer(): Promise<TestMailServer> {
+/** `host`: the address to listen on, loopback unless a suite's cloud runs on another host (test/deployment/). */
+export async function startMailServer(host = '127.0.0.1'): Promise<TestMailServer> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -42,9 +43,9 @@ export async function startMailServer(): Promise<TestMailServer> {
     },
   });
   const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${host}:${port}`,
     messages,
     lastTo: (address) => messages.findLast((message) => message.to.includes(address)),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),

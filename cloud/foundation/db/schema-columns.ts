@@ -230,6 +230,11 @@ export const TABLE_COLUMNS = {
     value: 'text',
     created_at: 'timestamp with time zone',
   },
+  service_key: {
+    id: 'integer',
+    public_key: 'text',
+    recorded_at: 'timestamp with time zone',
+  },
   company_logos: {
     hash: 'text',
     image: 'bytea',

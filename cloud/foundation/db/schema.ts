@@ -174,6 +174,12 @@ export interface ServerSecretsTable {
   created_at: DefaultTimestamp;
 }
 
+export interface ServiceKeyTable {
+  id: number;
+  public_key: string;
+  recorded_at: DefaultTimestamp;
+}
+
 export interface DevicesTable {
   id: string;
   label: string;
@@ -316,6 +322,7 @@ export interface DB {
   email_codes: EmailCodesTable;
   rate_counters: RateCountersTable;
   server_secrets: ServerSecretsTable;
+  service_key: ServiceKeyTable;
   company_logos: CompanyLogosTable;
   company_members: CompanyMembersTable;
   operators: OperatorsTable;
