@@ -43,6 +43,7 @@ const envSchema = z.object({
   MQTT_TLS_CERT_FILE: optionalText,
   MQTT_TLS_KEY_FILE: optionalText,
   MQTT_PLAIN_HOST: optionalText,
+  MQTT_TLS_HOST: optionalText,
   MQTT_CA_FILE: optionalText,
   MQTT_PUBLIC_URL: urlList(/^mqtts?$/),
   MQTT_TOPIC_PREFIX: z.string().regex(TOPIC_PREFIX_PATTERN).default('gatelink'),
@@ -92,6 +93,7 @@ const ACCEPTS: Record<string, string> = {
   MQTT_TLS_CERT_FILE: "a path to the PEM certificate chain of the embedded broker's TLS listener",
   MQTT_TLS_KEY_FILE: 'a path to the PEM private key of that certificate',
   MQTT_PLAIN_HOST: "an address for the embedded broker's plain listener, such as 127.0.0.1",
+  MQTT_TLS_HOST: "an address for the embedded broker's TLS listener, such as 0.0.0.0",
   MQTT_CA_FILE: "a path to the PEM certificate of the CA that signed the external broker's certificate",
   MQTT_PUBLIC_URL: 'the mqtt:// or mqtts:// URL devices use to reach the broker (several, comma-separated)',
   MQTT_TOPIC_PREFIX: 'topic levels of letters, digits, _ and -, separated by /',
@@ -165,6 +167,11 @@ export interface CloudConfig {
 /** The embedded broker's TLS listener: a port (0: chosen by the system) and the PEM files, re-read when they change. */
 export interface EmbeddedTls {
   readonly port: number;
+  /**
+   * Where it listens: MQTT_TLS_HOST, else every address. Not HOST: behind a reverse proxy HTTP listens on
+   * loopback, while the TLS listener is the one devices across the network reach (docs/design.md section 7.4).
+   */
+  readonly host: string;
   readonly certFile: string;
   readonly keyFile: string;
 }
@@ -241,6 +248,7 @@ function embeddedMqtt(v: Env): CloudConfig['mqtt'] {
     v.MQTT_TLS_CERT_FILE && v.MQTT_TLS_KEY_FILE
       ? {
           port: v.MQTT_TLS_PORT ?? DEFAULT_MQTT_TLS_PORT,
+          host: v.MQTT_TLS_HOST ?? '0.0.0.0',
           certFile: resolve(v.MQTT_TLS_CERT_FILE),
           keyFile: resolve(v.MQTT_TLS_KEY_FILE),
         }

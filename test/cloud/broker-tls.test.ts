@@ -231,6 +231,19 @@ describe.skipIf(outside === null)('the plain listener beside TLS', () => {
     await env.stopBroker(broker);
   });
 
+  it('takes devices from the network on TLS while the web keeps to loopback behind a proxy (HOST=127.0.0.1)', async () => {
+    const { broker, tlsPort } = await start({ HOST: '127.0.0.1' });
+    expect(await accepts(outside ?? '', tlsPort)).toBe(true);
+    await env.stopBroker(broker);
+  });
+
+  it('puts the TLS listener where MQTT_TLS_HOST says', async () => {
+    const { broker, tlsPort } = await start({ MQTT_TLS_HOST: '127.0.0.1' });
+    expect(await accepts(outside ?? '', tlsPort)).toBe(false);
+    expect(await accepts('127.0.0.1', tlsPort)).toBe(true);
+    await env.stopBroker(broker);
+  });
+
   it('listens where MQTT_PLAIN_HOST says', async () => {
     const { broker, plainPort } = await start({ MQTT_PLAIN_HOST: '0.0.0.0' });
     expect(await accepts(outside ?? '', plainPort)).toBe(true);

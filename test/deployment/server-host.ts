@@ -197,10 +197,9 @@ export function cloudEnvironment(settings: CloudSettings): NodeJS.ProcessEnv {
     NODE_ENV: 'production',
     BASE_URL: `https://${SERVER_NAME}`,
     PORT: String(CLOUD_PORT),
-    // The embedded broker's TLS listener listens on HOST, as the web server does, and controllers on other
-    // hosts must reach it: HOST=127.0.0.1, as the example has it, would keep them out. The plain listener
-    // stays on loopback (MQTT_PLAIN_HOST's default once TLS is on), and Caddy reaches the web on loopback.
-    HOST: '0.0.0.0',
+    // As deploy/cloud.env.example has it: the web on loopback behind Caddy, the plain broker on loopback (where
+    // TLS puts it), and the TLS listener on every address (MQTT_TLS_HOST's default) for the controller host.
+    HOST: '127.0.0.1',
     MQTT_PORT: String(MQTT_PLAIN_PORT),
     MQTT_TLS_PORT: String(MQTT_TLS_PORT),
     MQTT_TLS_CERT_FILE: settings.brokerCert.certFile,

@@ -94,7 +94,7 @@ export async function startEmbeddedTransport(
       // The handshake runs inside the guard, on a socket the gate has already counted (./connection-limits.ts).
       const secure = createServer(accept((socket) => serverTls(socket, current)));
       servers.push(secure);
-      tlsPort = await listen(secure, options.tls.port, ctx.config.host);
+      tlsPort = await listen(secure, options.tls.port, options.tls.host);
       certificate.watch(options.certificatePollMs ?? CERTIFICATE_POLL_MS);
     }
   } catch (error) {
