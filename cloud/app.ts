@@ -7,6 +7,7 @@ import { companyApiRoutes } from './faces/company-api/route.js';
 import { notFoundPage } from './faces/customer-pages/not-found.js';
 import { registerMetrics } from './faces/operator-api/metrics-routes.js';
 import { opsRoutes } from './faces/operator-api/routes.js';
+import { databaseOutage } from './foundation/db/database-outage.js';
 import {
   answerClientError,
   answerConnect,
@@ -71,7 +72,7 @@ export async function registerRoutes(
   app: FastifyInstance,
   deps: { ctx: AssembledContext; controllerLink: ControllerLink; operatorToken: string },
 ): Promise<void> {
-  registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx) });
+  registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx), outage: databaseOutage(deps.ctx) });
   app.get('/healthz', async () => ({ ok: 1 }));
   registerMetrics(app, deps);
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });

@@ -46,6 +46,10 @@ export const ERRORS = {
     status: 408,
     message: 'The request did not arrive in time; send the headers and body at once, then retry.',
   },
+  unavailable: {
+    status: 503,
+    message: 'The service is briefly unavailable; retry after the delay in Retry-After.',
+  },
   method_not_allowed: {
     status: 405,
     message: 'The company API answers only POST: send POST /api/company.php?a=<action>.',

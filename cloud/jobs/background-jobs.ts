@@ -1,3 +1,4 @@
+import { databaseOutage } from '../foundation/db/database-outage.js';
 import { purgeRateCounters } from '../foundation/web/rate-counter.js';
 import { purgeSessions } from '../foundation/web/sessions.js';
 import { sweepExpired } from '../rules/access-keys/expiry.js';
@@ -14,8 +15,9 @@ import { PeriodicJob } from './periodic-job.js';
 
 /** The cloud's background jobs and how often each runs; cloud.ts starts them last and stops them first. */
 export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): PeriodicJob[] {
+  const outage = databaseOutage(ctx);
   const job = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
-    new PeriodicJob({ name, intervalMs, run, log: ctx.log });
+    new PeriodicJob({ name, intervalMs, run, log: ctx.log, outage });
   const unanswered = new UnansweredOpenings(ctx, ackTimeoutMs);
   return [
     job('unanswered openings', 10_000, () => unanswered.settle()),

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseOutage } from '../foundation/db/database-outage.js';
 
 /**
  * A background task run every `intervalMs`, never overlapping itself, stopped cleanly: `stop()` waits for a
@@ -9,6 +10,7 @@ export class PeriodicJob {
   readonly #intervalMs: number;
   readonly #run: () => Promise<unknown>;
   readonly #log: FastifyBaseLogger;
+  readonly #outage: DatabaseOutage | undefined;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #stopped = false;
@@ -18,7 +20,10 @@ export class PeriodicJob {
     intervalMs: number;
     run: () => Promise<unknown>;
     log: FastifyBaseLogger;
+    /** Where a tick that could not reach the database is counted, rather than logged on its own. */
+    outage?: DatabaseOutage;
   }) {
+    this.#outage = options.outage;
     this.#name = options.name;
     this.#intervalMs = options.intervalMs;
     this.#run = options.run;
@@ -51,7 +56,9 @@ export class PeriodicJob {
   async #tick(): Promise<void> {
     try {
       await this.#run();
+      this.#outage?.answered();
     } catch (error) {
+      if (this.#outage?.failed(error, `job ${this.#name}`)) return;
       this.#log.error(
         { err: error, job: this.#name },
         'background job failed; it runs again at its next interval',

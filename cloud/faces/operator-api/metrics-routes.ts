@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { CloudContext } from '../../foundation/context.js';
+import { databaseOutage } from '../../foundation/db/database-outage.js';
 import type { ControllerLink } from '../../links/controllers/controller-link.js';
 import { requireOperatorToken } from './operator-bearer.js';
 import { notReady } from './readiness.js';
@@ -31,6 +32,7 @@ export function registerMetrics(
       broker: deps.controllerLink,
       timeoutMs: READINESS_TIMEOUT_MS,
     });
+    if (!parts.includes('database')) databaseOutage(deps.ctx).answered();
     if (parts.length === 0) return { ok: 1 };
     return reply.code(503).send({ ok: 0, not_ready: parts });
   });

@@ -64,6 +64,9 @@ function openPostgres(url: string): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle client that loses its server must not take the process down; the next query reconnects.
   pool.on('error', () => {});
+  // Nor one that loses it while checked out between queries: pg emits that as an 'error' event, which without a
+  // listener ends the process; the query in flight, if any, fails on its own and answers 503 unavailable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

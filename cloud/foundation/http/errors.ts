@@ -1,6 +1,7 @@
 import { validateHeaderValue } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../../shared/errors.js';
+import { type DatabaseOutage, isDatabaseUnreachable, RETRY_AFTER_SECONDS } from '../db/database-outage.js';
 
 /**
  * The one place where failures become HTTP answers (cloud/README.md, "Errors"). Every response carries
@@ -47,7 +48,7 @@ export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Fas
 
 export function registerErrorHandling(
   app: FastifyInstance,
-  options: { notFoundPage?: NotFoundPage } = {},
+  options: { notFoundPage?: NotFoundPage; outage?: DatabaseOutage } = {},
 ): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -55,7 +56,7 @@ export function registerErrorHandling(
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    answer(request, reply, toApiError(error), error);
+    answer(request, reply, toApiError(error), error, options.outage);
   });
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -81,10 +82,14 @@ export function answerFrameworkError(
   answer(request, reply, toApiError(error), error);
 }
 
-function answer(request: FastifyRequest, reply: FastifyReply, apiError: ApiError, cause: Error): void {
-  if (apiError.code === 'internal') {
-    request.log.error({ err: cause, requestId: request.id }, 'unexpected failure');
-  }
+function answer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  apiError: ApiError,
+  cause: Error,
+  outage?: DatabaseOutage,
+): void {
+  logFailure(request, apiError, cause, outage);
   reply.header('x-request-id', request.id);
   dropRefusedHeaders(reply);
   if (apiError.headers) reply.headers(apiError.headers);
@@ -106,6 +111,19 @@ export function dropRefusedHeaders(reply: FastifyReply): void {
   }
 }
 
+/** An unexpected failure in the log with its request id; the database out of reach once per outage instead. */
+export function logFailure(
+  request: FastifyRequest,
+  apiError: ApiError,
+  cause: unknown,
+  outage: DatabaseOutage | undefined,
+): void {
+  if (apiError.code === 'unavailable') outage?.failed(cause, request.routeOptions.url ?? 'unmatched');
+  if (apiError.code === 'internal') {
+    request.log.error({ err: cause, requestId: request.id }, 'unexpected failure');
+  }
+}
+
 /** HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal would be an empty 400 outside our contract. */
 function requireHost(request: FastifyRequest): void {
   const { httpVersionMajor, httpVersionMinor } = request.raw;
@@ -120,6 +138,10 @@ export function toApiError(error: FastifyError | ApiError): ApiError {
   const message = FASTIFY_MESSAGES[error.code];
   if (mapped) return new ApiError(mapped, message ? { message } : {});
   if (error instanceof SyntaxError) return new ApiError('bad_json');
+  // Not our failure but the database's, for a moment: the caller may retry (cloud/README.md, "Errors").
+  if (isDatabaseUnreachable(error)) {
+    return new ApiError('unavailable', { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
+  }
   const status = error.statusCode ?? 500;
   if (status >= 500) return new ApiError('internal');
   return new ApiError(CODES_BY_STATUS[status] ?? 'bad_request');

@@ -4,7 +4,8 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../context.js';
-import { dropRefusedHeaders, toApiError } from '../http/errors.js';
+import { databaseOutage } from '../db/database-outage.js';
+import { dropRefusedHeaders, logFailure, toApiError } from '../http/errors.js';
 import { type CookiePolicy, cookiePolicy } from './cookies.js';
 import { ErrorPage } from './error-page.js';
 import { type PageContext, sendPage } from './page.js';
@@ -53,8 +54,7 @@ export async function webFoundation(app: FastifyInstance, ctx: CloudContext): Pr
   app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
     // @fastify/csrf-protection answers a missing or wrong token itself, with errors coded FST_CSRF_*.
     const apiError = 'code' in error && error.code.startsWith('FST_CSRF') ? csrfRefusal() : toApiError(error);
-    if (apiError.code === 'internal')
-      request.log.error({ err: error, requestId: request.id }, 'unexpected failure');
+    logFailure(request, apiError, error, databaseOutage(ctx));
     dropRefusedHeaders(reply);
     if (apiError.headers) reply.headers(apiError.headers);
     if (!wantsPage(request)) return reply.code(apiError.status).send(apiError.toBody());

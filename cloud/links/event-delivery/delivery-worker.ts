@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Part } from '../../../shared/lifecycle/lifecycle.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { DatabaseHandle } from '../../foundation/db/database.js';
+import { databaseOutage } from '../../foundation/db/database-outage.js';
 import {
   type Attempt,
   type ClaimedCompany,
@@ -223,7 +224,10 @@ export class EventDelivery implements Part {
       this.#lastClaim = performance.now();
       try {
         companies = await claimCompanies(this.#ctx, { limit: free, leaseMs: leaseMs(this.#options) });
+        databaseOutage(this.#ctx).answered();
       } catch (error) {
+        // The database out of reach is counted once per outage, not logged at every wake-up.
+        if (databaseOutage(this.#ctx).failed(error, 'event delivery')) return;
         this.#ctx.log.error({ err: error }, 'event delivery could not claim companies; it tries again');
         return;
       }
