@@ -1,3 +1,4 @@
+import { backupInto, restoreFrom } from './backup/backup-commands.js';
 import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
 
@@ -46,10 +47,13 @@ export interface RemoteCommand extends CommandWords {
   run(input: CommandInput): Promise<CommandOutput>;
 }
 
-/** A command that works on this machine's files alone, before any cloud runs (`keys init`). */
+/**
+ * A command that works on this machine's files and database with the cloud's own settings, calling no cloud
+ * (`keys init`, `backup`, `restore`). `arg`: the word after the command's, such as a folder.
+ */
 export interface LocalCommand extends CommandWords {
   local: true;
-  run(env: NodeJS.ProcessEnv): CommandOutput;
+  run(env: NodeJS.ProcessEnv, arg: string | undefined): CommandOutput | Promise<CommandOutput>;
 }
 
 export type AdminCommand = RemoteCommand | LocalCommand;
@@ -88,6 +92,20 @@ export const COMMANDS: readonly AdminCommand[] = [
     help: 'on this machine: make the service key and operator token file the cloud reads (never over existing ones)',
     local: true,
     run: (env) => keysInit(env),
+  },
+  {
+    name: 'backup',
+    args: 'FOLDER',
+    help: "on the cloud's machine: the database, service key and operator token into a new folder",
+    local: true,
+    run: (env, folder) => backupInto(folder, env),
+  },
+  {
+    name: 'restore',
+    args: 'FOLDER',
+    help: 'on a new server: onto an empty database and a data folder without a service key',
+    local: true,
+    run: (env, folder) => restoreFrom(folder, env),
   },
   {
     name: 'company add',

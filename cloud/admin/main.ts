@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
-import { findLocalCommand, LOCAL_COMMANDS } from './backup/backup-commands.js';
 import { findCloud, programName } from './cloud-lookup.js';
 import { commandUsage, findCommand, groupCommands } from './commands.js';
 import { type Connection, UsageError } from './operator-client.js';
 
 /**
  * `gatelink-admin`: the operators' command line. It speaks only to the operator API under /ops/ (the
- * database may be an embedded one that a single process owns), but for `keys init`, which makes the files a
- * cloud reads before one runs. It finds its cloud itself (cloud-lookup.ts).
+ * database may be an embedded one that a single process owns), but for `keys init`, `backup` and `restore`, which work
+ * on the cloud's own files and database with its settings. It finds its cloud itself (cloud-lookup.ts).
  * The commands are a table, commands.ts.
  */
 const PROGRAM = programName(process.env);
@@ -16,15 +15,14 @@ const USAGE = `Usage: ${PROGRAM} [--url URL] [--token TOKEN] [--json] <command>
 
 Commands:
 ${commandUsage()}
-${commandUsage(LOCAL_COMMANDS)}
 
 Connection: --url, else GATELINK_URL, else the cloud running on the data folder (GATELINK_DATA_DIR or ./.data),
 else BASE_URL or http://127.0.0.1:PORT.
 Token: --token, else OPERATOR_TOKEN, else the data folder's operator-token file (sent only to the cloud on that
 folder or to an address you named).
-keys init reads the cloud's own environment (GATELINK_DATA_DIR, SIGNING_KEY_FILE, OPERATOR_TOKEN) and calls no
-cloud: run it once on the server before the first production start, and copy the key file to every other
-instance on the same database.`;
+keys init, backup and restore read the cloud's own environment (DATABASE_URL, GATELINK_DATA_DIR,
+SIGNING_KEY_FILE, OPERATOR_TOKEN) and call no cloud: run keys init once on the server before the first
+production start, and copy the key file to every other instance on the same database.`;
 
 async function run(argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
@@ -46,16 +44,6 @@ async function run(argv: string[]): Promise<string> {
     },
   });
   if (values.help || positionals.length === 0) return USAGE;
-  const local = findLocalCommand(positionals);
-  if (local) {
-    const folder = positionals[1];
-    if (!folder)
-      throw new UsageError(
-        `${local.name} needs a folder, such as: ${PROGRAM} ${local.name} /var/backups/gatelink/1`,
-      );
-    const output = await local.run(folder, process.env);
-    return values.json ? JSON.stringify(output.answer, null, 2) : output.text;
-  }
   const command = findCommand(positionals);
   if (!command) {
     const group = groupCommands(positionals[0]);
@@ -64,13 +52,13 @@ async function run(argv: string[]): Promise<string> {
     }
     throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }
+  const arg = positionals[command.name.split(' ').length];
   if (command.local) {
-    const output = command.run(process.env);
+    const output = await command.run(process.env, arg);
     return values.json ? JSON.stringify(output.answer, null, 2) : output.text();
   }
   const target = findCloud({ url: values.url, token: values.token, env: process.env, program: PROGRAM });
   const connection: Connection = { ...target, json: values.json };
-  const arg = positionals[command.name.split(' ').length];
   const output = await command.run({ connection, flags: values, arg, program: PROGRAM });
   return connection.json ? JSON.stringify(output.answer, null, 2) : output.text();
 }

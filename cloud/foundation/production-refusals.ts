@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type CloudConfig, ConfigError } from './config.js';
+import { mqttProductionRefusals } from './mqtt-production.js';
 
 /**
  * What production refuses to start with (cloud/README.md, "Running in production"; docs/design.md section 8):
@@ -72,10 +73,11 @@ export const PRODUCTION_CHECKS: readonly ProductionCheck[] = [
   },
 ];
 
-/** Lists of refusals kept by other rules, such as the broker's; each joins the checks' lines in this order. */
+/** Lists of refusals kept beside their own settings; each joins the checks' lines in this order. */
 export type RefusalList = (config: CloudConfig) => readonly string[];
 
-export const MORE_PRODUCTION_REFUSALS: readonly RefusalList[] = [];
+/** The broker's: never a plain MQTT address across a network for controllers (./mqtt-production.ts). */
+export const MORE_PRODUCTION_REFUSALS: readonly RefusalList[] = [mqttProductionRefusals];
 
 /** The facts the checks read, from the disk as it is now. */
 export function readProductionFacts(config: CloudConfig): ProductionFacts {

@@ -107,6 +107,7 @@ describe('gatelink-admin keys init', { timeout: 60_000 }, () => {
       GATELINK_DATA_DIR: data,
       BASE_URL: 'https://gate.example.com',
       SMTP_URL: 'smtp://127.0.0.1:1',
+      MQTT_PUBLIC_URL: 'mqtts://gate.example.com:8883',
       ...(database?.url ? { DATABASE_URL: database.url } : { GATELINK_ALLOW_EMBEDDED_DATABASE: '1' }),
     });
     try {

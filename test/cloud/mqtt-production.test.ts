@@ -90,7 +90,7 @@ describe('the TLS settings', () => {
       kind: 'embedded',
       port: 1884,
       publicUrl: undefined,
-      tls: { port: 8883, certFile: TLS.MQTT_TLS_CERT_FILE, keyFile: TLS.MQTT_TLS_KEY_FILE },
+      tls: { port: 8883, host: '0.0.0.0', certFile: TLS.MQTT_TLS_CERT_FILE, keyFile: TLS.MQTT_TLS_KEY_FILE },
       plainHost: '127.0.0.1',
     });
   });

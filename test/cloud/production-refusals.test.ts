@@ -32,6 +32,7 @@ function production(change: Record<string, string | undefined> = {}) {
     DATABASE_URL: 'postgres://gatelink@db.example.com/gatelink',
     SMTP_URL: 'smtps://gate:secret@mail.example.com:465',
     SIGNING_KEY_FILE: keyFile,
+    MQTT_PUBLIC_URL: 'mqtts://gate.example.com:8883',
     ...change,
   };
   return productionRefusals(loadCloudConfig(env));
@@ -92,6 +93,7 @@ describe('npm run cloud in production with everything wrong', { timeout: 60_000 
     const run = await runCloudToExit({
       NODE_ENV: 'production',
       GATELINK_DATA_DIR: data,
+      BASE_URL: 'http://gate.example.com',
       GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '1',
     });
 
@@ -99,11 +101,14 @@ describe('npm run cloud in production with everything wrong', { timeout: 60_000 
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toEqual([
-      expect.stringMatching(/^gatelink cloud: BASE_URL is unset/),
+      expect.stringMatching(/^gatelink cloud: BASE_URL=http:\/\/gate.example.com is not https/),
       expect.stringMatching(/^gatelink cloud: DATABASE_URL is unset/),
       expect.stringMatching(/^gatelink cloud: SMTP_URL is unset/),
       `gatelink cloud: the service key file ${join(data, 'signing-key.pem')} does not exist (SIGNING_KEY_FILE): make it once with "gatelink-admin keys init", or copy the first instance's key file there`,
       expect.stringMatching(/^gatelink cloud: GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set/),
+      expect.stringMatching(
+        /^gatelink cloud: the embedded broker would hand controllers plain mqtt:\/\/gate.example.com:/,
+      ),
     ]);
   });
 });

@@ -1,19 +1,19 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadCloudConfig } from '../../foundation/config.js';
+import { type Row, UsageError } from '../operator-client.js';
 import { backUp } from './backup.js';
 import { BackupError, type Manifest } from './manifest.js';
 import { restore } from './restore.js';
 
 /**
- * `gatelink-admin backup <folder>` and `restore <folder>`: they run on the cloud's machine, as the cloud's user,
- * with the cloud's environment, and read it as the cloud does (loadCloudConfig), so they find the same
- * database, service key and operator token. They need no running cloud, and no operator API.
+ * `gatelink-admin backup <folder>` and `restore <folder>`, two local commands of the admin table (../commands.ts):
+ * they run on the cloud's machine, as the cloud's user, with the cloud's environment, and read it as the cloud does
+ * (loadCloudConfig), so they find the same database, service key and operator token. They need no running cloud,
+ * and no operator API.
  */
-export interface LocalCommand {
-  name: string;
-  args: string;
-  help: string;
-  run(folder: string, env: NodeJS.ProcessEnv): Promise<{ answer: Manifest; text: string }>;
+export interface FolderCommandOutput {
+  answer: Row;
+  text(): string;
 }
 
 function configFrom(env: NodeJS.ProcessEnv) {
@@ -34,28 +34,32 @@ function summary(manifest: Manifest): string[] {
   ];
 }
 
-export const LOCAL_COMMANDS: readonly LocalCommand[] = [
-  {
-    name: 'backup',
-    args: 'FOLDER',
-    help: "on the cloud's machine: the database, service key and operator token into a new folder",
-    async run(folder, env) {
-      const answer = await backUp(configFrom(env), resolve(folder), new Date());
-      return { answer, text: [`Backed up into ${resolve(folder)}:`, ...summary(answer)].join('\n') };
-    },
-  },
-  {
-    name: 'restore',
-    args: 'FOLDER',
-    help: 'onto an empty database and a data folder without a service key',
-    async run(folder, env) {
-      const answer = await restore(configFrom(env), resolve(folder));
-      const next = 'Start the cloud: it publishes the same service key, and controllers connect as before.';
-      return { answer, text: [`Restored from ${resolve(folder)}:`, ...summary(answer), next].join('\n') };
-    },
-  },
-];
+export async function backupInto(
+  folder: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<FolderCommandOutput> {
+  const into = resolve(needFolder(folder, 'backup'));
+  const answer = await backUp(configFrom(env), into, new Date());
+  return { answer: { ...answer }, text: () => [`Backed up into ${into}:`, ...summary(answer)].join('\n') };
+}
 
-export function findLocalCommand(words: readonly string[]): LocalCommand | undefined {
-  return LOCAL_COMMANDS.find((command) => command.name === words[0]);
+export async function restoreFrom(
+  folder: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<FolderCommandOutput> {
+  const from = resolve(needFolder(folder, 'restore'));
+  const answer = await restore(configFrom(env), from);
+  const next = 'Start the cloud: it publishes the same service key, and controllers connect as before.';
+  return {
+    answer: { ...answer },
+    text: () => [`Restored from ${from}:`, ...summary(answer), next].join('\n'),
+  };
+}
+
+function needFolder(folder: string | undefined, command: string): string {
+  if (!folder)
+    throw new UsageError(
+      `${command} needs a folder, such as: gatelink-admin ${command} /var/backups/gatelink/1`,
+    );
+  return folder;
 }
