@@ -61,7 +61,9 @@ export async function openDatabase(location: DatabaseLocation): Promise<Database
 }
 
 function openPostgres(url: string): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A database that drops packets rather than refusing would hold a call until the client gave up: past
+  // 5 s a connection attempt fails, and the call answers 503 unavailable (./database-outage.ts).
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   // An idle client that loses its server must not take the process down; the next query reconnects.
   pool.on('error', () => {});
   // Nor one that loses it while checked out between queries: pg emits that as an 'error' event, which without a

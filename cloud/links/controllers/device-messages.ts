@@ -1,5 +1,6 @@
 import { type DeviceChannel, parseDeviceTopic } from '../../../shared/protocol/topics.js';
 import type { CloudContext } from '../../foundation/context.js';
+import { databaseOutage } from '../../foundation/db/database-outage.js';
 import { DeviceStates } from '../../rules/devices/device-states.js';
 import { AckJournal } from '../../rules/journal/ack-journal.js';
 import type { CommandWaiters } from './command-waiters.js';
@@ -109,6 +110,8 @@ export class DeviceMessages {
     const previous = this.#queues.get(deviceId) ?? Promise.resolve();
     const handled = previous.then(work);
     const next = handled.catch((error: unknown) => {
+      // A database out of reach is logged once per outage, not once per message of every controller.
+      if (databaseOutage(this.#deps.ctx).failed(error, 'device message')) return;
       this.#deps.ctx.log.error({ deviceId, err: error }, 'handling a device message failed');
     });
     this.#queues.set(deviceId, next);

@@ -1,6 +1,7 @@
 import type { AedesOptions, AuthErrorCode, AuthenticateError, Client, PublishPacket } from 'aedes';
 import { isDeviceId } from '../../../shared/protocol/topics.js';
 import type { CloudContext } from '../../foundation/context.js';
+import { databaseOutage } from '../../foundation/db/database-outage.js';
 import { devicePasswordMatches } from '../../rules/devices/credentials.js';
 import { StoredPasswords } from '../../rules/devices/stored-passwords.js';
 import { deviceMayPublish, deviceMaySubscribe } from './device-access.js';
@@ -64,7 +65,10 @@ export function deviceAccessHooks(ctx: CloudContext, accept: AcceptPublish): Acc
           refuse(BAD_USERNAME_OR_PASSWORD, 'bad_credentials', 'bad device id or password');
         },
         (error: unknown) => {
-          ctx.log.error({ err: error }, 'could not check device credentials');
+          // Every controller retries its login: an outage is logged once, not once per attempt.
+          if (!databaseOutage(ctx).failed(error, 'device login')) {
+            ctx.log.error({ err: error }, 'could not check device credentials');
+          }
           refuse(SERVER_UNAVAILABLE, 'credentials_unchecked', 'credentials cannot be checked now');
         },
       );
