@@ -119,6 +119,7 @@ describe.skipIf(!reachable)('a backup restored into a fresh database and data fo
     const backup = await admin(['backup', backupFolder], {
       DATABASE_URL: original.url,
       GATELINK_DATA_DIR: cloud.dataDir,
+      SIGNING_KEY_FILE: cloud.ctx.config.serviceKeyFile,
     });
     expect(backup.stderr).toBe('');
     expect(backup.code).toBe(0);
