@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import mqtt, { type MqttClient } from 'mqtt';
 import { brokerConnection, withoutCredentials } from '../../../shared/protocol/broker-urls.js';
 import { allDevicesTopic } from '../../../shared/protocol/topics.js';
+import { certificateRefusal } from '../../../shared/tls/certificate-refusal.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { externalLoopbackLine, loopbackBrokerHosts } from '../../foundation/mqtt-production.js';
 import type { DeviceAccounts } from './device-accounts.js';
@@ -178,17 +179,17 @@ async function readCa(path: string): Promise<string> {
  * to do; null for any other error. mqtt.js emits the socket's error on the client before it ever connects.
  */
 function certificateProblem(client: MqttClient, error: Error & { code?: unknown }): string | null {
-  const code = typeof error.code === 'string' ? error.code : '';
-  if (!CERTIFICATE_CODES.test(code)) return null;
+  const refusal = certificateRefusal(error);
+  if (!refusal) return null;
   const host = client.options.hostname ?? client.options.host ?? 'the broker';
-  const reason = `${error.message} (${code})`;
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+  const reason = `${refusal.reason} (${refusal.code})`;
+  if (refusal.kind === 'name') {
     return (
       `the MQTT broker's certificate does not name ${host}: ${reason}; ` +
       'use in MQTT_URL the host name the certificate was issued for'
     );
   }
-  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') {
+  if (refusal.kind === 'time') {
     return `the MQTT broker's certificate for ${host} is not valid now: ${reason}; renew it on the broker`;
   }
   return (
@@ -196,10 +197,6 @@ function certificateProblem(client: MqttClient, error: Error & { code?: unknown 
     'set MQTT_CA_FILE to the CA that signed it'
   );
 }
-
-/** OpenSSL's verification codes as Node.js names them, and Node.js's own for a certificate of another name. */
-const CERTIFICATE_CODES =
-  /^(ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE)/;
 
 /** Acks, states and telemetry of every device, and the answers to device account changes. */
 async function subscribeAll(
