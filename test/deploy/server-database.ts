@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createServerDatabase } from '../support/database.js';
 
 /**
  * Empty PostgreSQL databases of the deployment suites' own, as an operator makes them with createdb: a backup
@@ -24,23 +24,7 @@ export interface EmptyDatabase {
   drop(): Promise<void>;
 }
 
-export async function createEmptyDatabase(serverUrl = POSTGRES_SERVER): Promise<EmptyDatabase> {
-  const name = `gatelink_deploy_${randomBytes(6).toString('hex')}`;
-  await serverQuery(serverUrl, `create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => serverQuery(serverUrl, `drop database if exists ${name} with (force)`),
-  };
-}
-
-async function serverQuery(serverUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
+/** An empty database on the server, as createdb makes one (test/support/database.ts). */
+export function createEmptyDatabase(serverUrl = POSTGRES_SERVER): Promise<EmptyDatabase> {
+  return createServerDatabase(serverUrl);
 }

@@ -40,7 +40,9 @@ export async function createTestDatabase(serverUrl = process.env.DATABASE_URL): 
 }
 
 /** An empty database of its own on the server, and how to drop it. */
-async function createServerDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createServerDatabase(
+  serverUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `gatelink_test_${randomBytes(6).toString('hex')}`;
   await adminQuery(serverUrl, `create database ${name}`);
   const url = new URL(serverUrl);
