@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { LAST_TIME_MS, PRINTABLE_TEXT, reportedText } from './reported-text.js';
 import { DEVICE_ID_PATTERN } from './topics.js';
+import { updateReportSchema } from './update-report.js';
 import { PROTOCOL_VERSION } from './version.js';
 
 /**
@@ -10,19 +12,10 @@ import { PROTOCOL_VERSION } from './version.js';
 export { PROTOCOL_VERSION };
 
 const deviceId = z.string().regex(DEVICE_ID_PATTERN);
-/**
- * The last millisecond of year 9999. A later time needs ISO 8601's six-digit years, which PGlite refuses to
- * store: a signed ack timed later could never reach the journal, and the controller would send it forever.
- */
-export const LAST_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export { LAST_TIME_MS, PRINTABLE_TEXT, reportedText };
+
 const millis = z.number().int().nonnegative().max(LAST_TIME_MS);
-/**
- * No control characters and no unpaired surrogates: the database refuses a NUL and a lone surrogate in JSON,
- * and stores other lone surrogates changed; an escape sequence would reach a customer's page as it came.
- */
-export const PRINTABLE_TEXT = /^[^\p{Cc}\p{Cs}]*$/u;
-/** Text a controller reports about itself (labels, versions), shown to customers and stored as it came. */
-export const reportedText = (max: number) => z.string().max(max).regex(PRINTABLE_TEXT);
 const base64Sig = z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/);
 /** The local name of an object in the controller's config: a relay channel or a GSM number. */
 export const objectId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/);
@@ -93,6 +86,10 @@ export const stateSchema = z.strictObject({
   at: millis,
   version: reportedText(32).optional(),
   objects: z.array(deviceObjectSchema).max(32).optional(),
+  /** `process.arch` of the controller, which chooses the release it is given (docs/design.md section 12.4). */
+  arch: reportedText(16).optional(),
+  /** The last update's progress, until the next update replaces it. */
+  update: updateReportSchema.optional(),
 });
 export type DeviceState = z.infer<typeof stateSchema>;
 

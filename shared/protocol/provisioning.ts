@@ -23,6 +23,12 @@ export const provisionResponseSchema = z.strictObject({
   topic_prefix: z.string(),
   /** The cloud's command public key (base64, 32 bytes): the controller pins it. */
   command_key: base64Key,
+  /**
+   * The operator's release public key (base64, 32 bytes), which the controller pins: it takes only releases
+   * signed by it (docs/design.md section 12.4). Absent when the cloud has none set; the controller then
+   * refuses every update until provisioned again.
+   */
+  release_key: base64Key.optional(),
   pairing_code: z.string(),
   pairing_expires_at: z.string(),
   numbers: z.array(z.strictObject({ id: z.string(), number_id: z.number().int(), label: z.string() })),
