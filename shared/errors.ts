@@ -114,6 +114,11 @@ export const ERRORS = {
   unauthorized: { status: 401, message: 'Send the operator token as Authorization: Bearer <token>.' },
   conflict: { status: 409, message: 'The change conflicts with the current state.' },
   key_fetch_failed: { status: 502, message: "The company's key file could not be fetched or is not valid." },
+  device_auth_failed: {
+    status: 401,
+    message:
+      "The call must be signed with the controller's device key and a time within 5 minutes of the cloud's: check the board's clock, or provision it again.",
+  },
   provisioning_code_invalid: {
     status: 403,
     message:

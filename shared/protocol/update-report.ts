@@ -34,6 +34,8 @@ export const UPDATE_REASONS = [
   'same_version',
   'foreign_url',
   'busy_updating',
+  // the daemon runs outside an installed home (/opt/gatelink with releases, `current` and `known-good`)
+  'not_updatable',
   // failures while downloading and unpacking
   'download_failed',
   'hash_mismatch',
