@@ -83,6 +83,8 @@ export interface DeviceAccounts {
   readonly deviceUrl: string;
   /** Creates or replaces the broker account of a device. */
   addDevice(deviceId: string, password: string): Promise<void>;
+  /** Removes the broker account of a retired device and ends its session (docs/design.md section 9.1). */
+  removeDevice(deviceId: string): Promise<void>;
 }
 
 /**
