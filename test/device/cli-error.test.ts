@@ -71,7 +71,12 @@ describe('the CLI error table', () => {
 
   it('exits 2 for usage mistakes only', () => {
     const usage = codes.filter((code) => CLI_ERRORS[code].exit === 2).sort();
-    expect(usage).toEqual(['bad_options', 'provision_arguments_missing', 'unknown_command']);
+    expect(usage).toEqual([
+      'bad_options',
+      'provision_arguments_missing',
+      'reset_needs_confirmation',
+      'unknown_command',
+    ]);
   });
 
   it("turns the config's, the key file's and unexpected errors into codes, keeping their messages", () => {
