@@ -136,8 +136,8 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
       ? `${JSON.stringify(document, null, 2)}\n`
       : `# Written by gatelink-device provision for ${response.device_id}.\n${stringifyYaml(document)}`;
   await writeFileAtomic(configPath, text, { mode: 0o600 });
-  // For `status` until the controller asks the cloud itself (docs/design.md section 9.1); only a hint.
-  await mkdir(config.state_dir, { recursive: true, mode: 0o700 }).catch(() => undefined);
+  // For `status` when the cloud cannot be asked (docs/design.md section 9.1): kept in the state folder only
+  // when install.sh has made it, since that folder is the daemon's and provisioning never creates it.
   await rememberPairing(
     config.state_dir,
     { paired: false, pairing_code: response.pairing_code, pairing_expires_at: response.pairing_expires_at },
