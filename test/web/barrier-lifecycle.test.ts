@@ -140,7 +140,7 @@ describe('the pairing code a controller asks for', () => {
     });
   });
 
-  it("refuses a call signed with another controller's key, and one signed for another path", async () => {
+  it("refuses a call signed with another controller's key, and one signed for another path [attack:device.pairing-code-forged]", async () => {
     const controller = await provisionedController([{ id: 'gate', label: 'Main gate' }]);
     const other = await provisionedController([{ id: 'gate', label: 'Main gate' }]);
     const forged = await askPairingCode({ deviceId: controller.deviceId, key: other.key });
@@ -209,7 +209,7 @@ describe('removing a barrier and handing it over', () => {
     expect(text((await first.client.get('/barriers')).html)).not.toContain('yard');
   });
 
-  it("answers another customer's removal and replacement with 404, changing nothing", async () => {
+  it("answers another customer's removal and replacement with 404, changing nothing [attack:web.other-customer-urls] [attack:web.replace-with-foreign-controller]", async () => {
     const controller = await provisionedController([{ id: 'gate', label: 'Main gate' }]);
     const owner = await signedInCustomer(cloud, 'Owner Olga');
     await pair(owner.client, controller.pairingCode, 'Olga gate');
@@ -226,7 +226,7 @@ describe('removing a barrier and handing it over', () => {
 });
 
 describe('replacing a broken controller', () => {
-  it('keeps the name, the keys with their number_ids, and the journal; companies open the new controller', async () => {
+  it('keeps the name, the keys with their number_ids, and the journal; companies open the new controller [attack:web.replace-with-foreign-controller] [attack:device.retired-controller]', async () => {
     const old = await provisionedController([
       { id: 'gate', label: 'Main gate' },
       { id: 'door', label: 'Side door' },
