@@ -98,9 +98,16 @@ describe('the pairing code on the controller', () => {
   it('is shown by status while unpaired, and not once a customer added the controller', async () => {
     const unpaired = await device('status');
     const code = (await currentCode()).pairing_code ?? '';
-    expect(unpaired.stdout).toMatch(
-      new RegExp(`pairing code +${code.slice(0, 4)}-${code.slice(4)}, valid until`),
-    );
+    const grouped = `${code.slice(0, 4)}-${code.slice(4)}`;
+    expect(unpaired.stdout).toMatch(new RegExp(`pairing code +${grouped}, valid until`));
+
+    // The same controller with its cloud out of reach: status still answers, with the code it last heard.
+    const offline = join(dir, 'etc', 'offline.yaml');
+    const text = await readFile(configPath, 'utf8');
+    await writeFile(offline, text.replace(/^cloud_url: .*$/m, 'cloud_url: http://127.0.0.1:1'));
+    const unreached = await runProgram([BIN, 'status', '--config', offline], { cwd: dir, env: process.env });
+    expect(unreached.code).toBe(unpaired.code);
+    expect(unreached.stdout).toMatch(new RegExp(`pairing code +${grouped}, valid until .*cloud not reached`));
 
     const customer = await createCustomer(cloud.ctx, { displayName: 'Bench owner' });
     await pairDevice(cloud.ctx, { customerId: customer.id, pairingCode: code, name: 'Bench gate' });
