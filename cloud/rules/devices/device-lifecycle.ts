@@ -122,7 +122,8 @@ async function lockOld(trx: Transaction, input: { oldDeviceId: string; customerI
     .selectFrom('devices')
     .select(['id', 'customer_id', 'name', 'paired_at'])
     .where('id', '=', input.oldDeviceId)
-    .where('provisioned_at', 'is not', null);
+    // A retired record (neither provisioned nor anyone's) has nothing left to hand on.
+    .where((eb) => eb.or([eb('provisioned_at', 'is not', null), eb('customer_id', 'is not', null)]));
   if (input.customerId !== undefined) query = query.where('customer_id', '=', input.customerId);
   const old = await query.forUpdate().executeTakeFirst();
   if (!old) {
