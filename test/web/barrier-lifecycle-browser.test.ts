@@ -98,7 +98,7 @@ describe.skipIf(chromiumMissing)('replacing and removing a barrier in Chromium',
       'Move Front gate to the new controller? The old one stops working for good.',
       'Remove Front gate from your account? Every company’s access to it ends.',
     ]);
-    expect(await page.getByText('Front gate').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Front gate' }).count()).toBe(0);
     expect(foreignRequests).toEqual([]);
     await context.close();
   });
