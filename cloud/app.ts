@@ -17,6 +17,7 @@ import { answerFrameworkError, registerErrorHandling } from './foundation/http/e
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './foundation/http/timeouts.js';
 import { webAssets } from './foundation/web/assets-plugin.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
+import { pairingCodeRoute } from './rules/devices/pairing-code-route.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
 import { serviceKeyRoute } from './rules/service-key/service-key-route.js';
@@ -77,10 +78,15 @@ export async function registerRoutes(
   registerMetrics(app, deps);
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
-  await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
+  await app.register(pairingCodeRoute, { ctx: deps.ctx });
+  await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken, accounts: deps.controllerLink });
   await app.register(serviceKeyRoute, { ctx: deps.ctx });
   await app.register(apiContractRoutes, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
   await app.register(logoRoute, { ctx: deps.ctx });
-  await app.register(webPages, { ctx: deps.ctx, operatorToken: deps.operatorToken });
+  await app.register(webPages, {
+    ctx: deps.ctx,
+    operatorToken: deps.operatorToken,
+    accounts: deps.controllerLink,
+  });
 }

@@ -5,6 +5,7 @@ import { operatorConsole } from './faces/console/routes.js';
 import { customerApp } from './faces/customer-pages/routes.js';
 import type { WebDeps } from './foundation/web/web-deps.js';
 import { webFoundation } from './foundation/web/web-plugin.js';
+import type { BrokerAccounts } from './rules/devices/device-lifecycle.js';
 
 /**
  * Every web page the cloud serves, on one foundation (docs/design.md section 10.1): the customer application
@@ -13,11 +14,11 @@ import { webFoundation } from './foundation/web/web-plugin.js';
  */
 export async function webPages(
   app: FastifyInstance,
-  options: { ctx: AssembledContext; operatorToken: string },
+  options: { ctx: AssembledContext; operatorToken: string; accounts: BrokerAccounts },
 ): Promise<void> {
   const cookies = await webFoundation(app, options.ctx);
   const deps: WebDeps<AssembledContext> = { ctx: options.ctx, cookies };
-  await app.register(customerApp, deps);
+  await app.register(customerApp, { ...deps, accounts: options.accounts });
   await app.register(companyArea, deps);
   await app.register(operatorConsole, { ...deps, operatorToken: options.operatorToken });
 }

@@ -22,6 +22,8 @@ export interface CommandInput {
   flags: Flags;
   /** The word after the command's own, such as the id of `company approve 3`. */
   arg: string | undefined;
+  /** Every word after the command's own, for commands that take two (`device replace OLD NEW`). */
+  args: string[];
   /** How the user ran the program (`npm run admin --` or `gatelink-admin`), for the hints printed. */
   program: string;
 }
@@ -63,6 +65,13 @@ function positiveId(text: string | undefined, command: string): number {
   if (!Number.isSafeInteger(id) || id < 1)
     throw new UsageError(`${command} needs a numeric id, such as: ${command} 3`);
   return id;
+}
+
+function deviceId(text: string | undefined, command: string): string {
+  if (!text || !/^D[0-9A-Z]{10}$/.test(text)) {
+    throw new UsageError(`${command} needs device ids as device list shows them, such as D0123456789`);
+  }
+  return text;
 }
 
 function required(value: string | undefined, flag: string, command: string): string {
@@ -218,6 +227,51 @@ export const COMMANDS: readonly AdminCommand[] = [
       const answer = await call(connection, 'GET', '/ops/devices');
       const columns = ['id', 'label', 'provisioned', 'online', 'customer_id', 'version'];
       return { answer, text: () => table(answer.devices as Row[], columns) };
+    },
+  },
+  {
+    name: 'device pairing-code',
+    args: 'DEVICE-ID',
+    help: 'the pairing code of a provisioned controller on no account (current, or a fresh one for 24 h)',
+    async run({ connection, arg }) {
+      const id = deviceId(arg, 'device pairing-code');
+      const answer = await call(connection, 'POST', `/ops/devices/${id}/pairing-code`);
+      const lines = [
+        `Pairing code of ${id}: ${answer.pairing_code}  (valid until ${answer.pairing_expires_at})`,
+        'The customer adds the barrier with it under "Add a barrier", or enters it under "Replace the controller".',
+      ];
+      return { answer, text: () => lines.join('\n') };
+    },
+  },
+  {
+    name: 'device remove',
+    args: 'DEVICE-ID',
+    help: 'retire a controller: its keys revoked, its broker account removed, never pairable again',
+    async run({ connection, arg }) {
+      const id = deviceId(arg, 'device remove');
+      const answer = await call(connection, 'POST', `/ops/devices/${id}/remove`);
+      const kept = answer.deleted
+        ? 'The record was deleted: nothing referred to it.'
+        : 'The record is kept, retired, for the journal entries and keys that refer to it.';
+      const text = () => [`Device ${id} retired; keys revoked: ${answer.revoked_keys}.`, kept].join('\n');
+      return { answer, text };
+    },
+  },
+  {
+    name: 'device replace',
+    args: 'OLD-ID NEW-ID',
+    help: 'move a barrier to a new controller: name, keys, journal, objects by label; the old one retired',
+    async run({ connection, args }) {
+      const oldId = deviceId(args[0], 'device replace');
+      const newId = deviceId(args[1], 'device replace');
+      const answer = await call(connection, 'POST', `/ops/devices/${oldId}/replace`, { new_device: newId });
+      const carried = answer.carried_objects as string[];
+      const lines = [
+        `Barrier moved from ${oldId} to ${newId}; ${oldId} is retired.`,
+        `Objects carried over by label: ${carried.length > 0 ? carried.join(', ') : 'none'}.`,
+        `Keys revoked for want of any object on the new controller: ${answer.revoked_keys}.`,
+      ];
+      return { answer, text: () => lines.join('\n') };
     },
   },
   {

@@ -52,14 +52,15 @@ async function run(argv: string[]): Promise<string> {
     }
     throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }
-  const arg = positionals[command.name.split(' ').length];
+  const args = positionals.slice(command.name.split(' ').length);
+  const arg = args[0];
   if (command.local) {
     const output = await command.run(process.env, arg);
     return values.json ? JSON.stringify(output.answer, null, 2) : output.text();
   }
   const target = findCloud({ url: values.url, token: values.token, env: process.env, program: PROGRAM });
   const connection: Connection = { ...target, json: values.json };
-  const output = await command.run({ connection, flags: values, arg, program: PROGRAM });
+  const output = await command.run({ connection, flags: values, arg, args, program: PROGRAM });
   return connection.json ? JSON.stringify(output.answer, null, 2) : output.text();
 }
 

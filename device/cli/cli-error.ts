@@ -133,6 +133,17 @@ export const CLI_ERRORS = {
     message: (p: { problem: string }) =>
       `${p.problem}; fix the wiring or the config, then run gatelink-device test again`,
   },
+  device_call_refused: {
+    exit: 1,
+    message: (p: { cloud: string; device: string }) =>
+      `${p.cloud} does not accept the signature of ${p.device}: the controller was retired or provisioned ` +
+      "again elsewhere, or this board's clock is off by more than 5 minutes; check the clock, else ask the " +
+      'operator for a provisioning code and run gatelink-device reset, then provision',
+  },
+  reset_needs_confirmation: {
+    exit: 2,
+    message: () => 'reset asks before it deletes anything; run it in a terminal, or pass --yes',
+  },
   unexpected: { exit: 1, message: (p: { detail: string }) => `unexpected failure: ${p.detail}` },
 } as const satisfies Record<string, { exit: number; message: (params: never) => string }>;
 

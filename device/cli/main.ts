@@ -17,7 +17,12 @@ Usage:
   gatelink-device test      [--config F] [--object ID]
       Opens each object once, locally, and says what happened. Stop the daemon first.
   gatelink-device status    [--config F] [--json]
-      Shows connection, clock sync, last command and the acknowledgements waiting to be sent.
+      Shows connection, clock sync, last command, the acknowledgements waiting to be sent, and the
+      pairing code while no customer has added this controller.
+  gatelink-device pairing-code [--config F]
+      Asks the cloud for this controller's pairing code (a fresh one once the last has expired).
+  gatelink-device reset     [--config F] [--yes]
+      Deletes this controller's key, config and state folder, to provision it again. Stop the daemon first.
 
 The config file defaults to ${DEFAULT_CONFIG} (or $GATELINK_DEVICE_CONFIG).`;
 
@@ -60,6 +65,16 @@ export async function main(argv: readonly string[]): Promise<number> {
         const o = options(rest, { json: { type: 'boolean' } });
         const { statusCommand } = await import('./status.js');
         return await statusCommand({ configPath: o.config, json: o.values.json ?? false });
+      }
+      case 'pairing-code': {
+        const o = options(rest, {});
+        const { pairingCodeCommand } = await import('./pairing-code.js');
+        return await pairingCodeCommand({ configPath: o.config });
+      }
+      case 'reset': {
+        const o = options(rest, { yes: { type: 'boolean' } });
+        const { resetCommand } = await import('./reset.js');
+        return await resetCommand({ configPath: o.config, yes: o.values.yes ?? false });
       }
       case '--version':
       case 'version':

@@ -1,9 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
-import { rootCertificates } from 'node:tls';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { SigningKey, strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import {
@@ -24,7 +21,9 @@ import {
 import { writeFileAtomic } from '../files.js';
 import { VERSION } from '../version.js';
 import { type CliError, cliError } from './cli-error.js';
+import { postToCloud } from './cloud-post.js';
 import { nextSteps } from './next-steps.js';
+import { rememberPairing } from './pairing-code.js';
 
 export interface ProvisionOptions {
   /** The cloud's base URL, e.g. https://gatelink.example.com. */
@@ -137,6 +136,13 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
       ? `${JSON.stringify(document, null, 2)}\n`
       : `# Written by gatelink-device provision for ${response.device_id}.\n${stringifyYaml(document)}`;
   await writeFileAtomic(configPath, text, { mode: 0o600 });
+  // For `status` when the cloud cannot be asked (docs/design.md section 9.1): kept in the state folder only
+  // when install.sh has made it, since that folder is the daemon's and provisioning never creates it.
+  await rememberPairing(
+    config.state_dir,
+    { paired: false, pairing_code: response.pairing_code, pairing_expires_at: response.pairing_expires_at },
+    new Date(),
+  );
   return { config, response };
 }
 
@@ -157,6 +163,7 @@ export async function provisionCommand(options: ProvisionOptions): Promise<numbe
   console.log(
     `Valid until ${response.pairing_expires_at}, once. The customer enters it in the Gatelink app.`,
   );
+  console.log('Later, gatelink-device pairing-code shows it again, or a fresh one once it has expired.');
   console.log('');
   for (const line of nextSteps(config.config_file)) console.log(line);
   return 0;
@@ -251,7 +258,7 @@ async function register(
   const url = `${cloud}/api/device/provision`;
   let answer: { status: number; text: string };
   try {
-    answer = await postJson(url, JSON.stringify(request), ca);
+    answer = await postToCloud(url, { body: JSON.stringify(request), ca });
   } catch (error) {
     const host = new URL(cloud).hostname;
     const problem = certificateFailure("the cloud's", host, error, {
@@ -277,54 +284,6 @@ async function register(
     });
   }
   return parsed.data;
-}
-
-/** The answer's limit: a provisioning answer is a few kilobytes. */
-const MAX_ANSWER_BYTES = 1024 * 1024;
-
-/**
- * POSTs JSON with node:http(s), which takes a CA where fetch does not: with `ca`, the cloud's certificate may be
- * signed by the system's roots or by a CA of that file. Redirects are not followed.
- */
-function postJson(
-  url: string,
-  body: string,
-  ca: string | undefined,
-): Promise<{ status: number; text: string }> {
-  const target = new URL(url);
-  const secure = target.protocol === 'https:';
-  const send = secure ? httpsRequest : httpRequest;
-  return new Promise((resolvePost, reject) => {
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-        timeout: 15_000,
-        ...(secure && ca !== undefined ? { ca: [...rootCertificates, ca] } : {}),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) req.destroy(new Error('the answer is too large'));
-          else chunks.push(chunk);
-        });
-        res.on('end', () =>
-          resolvePost({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('no answer within 15 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** The cloud's refusal as a CLI error, by the cloud's own error code (cloud/README.md). */

@@ -3,11 +3,13 @@ import { clockAdvice } from '../runtime/clock.js';
 import { countWaiting } from '../runtime/outbox.js';
 import { type DaemonStatus, readStatus } from '../runtime/status.js';
 import { daemonAlive } from './daemon-running.js';
+import { fetchPairingCode, rememberedPairing } from './pairing-code.js';
 
 export interface StatusOptions {
   configPath: string;
   json: boolean;
   print?: (line: string) => void;
+  now?: () => Date;
 }
 
 /**
@@ -23,17 +25,22 @@ export async function statusCommand(options: StatusOptions): Promise<number> {
   const alive = daemonAlive(status);
   const outbox = alive && status ? status.outbox : await countWaiting(config.outbox_dir).catch(() => 0);
   const connected = alive && (status?.mqtt.connected ?? false);
+  const pairing = await pairingNow(config, options.now ?? (() => new Date()));
   if (options.json) {
     print(
       JSON.stringify(
-        { device_id: config.device_id, daemon_running: alive, connected, outbox, status },
+        { device_id: config.device_id, daemon_running: alive, connected, outbox, status, pairing },
         null,
         2,
       ),
     );
     return connected ? 0 : 1;
   }
-  for (const [name, value] of lines(config, status, alive, outbox)) print(`${name.padEnd(13)}${value}`);
+  const rows = [
+    ...lines(config, status, alive, outbox),
+    ...pairingLines(pairing, options.now?.() ?? new Date()),
+  ];
+  for (const [name, value] of rows) print(`${name.padEnd(13)}${value}`);
   return connected ? 0 : 1;
 }
 
@@ -79,4 +86,52 @@ function lines(
   ]);
   rows.push(['outbox', outbox === 0 ? 'empty' : `${outbox} acknowledgement(s) waiting to be sent`]);
   return rows;
+}
+
+/** What status knows of the pairing code: the cloud's answer now, else what it last said, else nothing. */
+interface PairingSeen {
+  source: 'cloud' | 'remembered';
+  paired: boolean;
+  pairing_code: string | null;
+  pairing_expires_at: string | null;
+  heard_at?: string;
+  /** Why the cloud was not asked or did not answer. */
+  problem?: string;
+}
+
+/**
+ * Best effort (docs/design.md section 9.1): no network failure, missing key or refusal makes status fail;
+ * status then shows the code provisioning or the last `pairing-code` remembered in the state folder.
+ */
+async function pairingNow(config: DeviceConfig, now: () => Date): Promise<PairingSeen | null> {
+  try {
+    const answer = await fetchPairingCode(config, { now, timeoutMs: PAIRING_TIMEOUT_MS });
+    return { source: 'cloud', ...answer };
+  } catch (error) {
+    const remembered = await rememberedPairing(config.state_dir);
+    const problem = (error as Error).message;
+    return remembered ? { source: 'remembered', ...remembered, problem } : null;
+  }
+}
+
+/** Status waits this long for the cloud at most: it is a quick look, and the answer is only a hint. */
+const PAIRING_TIMEOUT_MS = 3000;
+
+function pairingLines(pairing: PairingSeen | null, now: Date): [string, string][] {
+  if (!pairing) return [];
+  if (pairing.paired) {
+    return pairing.source === 'cloud' ? [['pairing', "on a customer's account"]] : [];
+  }
+  if (!pairing.pairing_code || !pairing.pairing_expires_at) return [];
+  const expires = pairing.pairing_expires_at;
+  const expired = new Date(expires) <= now;
+  const said = pairing.source === 'cloud' ? '' : ` (remembered from ${pairing.heard_at}; cloud not reached)`;
+  return [
+    [
+      'pairing code',
+      expired
+        ? `${pairing.pairing_code} expired at ${expires}${said}; run gatelink-device pairing-code for a new one`
+        : `${pairing.pairing_code}, valid until ${expires}${said}: the customer adds the barrier with it`,
+    ],
+  ];
 }

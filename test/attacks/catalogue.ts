@@ -294,6 +294,18 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 9',
   },
   {
+    id: 'device.pairing-code-forged',
+    attack:
+      "asking for a controller's pairing code with a call signed by another controller's key, or with a genuine signature made for another path",
+    source: 'docs/design.md section 9.1',
+  },
+  {
+    id: 'device.retired-controller',
+    attack:
+      'a removed or replaced controller, still holding its key, calling the cloud or getting a pairing code again',
+    source: 'docs/design.md section 9.1',
+  },
+  {
     id: 'data.second-instance',
     attack: 'a second cloud starts on the same embedded-database folder and both write its files',
     source: 'issue 11, finding 3',
@@ -388,6 +400,12 @@ export const ATTACKS: readonly Attack[] = [
     id: 'web.pairing-steal',
     attack: 'pairing a controller that already belongs to another customer, or with a used or expired code',
     source: 'docs/design.md section 9',
+  },
+  {
+    id: 'web.replace-with-foreign-controller',
+    attack:
+      "replacing one's barrier's controller with another customer's controller (its used pairing code), or another customer's barrier with one's own spare",
+    source: 'docs/design.md section 9.1',
   },
   {
     id: 'web.passkey-foreign',

@@ -51,6 +51,8 @@ const EXAMPLES: { [C in CliErrorCode]: CliErrorParams<C> } = {
   no_gpio_chip: [{ root: '/sys/class/gpio' }],
   gpio_line_unusable: [{ problem: 'line 58 does not exist on gpiochip512 (pinctrl-bcm2711)' }],
   output_unusable: [{ problem: 'cannot open GPIO 529 for gate: EACCES' }],
+  device_call_refused: [{ cloud: 'https://gatelink.example.com', device: 'D0123456789' }],
+  reset_needs_confirmation: [],
   unexpected: [{ detail: 'Error: boom' }],
 };
 
@@ -69,7 +71,12 @@ describe('the CLI error table', () => {
 
   it('exits 2 for usage mistakes only', () => {
     const usage = codes.filter((code) => CLI_ERRORS[code].exit === 2).sort();
-    expect(usage).toEqual(['bad_options', 'provision_arguments_missing', 'unknown_command']);
+    expect(usage).toEqual([
+      'bad_options',
+      'provision_arguments_missing',
+      'reset_needs_confirmation',
+      'unknown_command',
+    ]);
   });
 
   it("turns the config's, the key file's and unexpected errors into codes, keeping their messages", () => {

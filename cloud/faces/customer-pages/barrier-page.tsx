@@ -11,6 +11,7 @@ import {
   type BarrierObject,
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
+import { BarrierLifecycleForms, type ReplaceForm } from './barrier-lifecycle-forms.js';
 import { CompanyLogo } from './company-mark.js';
 
 /**
@@ -24,8 +25,9 @@ export interface BarrierPageProps {
   objects: BarrierObject[];
   keys: KeyOnBarrier[];
   rename: { name: string; errors?: FieldErrors };
+  replace?: ReplaceForm;
   /** What the last form did, said at the top. */
-  notice?: { kind: 'added' | 'renamed' } | { kind: 'withdrawn'; company: string };
+  notice?: { kind: 'added' | 'renamed' | 'replaced' } | { kind: 'withdrawn'; company: string };
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
@@ -95,6 +97,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
           </p>
         </form>
       </section>
+      <BarrierLifecycleForms page={props.page} barrier={barrier} replace={props.replace ?? { code: '' }} />
     </Layout>
   );
 }
@@ -105,6 +108,8 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
       return 'Barrier added. Companies you grant access to can now open it.';
     case 'renamed':
       return 'Name saved.';
+    case 'replaced':
+      return 'Controller replaced: this barrier, its companies and its journal are now on the new controller.';
     case 'withdrawn':
       return `Access withdrawn: ${notice.company} can no longer open ${barrier}.`;
   }

@@ -6,7 +6,7 @@ import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt
 import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
-import { pageContext, safeNext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext, safeNext, signedIn } from '../../foundation/web/web-deps.js';
 import { revokeAccessKey } from '../../rules/access-keys/access-keys.js';
 import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import {
@@ -16,9 +16,11 @@ import {
   customerBarriers,
   renameBarrier,
 } from '../../rules/devices/customer-barriers.js';
+import { removeBarrier, replaceController } from '../../rules/devices/device-lifecycle.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { BarriersPage, type PairingForm } from './barriers-page.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 
 /**
  * The customer's barriers (docs/design.md section 10.4): the list and the pairing form, one barrier's page,
@@ -35,14 +37,16 @@ export const PAIRING_ATTEMPTS: AttemptLimit = {
   message: (wait) => `Too many pairing codes tried from here; try again in ${wait}.`,
 };
 
-export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   const { ctx } = deps;
 
   app.get('/barriers', async (request, reply) => {
     const customer = signedIn(request, reply);
     if (!customer) return reply;
     const next = safeNext(textField(request.query, 'next'), '');
-    return showBarriers(request, reply, customer, { code: '', name: '', next });
+    const removed = textField(request.query, 'removed');
+    const view = /^\d{1,6}$/.test(removed) ? { revokedKeys: Number(removed) } : undefined;
+    return showBarriers(request, reply, customer, { code: '', name: '', next }, 200, view);
   });
 
   app.post('/barriers', { onRequest: limitPerAddress(ctx, PAIRING_ATTEMPTS) }, async (request, reply) => {
@@ -101,6 +105,57 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     return reply.redirect(`/barriers/${deviceId}?withdrawn=${keyRef}`, 303);
   });
 
+  app.post('/barriers/:id/remove', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const deviceId = barrierId(request);
+    const removed = await removeBarrier(ctx, { customerId: customer.customerId, deviceId });
+    return reply.redirect(`/barriers?removed=${removed.revokedKeys}`, 303);
+  });
+
+  app.post(
+    '/barriers/:id/replace',
+    { onRequest: limitPerAddress(ctx, PAIRING_ATTEMPTS) },
+    async (request, reply) => {
+      const customer = signedIn(request, reply)!;
+      const deviceId = barrierId(request);
+      const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+      const typed = { code: textField(request.body, 'new_code') };
+      const rename = { name: barrier.name };
+      const form = parseForm(REPLACE_FORM, request.body);
+      if (!form.ok)
+        return showBarrier(
+          request,
+          reply,
+          customer,
+          deviceId,
+          { rename, replace: { ...typed, errors: form.errors } },
+          400,
+        );
+      try {
+        const replaced = await replaceController(ctx, deps.accounts, {
+          oldDeviceId: deviceId,
+          customerId: customer.customerId,
+          target: { pairingCode: form.value.new_code },
+        });
+        return reply.redirect(`/barriers/${replaced.newDeviceId}?replaced=1`, 303);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'pairing_code_invalid') throw error;
+        const errors = {
+          new_code:
+            'This pairing code is unknown, already used or expired. On the new controller, gatelink-device pairing-code shows its current code.',
+        };
+        return showBarrier(
+          request,
+          reply,
+          customer,
+          deviceId,
+          { rename, replace: { ...typed, errors } },
+          error.status,
+        );
+      }
+    },
+  );
+
   /** What the last form did, from the address it sent the browser to; a withdrawal names the company. */
   async function noticeOf(
     request: FastifyRequest,
@@ -109,6 +164,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
   ): Promise<Pick<BarrierPageProps, 'notice'>> {
     if (textField(request.query, 'added') === '1') return { notice: { kind: 'added' } };
     if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
+    if (textField(request.query, 'replaced') === '1') return { notice: { kind: 'replaced' } };
     const withdrawn = textField(request.query, 'withdrawn');
     if (!/^\d{1,9}$/.test(withdrawn)) return {};
     const key = await keyOnBarrier(ctx.db, {
@@ -126,6 +182,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     customer: Session,
     form: PairingForm,
     status = 200,
+    removed?: { revokedKeys: number },
   ): Promise<FastifyReply> {
     const barriers = await customerBarriers(ctx.db, customer.customerId);
     const counts = await companiesWithAccess(ctx.db, {
@@ -135,7 +192,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const rows = barriers.map((barrier) => ({ barrier, companies: counts.get(barrier.id) ?? 0 }));
     return sendPage(
       reply,
-      <BarriersPage page={pageContext(request, reply)} barriers={rows} form={form} />,
+      <BarriersPage page={pageContext(request, reply)} barriers={rows} form={form} removed={removed} />,
       status,
     );
   }
@@ -145,7 +202,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: WebDeps): Promis
     reply: FastifyReply,
     customer: Session,
     deviceId: string,
-    view: Pick<BarrierPageProps, 'rename' | 'notice'>,
+    view: Pick<BarrierPageProps, 'rename' | 'notice' | 'replace'>,
     status = 200,
   ): Promise<FastifyReply> {
     const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
@@ -196,3 +253,16 @@ const PAIRING_FORM = z.object({
 });
 
 const NAME_FORM = z.object({ name: barrierName });
+
+/** The replacement form: the new controller's pairing code, typed like the pairing form's. */
+const REPLACE_FORM = z.object({
+  new_code: formText(
+    z
+      .string()
+      .transform(normalizeCode)
+      .refine((code) => isCode(code, PAIRING_CODE_LENGTH), {
+        error:
+          'A pairing code has 8 letters and digits, such as ABCD-1234: check it against the new controller.',
+      }),
+  ),
+});

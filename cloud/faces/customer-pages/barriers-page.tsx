@@ -4,6 +4,7 @@ import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
 import { BARRIER_NAME_MAX, type CustomerBarrier } from '../../rules/devices/customer-barriers.js';
+import { RemovedNotice } from './barrier-lifecycle-forms.js';
 
 /**
  * `/barriers` (docs/design.md section 10.4): the customer's barriers, each with whether its controller is
@@ -21,10 +22,13 @@ export function BarriersPage(props: {
   page: PageContext;
   barriers: { barrier: CustomerBarrier; companies: number }[];
   form: PairingForm;
+  /** Set just after a barrier was removed: how many keys it ended. */
+  removed?: { revokedKeys: number } | undefined;
 }): VNode {
   const { barriers, form } = props;
   return (
     <Layout title="Your barriers" page={props.page}>
+      {props.removed ? <RemovedNotice revokedKeys={props.removed.revokedKeys} /> : null}
       <h1>Your barriers</h1>
       {form.next ? (
         <div class="notice">Add your barrier below; then you go back to the request to answer it.</div>

@@ -18,9 +18,11 @@ import {
   suspend,
 } from '../../rules/companies/review.js';
 import { createCustomer } from '../../rules/customers/customers.js';
+import type { BrokerAccounts } from '../../rules/devices/device-lifecycle.js';
 import { createDevice, listDevices } from '../../rules/devices/devices.js';
 import { listJournal } from '../../rules/journal/journal.js';
 import { companyActions, OPERATOR_API } from '../../rules/operators/actions.js';
+import { deviceLifecycleRoutes } from './device-lifecycle-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import type { OperatorApiContext } from './operator-api-context.js';
 import { requireOperatorToken } from './operator-bearer.js';
@@ -58,7 +60,7 @@ const journalQuery = z.object({
 
 export async function opsRoutes(
   app: FastifyInstance,
-  options: { ctx: OperatorApiContext; token: string },
+  options: { ctx: OperatorApiContext; token: string; accounts: BrokerAccounts },
 ): Promise<void> {
   const { ctx } = options;
   app.addHook('onRequest', requireOperatorToken(options.token));
@@ -160,4 +162,5 @@ export async function opsRoutes(
   });
 
   await eventsRoutes(app, ctx);
+  await deviceLifecycleRoutes(app, { ctx, accounts: options.accounts });
 }

@@ -168,6 +168,65 @@ export async function revokeAccessKeysOfOthers(
   return keys.length;
 }
 
+/**
+ * Every key still standing on a controller is revoked, each with its event: its owner removed the barrier or
+ * an operator retired the record (docs/design.md section 9.1). Returns how many were revoked.
+ */
+export async function revokeKeysOnDevice(
+  trx: Transaction<DB>,
+  input: { deviceId: string; now: Date },
+): Promise<number> {
+  const keys = await trx
+    .selectFrom('keys')
+    .selectAll()
+    .where('device_id', '=', input.deviceId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const key of keys) await revokeLockedKey(trx, key, input.now);
+  return keys.length;
+}
+
+/**
+ * After a replacement (docs/design.md section 9.1): a standing key on the controller loses the objects that are
+ * not the controller's, and a key left with none is revoked with its event, since it could open nothing.
+ * Withdrawn keys keep their objects as they were, for their request pages. Returns how many were revoked.
+ */
+export async function revokeKeysWithoutObjects(
+  trx: Transaction<DB>,
+  input: { deviceId: string; now: Date },
+): Promise<number> {
+  const standing = trx
+    .selectFrom('keys')
+    .select('id')
+    .where('device_id', '=', input.deviceId)
+    .where('revoked_at', 'is', null);
+  const current = trx
+    .selectFrom('device_objects')
+    .select('id')
+    .where('device_id', '=', input.deviceId)
+    .where('removed_at', 'is', null);
+  await trx
+    .deleteFrom('key_objects')
+    .where('key_id', 'in', standing)
+    .where('object_id', 'not in', current)
+    .execute();
+  const empty = await trx
+    .selectFrom('keys')
+    .selectAll()
+    .where('device_id', '=', input.deviceId)
+    .where('revoked_at', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('key_objects').select('key_id').whereRef('key_objects.key_id', '=', 'keys.id'))),
+    )
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  for (const key of empty) await revokeLockedKey(trx, key, input.now);
+  return empty.length;
+}
+
 /** Revokes a key whose row the transaction holds, and its request, with the event; once. */
 async function revokeLockedKey(
   trx: Transaction<DB>,

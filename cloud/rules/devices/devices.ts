@@ -83,6 +83,8 @@ export interface DeviceAccounts {
   readonly deviceUrl: string;
   /** Creates or replaces the broker account of a device. */
   addDevice(deviceId: string, password: string): Promise<void>;
+  /** Removes the broker account of a retired device and ends its session (docs/design.md section 9.1). */
+  removeDevice(deviceId: string): Promise<void>;
 }
 
 /**
@@ -162,7 +164,7 @@ export async function provisionDevice(
  * The customer enters the controller's pairing code, and names the barrier; it becomes theirs
  * (docs/design.md sections 9 and 10.4). The code works once: pairing clears it in the same statement that
  * hands the controller over, so a code that was read off the controller, or one used already, takes nothing
- * from its owner. A controller changes hands only with a fresh code, which only provisioning it again gives;
+ * from its owner. A controller changes hands only with a fresh code, which its owner's removal or provisioning it again gives;
  * then every key the previous owner granted on it is revoked in the same transaction, with its event, so a
  * company they trusted cannot open the next owner's gate.
  */
