@@ -216,7 +216,7 @@ export const COMMANDS: readonly AdminCommand[] = [
       const lines = [
         `Device ${device.device_id} "${device.label}" created.`,
         `Provisioning code: ${device.provisioning_code}  (single use, valid until ${device.expires_at})`,
-        `On the controller: gatelink-device provision --cloud ${connection.url} --code ${device.provisioning_code}`,
+        `On the controller: gatelink-device provision --cloud ${typeof answer.cloud_url === 'string' ? answer.cloud_url : connection.url} --code ${device.provisioning_code}`,
       ];
       return { answer, text: () => lines.join('\n') };
     },

@@ -165,6 +165,8 @@ describe('gatelink-admin', () => {
     expect(device).toMatchObject({ label: 'Back yard' });
     expect(device.device_id).toMatch(/^D[0-9A-Z]{10}$/);
     expect(device.provisioning_code).toMatch(/^[0-9A-Z]{4}(-[0-9A-Z]{4})+$/);
+    // The address the installer passes to provision: the cloud's public one, as its pages and links name it.
+    expect(added.cloud_url).toBe(cloud.baseUrl);
 
     const response = await fetch(`${cloud.baseUrl}/api/device/provision`, {
       method: 'POST',

@@ -141,7 +141,8 @@ export async function opsRoutes(
 
   app.post('/ops/devices', async (request) => {
     const body = validate(deviceBody, request.body);
-    return { device: await createDevice(ctx, body) };
+    // The address a controller provisions against: the cloud's public one, not the one this call came in on.
+    return { device: await createDevice(ctx, body), cloud_url: ctx.baseUrl() };
   });
 
   app.post('/ops/customers', async (request) => {
