@@ -2,18 +2,20 @@
 // `npm run release:device -- [--arch arm64|x64] [--out FILE] [--tree FOLDER]`: a controller release bundle
 // (docs/design.md section 12.4.1). Builds the controller's tree for the board's CPU (device-tree.mjs, in a
 // temporary folder), or takes a tree built before (--tree), and packs it as the gzipped tar a controller
-// unpacks: entries relative and sorted, regular files and directories only, node_modules/.bin left out, one
+// unpacks: entries relative and sorted, regular files and directories only (hard links copied apart), node_modules/.bin left out, one
 // fixed time and no owners, modes 0755/0644, so the same tree gives the same bytes. Prints the file, its size
 // and its SHA-256; `gatelink-admin release sign` signs it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  copyFileSync,
   createReadStream,
   lstatSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +52,11 @@ export function treeEntries(tree) {
         entries.push(entry);
         walk(path);
       } else if (stat.isFile()) {
+        // A file with other names (node-gyp links its build output) would be packed as a hard link: copy it.
+        if (stat.nlink > 1) {
+          copyFileSync(path, `${path}.copy`);
+          renameSync(`${path}.copy`, path);
+        }
         chmodSync(path, stat.mode & 0o111 ? 0o755 : 0o644);
         entries.push(entry);
       } else fail(`${entry} is neither a file nor a folder (a symbolic link?): a bundle holds only those`);
