@@ -2,9 +2,10 @@
 // `npm run release:device -- [--arch arm64|x64] [--out FILE] [--tree FOLDER]`: a controller release bundle
 // (docs/design.md section 12.4.1). Builds the controller's tree for the board's CPU (device-tree.mjs, in a
 // temporary folder), or takes a tree built before (--tree), and packs it as the gzipped tar a controller
-// unpacks: entries relative and sorted, regular files and directories only (hard links copied apart), node_modules/.bin left out, one
-// fixed time and no owners, modes 0755/0644, so the same tree gives the same bytes. Prints the file, its size
-// and its SHA-256; `gatelink-admin release sign` signs it.
+// unpacks: entries relative, depth first with names sorted; regular files and directories only (hard links
+// copied apart, node_modules/.bin left out); one fixed time, no owners, modes 0755/0644 (set in the tree
+// itself): the same tree gives the same bytes. Prints the file, its size and its SHA-256;
+// `gatelink-admin release sign` signs it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -23,6 +24,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { create } from 'tar';
+import { RELEASE_ARCHES } from './cross-build.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Every entry's modification time: SOURCE_DATE_EPOCH when set (reproducible-builds.org), else a fixed day. */
@@ -39,7 +41,7 @@ function fail(message) {
  * The tree's entries, sorted, with their modes made 0755 (directories, executables) or 0644: a mode is all
  * the metadata a bundle keeps. A symbolic link or any other kind of file is refused, not packed.
  */
-export function treeEntries(tree) {
+function treeEntries(tree) {
   const entries = [];
   const walk = (folder) => {
     for (const name of readdirSync(folder).sort()) {
@@ -105,6 +107,9 @@ const { values } = parseArgs({
     tree: { type: 'string' },
   },
 });
+if (!values.tree && !RELEASE_ARCHES.includes(values.arch)) {
+  fail(`--arch must be one of ${RELEASE_ARCHES.join(', ')}, not ${values.arch}`);
+}
 const tree = values.tree ? resolve(values.tree) : buildTree(values.arch);
 try {
   const release = readRelease(tree);
