@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm run build:device -- <folder>`: writes the controller into <folder> as a board receives it
-// (docs/design.md section 12.2): dist/ with device/ and the shared/ files it imports, compiled by tsc
+// `npm run build:device -- <folder> [--arch arm64|x64]`: writes the controller into <folder> as a board
+// receives it (docs/design.md section 12.2): dist/ with device/ and the shared/ files it imports, compiled by tsc
 // (tsconfig.device.json); node_modules/ with the production dependencies of device/package.json and nothing
 // else, installed by `npm ci --omit=dev --workspace device` from the repository's own lock file, so with the
-// versions the tests ran; bin/gatelink-device.mjs; and a package.json naming the version. It prints the size.
+// versions the tests ran; bin/gatelink-device.mjs; a package.json naming the version; and release.json
+// (name, version, arch, node_abi: what a release bundle is checked against, section 12.4.1). It prints the size.
 // The folder must be new or empty. npm's cache is npm's own (npm_config_cache chooses it); none is written
-// into the folder.
+// into the folder. For another CPU than this machine's (--arch), the GPIO module is cross-compiled
+// (cross-build.mjs) and serialport keeps its prebuilt binaries.
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -20,6 +22,8 @@ import {
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { crossBuildEnv, headersAbi, RELEASE_ARCHES } from './cross-build.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** The workspaces whose manifests the lock file names: `npm ci` checks the lock against all of them. */
@@ -61,8 +65,16 @@ function compiler() {
   }
 }
 
-const target = process.argv[2];
-if (!target) fail('usage: npm run build:device -- <folder> (a new or empty folder)');
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { arch: { type: 'string', default: process.arch } },
+});
+const target = positionals[0];
+const arch = options.arch;
+if (!target) fail('usage: npm run build:device -- <folder> [--arch arm64|x64] (a new or empty folder)');
+if (!RELEASE_ARCHES.includes(arch)) fail(`--arch must be one of ${RELEASE_ARCHES.join(', ')}, not ${arch}`);
+const cross = arch !== process.arch;
+const crossEnv = cross ? crossBuildEnv(arch, fail) : undefined;
 const out = resolve(target);
 if (existsSync(out) && readdirSync(out).length > 0) fail(`${out} is not empty: give a new or empty folder`);
 const tsc = compiler();
@@ -88,17 +100,26 @@ for (const file of [
   mkdirSync(join(out, file, '..'), { recursive: true });
   cpSync(join(root, file), join(out, file));
 }
+const npmOptions = ['--no-audit', '--no-fund', '--loglevel=error'];
 try {
+  // For another CPU no install script runs: serialport's would try to load this CPU's binary, then compile;
+  // its prebuilds for every platform are in the package, and node-gyp-build picks the board's at run time.
   execFileSync(
     'npm',
-    ['ci', '--omit=dev', '--workspace', 'device', '--no-audit', '--no-fund', '--loglevel=error'],
-    {
+    ['ci', '--omit=dev', '--workspace', 'device', ...(cross ? ['--ignore-scripts'] : []), ...npmOptions],
+    { cwd: out, stdio: 'inherit' },
+  );
+  if (cross) {
+    execFileSync('npm', ['rebuild', 'epoll', ...npmOptions], {
       cwd: out,
       stdio: 'inherit',
-    },
-  );
+      env: { ...process.env, ...crossEnv },
+    });
+  }
 } catch {
-  fail("npm ci of the controller's dependencies failed (above)");
+  fail(
+    `npm ci of the controller's dependencies${cross ? ` or the ${arch} build of epoll` : ''} failed (above)`,
+  );
 }
 // A dependency npm had to place under device/node_modules (another workspace needing another version of it)
 // would not be found from dist/device: say so rather than ship a controller that cannot start.
@@ -123,12 +144,14 @@ const manifest = {
   dependencies: device.dependencies,
 };
 writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+const release = { name: 'gatelink-device', version: repository.version, arch, node_abi: headersAbi() };
+writeFileSync(join(out, 'release.json'), `${JSON.stringify(release, null, 2)}\n`);
 mkdirSync(join(out, 'bin'));
 cpSync(join(root, 'bin', 'gatelink-device.mjs'), join(out, 'bin', 'gatelink-device.mjs'));
 
 const size = sizeOf(out);
 const mb = (bytes) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 process.stdout.write(
-  `build:device: the controller ${repository.version} in ${out}: ${size.files} files, ${mb(size.bytes)} ` +
+  `build:device: the controller ${repository.version} (${arch}) in ${out}: ${size.files} files, ${mb(size.bytes)} ` +
     `(${mb(size.onDisk)} on disk)\n`,
 );

@@ -1,6 +1,7 @@
 import { backupInto, restoreFrom } from './backup/backup-commands.js';
 import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
+import { releaseKeygen, releaseSign } from './releases/release-commands.js';
 
 /**
  * Every `gatelink-admin` command (cloud/README.md, "Operator API"): its words, its arguments, what it calls,
@@ -15,6 +16,8 @@ export interface Flags {
   company?: string | undefined;
   limit?: string | undefined;
   reason?: string | undefined;
+  key?: string | undefined;
+  out?: string | undefined;
 }
 
 export interface CommandInput {
@@ -50,12 +53,12 @@ export interface RemoteCommand extends CommandWords {
 }
 
 /**
- * A command that works on this machine's files and database with the cloud's own settings, calling no cloud
- * (`keys init`, `backup`, `restore`). `arg`: the word after the command's, such as a folder.
+ * A command that works on this machine's files (and database, with the cloud's own settings), calling no cloud
+ * (`keys init`, `backup`, `restore`, `release keygen|sign`). `arg`: the word after the command's, such as a folder.
  */
 export interface LocalCommand extends CommandWords {
   local: true;
-  run(env: NodeJS.ProcessEnv, arg: string | undefined): CommandOutput | Promise<CommandOutput>;
+  run(env: NodeJS.ProcessEnv, arg: string | undefined, flags: Flags): CommandOutput | Promise<CommandOutput>;
 }
 
 export type AdminCommand = RemoteCommand | LocalCommand;
@@ -115,6 +118,20 @@ export const COMMANDS: readonly AdminCommand[] = [
     help: 'on a new server: onto an empty database and a data folder without a service key',
     local: true,
     run: (env, folder) => restoreFrom(folder, env),
+  },
+  {
+    name: 'release keygen',
+    args: '--out FILE',
+    help: "offline: make the operator's release key (PEM, 0600) and print its public key for RELEASE_PUBLIC_KEY",
+    local: true,
+    run: (_env, _arg, flags) => releaseKeygen(flags.out),
+  },
+  {
+    name: 'release sign',
+    args: 'BUNDLE --key FILE',
+    help: 'offline: sign a bundle of npm run release:device into BUNDLE.manifest.json',
+    local: true,
+    run: (_env, bundle, flags) => releaseSign(bundle, flags.key),
   },
   {
     name: 'company add',

@@ -22,7 +22,8 @@ Token: --token, else OPERATOR_TOKEN, else the data folder's operator-token file 
 folder or to an address you named).
 keys init, backup and restore read the cloud's own environment (DATABASE_URL, GATELINK_DATA_DIR,
 SIGNING_KEY_FILE, OPERATOR_TOKEN) and call no cloud: run keys init once on the server before the first
-production start, and copy the key file to every other instance on the same database.`;
+production start, and copy the key file to every other instance on the same database.
+release keygen and release sign work on files alone, on the machine that keeps the release key.`;
 
 async function run(argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({
@@ -40,6 +41,8 @@ async function run(argv: string[]): Promise<string> {
       company: { type: 'string' },
       limit: { type: 'string' },
       reason: { type: 'string' },
+      key: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -55,7 +58,7 @@ async function run(argv: string[]): Promise<string> {
   const args = positionals.slice(command.name.split(' ').length);
   const arg = args[0];
   if (command.local) {
-    const output = await command.run(process.env, arg);
+    const output = await command.run(process.env, arg, values);
     return values.json ? JSON.stringify(output.answer, null, 2) : output.text();
   }
   const target = findCloud({ url: values.url, token: values.token, env: process.env, program: PROGRAM });

@@ -130,7 +130,7 @@ afterAll(async () => {
 
 describe('the controller as a board receives it (npm run build:device)', () => {
   it('holds the compiled controller, its dependencies, its bin and its package.json, nothing else', () => {
-    expect(readdirSync(tree).sort()).toEqual(['bin', 'dist', 'node_modules', 'package.json']);
+    expect(readdirSync(tree).sort()).toEqual(['bin', 'dist', 'node_modules', 'package.json', 'release.json']);
     expect(readdirSync(join(tree, 'bin'))).toEqual(['gatelink-device.mjs']);
     expect(readdirSync(join(tree, 'dist')).sort()).toEqual(['device', 'shared']);
     expect(manifest(tree)).toMatchObject({ name: '@gatelink/device', version: manifest(ROOT).version });
@@ -141,7 +141,7 @@ describe('the controller as a board receives it (npm run build:device)', () => {
     const bytes = diskUsage(tree);
     expect(bytes).toBeLessThan(LIMIT_BYTES);
     expect(printed).toMatch(
-      /build:device: the controller \S+ in .+: \d+ files, [\d.]+ MB \([\d.]+ MB on disk\)/,
+      /build:device: the controller \S+ \(\w+\) in .+: \d+ files, [\d.]+ MB \([\d.]+ MB on disk\)/,
     );
   });
 
