@@ -3,7 +3,8 @@
 // (docs/design.md section 12.2): dist/ with device/ and the shared/ files it imports, compiled by tsc
 // (tsconfig.device.json); node_modules/ with the production dependencies of device/package.json and nothing
 // else, installed by `npm ci --omit=dev --workspace device` from the repository's own lock file, so with the
-// versions the tests ran; bin/gatelink-device.mjs; and a package.json naming the version. It prints the size.
+// versions the tests ran; bin/gatelink-device.mjs and bin/gatelink-boot.mjs; a package.json naming the version; release.json (name,
+// version, arch, node_abi), which an update's signed manifest must match. It prints the size.
 // The folder must be new or empty. npm's cache is npm's own (npm_config_cache chooses it); none is written
 // into the folder.
 import { execFileSync } from 'node:child_process';
@@ -125,6 +126,16 @@ const manifest = {
 writeFileSync(join(out, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 mkdirSync(join(out, 'bin'));
 cpSync(join(root, 'bin', 'gatelink-device.mjs'), join(out, 'bin', 'gatelink-device.mjs'));
+// The boot guard systemd runs from the known-good release (docs/design.md section 12.4.3).
+cpSync(join(root, 'bin', 'gatelink-boot.mjs'), join(out, 'bin', 'gatelink-boot.mjs'));
+// What the release is, checked against its signed manifest when a controller unpacks it.
+const release = {
+  name: 'gatelink-device',
+  version: repository.version,
+  arch: process.arch,
+  node_abi: process.versions.modules,
+};
+writeFileSync(join(out, 'release.json'), `${JSON.stringify(release, null, 2)}\n`);
 
 const size = sizeOf(out);
 const mb = (bytes) => `${(bytes / 1_000_000).toFixed(1)} MB`;
