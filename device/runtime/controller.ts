@@ -45,7 +45,6 @@ export interface ControllerDeps extends DriverOverrides {
   onRestart?: () => void;
   /** The update's timers (health check and timeout). */
   updateSchedule?: Schedule;
-  healthCheckMs?: number;
 }
 
 /**
@@ -192,7 +191,6 @@ export class Controller {
       arch: process.arch,
       nodeAbi: process.versions.modules,
       healthTimeoutMs: config.updates.health_timeout_s * 1000,
-      healthCheckMs: deps.healthCheckMs,
       schedule: deps.updateSchedule,
       probe: {
         connected: () => this.session.connected,
@@ -207,6 +205,7 @@ export class Controller {
       log,
     });
     this.session.onConnect(() => {
+      this.updater.checkHealth();
       void this.outbox.flush();
       void this.telemetry.publishNow();
     });

@@ -42,8 +42,6 @@ export interface UpdaterOptions {
   arch: string;
   nodeAbi: string;
   healthTimeoutMs: number;
-  /** How often a release on trial checks whether it is healthy yet. */
-  healthCheckMs?: number;
   probe: HealthProbe;
   now: () => number;
   schedule?: Schedule;
@@ -76,6 +74,8 @@ export class Updater {
   readonly #schedule: Schedule;
   #updating = false;
   #cancel: (() => void)[] = [];
+  /** The release on trial, until it is kept or rolled back. */
+  #trial: { home: string; record: UpdateRecord } | null = null;
 
   constructor(options: UpdaterOptions) {
     this.#o = options;
@@ -91,12 +91,14 @@ export class Updater {
     if (record.phase === 'trial' && linkTarget(home, 'current') === record.to) {
       this.#reportRecord(record, 'switched');
       this.#watchHealth(home, record);
+      this.checkHealth();
     } else if (record.phase !== 'trial') {
       this.#reportRecord(record, record.phase);
     }
   }
 
   async stop(): Promise<void> {
+    this.#trial = null;
     for (const cancel of this.#cancel.splice(0)) cancel();
   }
 
@@ -198,24 +200,28 @@ export class Updater {
     o.restart();
   }
 
+  /**
+   * Called when the controller's health may have changed (its start finished, the session connected): a
+   * release on trial that is healthy now is kept.
+   */
+  checkHealth(): void {
+    const trial = this.#trial;
+    const probe = this.#o.probe;
+    if (!trial || !probe.connected() || !probe.driversStarted() || !probe.selfCheck()) return;
+    this.#trial = null;
+    for (const cancel of this.#cancel.splice(0)) cancel();
+    this.#keep(trial.home, trial.record);
+  }
+
   #watchHealth(home: string, record: UpdateRecord): void {
-    const o = this.#o;
-    const every = o.healthCheckMs ?? 1000;
-    const check = () => {
-      if (o.probe.connected() && o.probe.driversStarted() && o.probe.selfCheck()) {
-        for (const cancel of this.#cancel.splice(0)) cancel();
-        this.#keep(home, record);
-        return;
-      }
-      this.#cancel.push(this.#schedule(every, check));
-    };
+    this.#trial = { home, record };
     this.#cancel.push(
-      this.#schedule(o.healthTimeoutMs, () => {
-        for (const cancel of this.#cancel.splice(0)) cancel();
+      this.#schedule(this.#o.healthTimeoutMs, () => {
+        if (!this.#trial) return;
+        this.#trial = null;
         this.#rollBack(home, record);
       }),
     );
-    this.#cancel.push(this.#schedule(every, check));
   }
 
   #keep(home: string, record: UpdateRecord): void {
