@@ -200,7 +200,7 @@ export class Controller {
       now,
       holdCommands: () => this.commands.hold(),
       resumeCommands: () => this.commands.resume(),
-      report: (report) => void this.session.setUpdate(report),
+      report: (report) => this.session.setUpdate(report),
       restart: deps.onRestart ?? (() => log('update: restart asked, but nothing restarts this controller')),
       log,
     });

@@ -48,8 +48,8 @@ export interface UpdaterOptions {
   /** Refuses new openings (busy) and resolves once none runs. */
   holdCommands: () => Promise<void>;
   resumeCommands: () => void;
-  /** The latest report, for the retained state. */
-  report: (report: UpdateReport) => void;
+  /** The latest report, for the retained state; resolves once published (or not connected). */
+  report: (report: UpdateReport) => Promise<void>;
   /** Stops the controller cleanly (outputs released) and exits, for systemd to start `current`. */
   restart: () => void;
   log: (line: string) => void;
@@ -196,8 +196,8 @@ export class Updater {
     });
     switchLink(home, 'current', name);
     o.log(`update: current -> releases/${name}; restarting into it`);
-    this.#report(command, 'switched');
-    o.restart();
+    // Restarted once the report is out: the cloud learns of the switch before the device goes offline.
+    void this.#report(command, 'switched').finally(() => o.restart());
   }
 
   /**
@@ -245,12 +245,11 @@ export class Updater {
     };
     writeUpdateRecord(home, rolledBack);
     this.#o.log(`update: ${rolledBack.detail}; current -> releases/${back}`);
-    this.#reportRecord(rolledBack, 'rolled_back');
-    this.#o.restart();
+    void this.#reportRecord(rolledBack, 'rolled_back').finally(() => this.#o.restart());
   }
 
-  #reportRecord(record: UpdateRecord, state: UpdateReport['state']): void {
-    this.#o.report({
+  #reportRecord(record: UpdateRecord, state: UpdateReport['state']): Promise<void> {
+    return this.#o.report({
       rollout_id: record.rollout_id,
       version: record.version,
       state,
@@ -265,8 +264,8 @@ export class Updater {
     state: UpdateReport['state'],
     reason?: UpdateReason,
     detail?: string,
-  ): void {
-    this.#o.report({
+  ): Promise<void> {
+    return this.#o.report({
       rollout_id: command.rollout_id,
       version: command.release.manifest.version,
       state,
