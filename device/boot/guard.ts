@@ -57,7 +57,9 @@ export function guardBoot(argv: readonly string[], now: () => number = Date.now)
       writeUpdateRecord(home, { ...record, starts: record.starts + 1 });
     }
   }
-  return { home, program: join(home, 'current', 'bin', 'gatelink-device.mjs'), args };
+  // No `current` at all (removed by hand): the known-good release still runs.
+  const run = linkTarget(home, 'current') === null && knownGood !== null ? 'known-good' : 'current';
+  return { home, program: join(home, run, 'bin', 'gatelink-device.mjs'), args };
 }
 
 /** True when `home` is an installed home the daemon can update. */

@@ -111,6 +111,12 @@ export class Updater {
     }
     const command = parsed.data;
     const o = this.#o;
+    if (this.#alreadyDone(command)) {
+      o.log(
+        `update: ${command.release.manifest.version} of rollout ${command.rollout_id} already ran; ignored`,
+      );
+      return;
+    }
     const reason =
       checkUpdateCommand(command, { ...o, updating: this.#updating, received: o.now() }) ??
       (o.home === null ? 'not_updatable' : null);
@@ -133,6 +139,21 @@ export class Updater {
       o.resumeCommands();
       this.#updating = false;
     }
+  }
+
+  /**
+   * The same rollout's release sent again once it ran (kept, or rolled back): answering it again would replace
+   * the report the cloud counts, and installing a rolled-back release again would crash the same way.
+   */
+  #alreadyDone(command: UpdateCommand): boolean {
+    const home = this.#o.home;
+    const record = home === null ? null : readUpdateRecord(home);
+    return (
+      record !== null &&
+      record.rollout_id === command.rollout_id &&
+      record.version === command.release.manifest.version &&
+      (record.phase === 'healthy' || record.phase === 'rolled_back')
+    );
   }
 
   async #install(home: string, command: UpdateCommand): Promise<void> {

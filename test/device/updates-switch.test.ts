@@ -33,6 +33,10 @@ describe('updates over the air on the controller', () => {
     expect(link(board.home, 'current')).toMatch(/^releases\/0\.2\.0-[0-9a-f]{12}$/);
     const record = JSON.parse(readFileSync(join(board.home, 'update.json'), 'utf8'));
     expect(record).toMatchObject({ phase: 'healthy', version: '0.2.0', from: '0.1.0-initial' });
+    // The same rollout's command again (the cloud sending it once more) leaves the report the cloud counts.
+    await send(board, bench.updateCommand(release, url));
+    await waitFor(() => board?.supervisor.output().includes('already ran') === true, 'the repeat ignored');
+    expect(board.state()?.update?.state).toBe('healthy');
   });
 
   it('rolls a release that crashes at every start back to the known-good one by itself, and says so', async () => {
