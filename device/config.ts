@@ -63,6 +63,17 @@ const configSchema = z
         error: 'expected topic levels of letters, digits, _ or - separated by /',
       }),
     command_key: commandKey,
+    /**
+     * The operator's release public key (base64), pinned at provisioning: only releases it signed are installed
+     * (docs/design.md section 12.4.3). Unset, every update is refused (no_release_key).
+     */
+    release_key: commandKey.optional(),
+    updates: z
+      .strictObject({
+        /** How long a new release has to come up healthy before the controller goes back to the previous one. */
+        health_timeout_s: int('the health timeout of a new release in seconds', 1, 3600).default(120),
+      })
+      .default({ health_timeout_s: 120 }),
     /** The device's Ed25519 private key (PEM, PKCS#8), readable by the daemon's user only (mode 0600). */
     /** Defaults to device-key.pem beside the config (`defaultPaths`). */
     private_key_file: filePath('the path of the device private key (PEM)').optional(),

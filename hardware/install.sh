@@ -5,7 +5,8 @@
 # software and keeps the config, the key and the state. It installs Debian's own Node.js (20 on Raspberry Pi OS
 # trixie), builds the controller as `npm run build:device` does (compiled code, the controller's production
 # packages, its bin: nothing else) into a release folder of its own, /opt/gatelink/releases/<version>-<time>,
-# and points /opt/gatelink/current at it, keeping the release before it for going back. A running daemon is
+# and points /opt/gatelink/current and /opt/gatelink/known-good at it, keeping the releases before it for going
+# back; the home is the gatelink user's, for updates over the air (docs/design.md section 12.4.3). A running daemon is
 # stopped only for the switch. It creates the gatelink user and its folders, installs the systemd unit and the
 # modem's udev rule, and prints the next step: provisioning. npm's cache lives in a temporary folder, removed
 # at the end: nothing of it stays on the card.
@@ -67,9 +68,13 @@ say "the controller into $release (npm run build:device; a few minutes on a Pi)"
 mkdir -p "$dest/releases"
 rm -rf "$dest"/releases/*.partial
 node "$work/src/packaging/device-tree.mjs" "$release.partial"
-chown -R root:root "$release.partial"
+# The gatelink user's, like the home: the daemon writes the releases it is sent (signed by the release key and
+# checked against its hash) beside this one, switches the links and removes old releases (docs/design.md
+# section 12.4.3).
+chown -R gatelink:gatelink "$release.partial"
 chmod -R go-w "$release.partial"
 mv -T "$release.partial" "$release"
+chown gatelink:gatelink "$dest" "$dest/releases"
 
 say "folders: /etc/gatelink (config and key) and /var/lib/gatelink (state), the gatelink user's alone"
 install -d -o gatelink -g gatelink -m 0700 /etc/gatelink /var/lib/gatelink
@@ -94,28 +99,35 @@ if [ "$systemd" = yes ] && systemctl is-active --quiet "$unit"; then
   systemctl stop "$unit"
 fi
 previous="$(readlink "$dest/current" 2>/dev/null || true)"
-# A new link renamed over the old one: /opt/gatelink/current is always one whole release, never half of two.
-ln -sfn "releases/$name" "$dest/current.new"
-mv -T "$dest/current.new" "$dest/current"
-say "current -> releases/$name${previous:+ (before: $previous)}"
+previous_good="$(readlink "$dest/known-good" 2>/dev/null || true)"
+# A new link renamed over the old one: each link is always one whole release, never half of two. The release
+# installed by hand is both the one to run and the known-good one systemd starts the boot guard from; an update
+# over the air in progress is over (its record goes).
+for link in current known-good; do
+  ln -sfn "releases/$name" "$dest/$link.new"
+  chown -h gatelink:gatelink "$dest/$link.new"
+  mv -T "$dest/$link.new" "$dest/$link"
+done
+rm -f "$dest/update.json"
+say "current and known-good -> releases/$name${previous:+ (before: $previous)}"
 # The layout before releases: the whole tree in $dest. Nothing of it runs any more.
 if [ -f "$dest/package.json" ]; then
-  find "$dest" -mindepth 1 -maxdepth 1 ! -name releases ! -name current -exec rm -rf {} +
+  find "$dest" -mindepth 1 -maxdepth 1 ! -name releases ! -name current ! -name known-good -exec rm -rf {} +
 fi
 if [ "$running" = yes ]; then
   say "starting $unit again"
   systemctl start "$unit"
 fi
-# The release running now and the one before it, for going back; older ones go.
+# The release running now and the ones before it (current and known-good), for going back; older ones go.
 for old in "$dest"/releases/*; do
-  case "releases/$(basename "$old")" in "releases/$name" | "$previous") ;; *) rm -rf "$old" ;; esac
+  case "releases/$(basename "$old")" in "releases/$name" | "$previous" | "$previous_good") ;; *) rm -rf "$old" ;; esac
 done
 
 cat <<NEXT
 
 Installed: $("$dest/current/bin/gatelink-device.mjs" --version) in $dest/current ($(du -sh "$release" | cut -f1)).
-Going back: sudo ln -sfn <previous release> $dest/current.new && sudo mv -T $dest/current.new $dest/current,
-then sudo systemctl restart $unit (the releases are in $dest/releases).
+Going back: for both current and known-good, sudo ln -sfn releases/<previous release> $dest/<link>.new &&
+sudo mv -T $dest/<link>.new $dest/<link>, then sudo systemctl restart $unit (the releases are in $dest/releases).
 Next, with the provisioning code from your operator (gatelink-admin device add --label "<site>"):
   1. describe the objects: cp $src/hardware/device.example.yaml /tmp/objects.yaml and edit it
   2. sudo -u gatelink $dest/current/bin/gatelink-device.mjs provision --cloud https://<your cloud> --code <code> \\

@@ -3,8 +3,9 @@
 // receives it (docs/design.md section 12.2): dist/ with device/ and the shared/ files it imports, compiled by tsc
 // (tsconfig.device.json); node_modules/ with the production dependencies of device/package.json and nothing
 // else, installed by `npm ci --omit=dev --workspace device` from the repository's own lock file, so with the
-// versions the tests ran; bin/gatelink-device.mjs; a package.json naming the version; and release.json
-// (name, version, arch, node_abi: what a release bundle is checked against, section 12.4.1). It prints the size.
+// versions the tests ran; bin/gatelink-device.mjs and bin/gatelink-boot.mjs; a package.json naming the version;
+// and release.json (name, version, arch, node_abi: what an update's signed manifest must match, section 12.4.1).
+// It prints the size.
 // The folder must be new or empty. npm's cache is npm's own (npm_config_cache chooses it); none is written
 // into the folder. For another CPU than this machine's (--arch), the GPIO module is cross-compiled
 // (cross-build.mjs) and serialport keeps its prebuilt binaries.
@@ -148,6 +149,8 @@ const release = { name: 'gatelink-device', version: repository.version, arch, no
 writeFileSync(join(out, 'release.json'), `${JSON.stringify(release, null, 2)}\n`);
 mkdirSync(join(out, 'bin'));
 cpSync(join(root, 'bin', 'gatelink-device.mjs'), join(out, 'bin', 'gatelink-device.mjs'));
+// The boot guard systemd runs from the known-good release (docs/design.md section 12.4.3).
+cpSync(join(root, 'bin', 'gatelink-boot.mjs'), join(out, 'bin', 'gatelink-boot.mjs'));
 
 const size = sizeOf(out);
 const mb = (bytes) => `${(bytes / 1_000_000).toFixed(1)} MB`;

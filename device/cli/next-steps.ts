@@ -24,7 +24,7 @@ export function nextSteps(configPath: string, env: NodeJS.ProcessEnv = process.e
     '      sudo systemctl edit gatelink-device   and add:',
     '        [Service]',
     '        ExecStart=',
-    `        ExecStart=/usr/bin/node /opt/gatelink/current/bin/gatelink-device.mjs run --config ${config}`,
+    `        ExecStart=/usr/bin/node /opt/gatelink/known-good/bin/gatelink-boot.mjs --home /opt/gatelink run --config ${config}`,
   ];
 }
 

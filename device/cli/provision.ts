@@ -58,6 +58,7 @@ const INSTALLER_KEYS = [
   'outbox_dir',
   'private_key_file',
   'telemetry',
+  'updates',
   'clock',
 ];
 
@@ -76,7 +77,9 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
   const key = SigningKey.generate();
 
   // Checked before the code is spent: a placeholder for everything the cloud will send.
-  const draft = (response: Pick<ProvisionResponse, 'device_id' | 'mqtt' | 'topic_prefix' | 'command_key'>) =>
+  const draft = (
+    response: Pick<ProvisionResponse, 'device_id' | 'mqtt' | 'topic_prefix' | 'command_key' | 'release_key'>,
+  ) =>
     ({
       cloud_url: cloud,
       device_id: response.device_id,
@@ -87,6 +90,8 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
       },
       topic_prefix: response.topic_prefix,
       command_key: response.command_key,
+      // The operator's release key, pinned here: updates must be signed by it (docs/design.md section 12.4.3).
+      ...(response.release_key === undefined ? {} : { release_key: response.release_key }),
       ...installer,
     }) as DeviceConfigInput;
   const checked = validateConfig(

@@ -9,7 +9,15 @@ import { prepareController } from '../runtime/prepare.js';
  */
 export async function runCommand(configPath: string): Promise<number> {
   // Connects to the broker first, and loads the rest meanwhile (docs/design.md section 12.1).
-  const { config, controller } = await prepareController(configPath, { log: (line) => console.log(line) });
+  let restart: (reason: 'update') => void = () => undefined;
+  const restarting = new Promise<'update'>((resolve) => {
+    restart = resolve;
+  });
+  const { config, controller } = await prepareController(configPath, {
+    log: (line) => console.log(line),
+    // An update switched releases: stop as for SIGTERM (outputs released); systemd starts `current` again.
+    onRestart: () => restart('update'),
+  });
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= controller.stop();
@@ -30,7 +38,7 @@ export async function runCommand(configPath: string): Promise<number> {
   });
   await controller.start();
   console.log(`gatelink-device: running as ${config.device_id} with ${config.objects.length} object(s)`);
-  const signal = await signalled;
+  const signal = await Promise.race([signalled, restarting]);
   console.log(`gatelink-device: ${signal}, stopping`);
   await stop();
   console.log('gatelink-device: stopped, outputs released');

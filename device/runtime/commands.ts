@@ -44,6 +44,8 @@ interface CheckContext {
   options: CommandHandlerOptions;
   command: Command;
   busy: ReadonlySet<string>;
+  /** An update is switching releases. */
+  held: boolean;
   received: number;
 }
 
@@ -79,7 +81,7 @@ const CHECKS: readonly [string, Check][] = [
     ({ options, command }) =>
       options.objects.some((o) => o.id === command.object) ? null : 'unknown_object',
   ],
-  ['busy', ({ command, busy }) => (busy.has(command.object) ? 'busy' : null)],
+  ['busy', ({ command, busy, held }) => (held || busy.has(command.object) ? 'busy' : null)],
 ];
 
 /**
@@ -94,6 +96,8 @@ export class CommandHandler {
   /** Executions in progress by command id, so that a copy arriving meanwhile is answered after the original. */
   readonly #running = new Map<string, Promise<void>>();
   #accepting = true;
+  /** While an update switches releases: openings are refused busy rather than started. */
+  #held = false;
 
   constructor(options: CommandHandlerOptions) {
     this.#options = options;
@@ -109,7 +113,7 @@ export class CommandHandler {
       return null;
     }
     if (!this.#accepting) return null;
-    const context: CheckContext = { options: o, command, busy: this.#busy, received };
+    const context: CheckContext = { options: o, command, busy: this.#busy, held: this.#held, received };
     for (const [, check] of CHECKS) {
       const reason = check(context);
       if (!reason) continue;
@@ -117,6 +121,19 @@ export class CommandHandler {
       return this.#acknowledge(command, { outcome: 'refused', reason }, received);
     }
     return this.#execute(command, received);
+  }
+
+  /**
+   * Holds new openings off (refused busy) and resolves once none runs: an update never starts while an output
+   * moves (docs/design.md section 12.4.3).
+   */
+  async hold(): Promise<void> {
+    this.#held = true;
+    await Promise.allSettled(this.#running.values());
+  }
+
+  resume(): void {
+    this.#held = false;
   }
 
   /** Stops accepting commands and waits for the operations in progress (and their acknowledgements). */

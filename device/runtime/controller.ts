@@ -9,11 +9,14 @@ import {
   type StopFailure,
 } from '../../shared/lifecycle/lifecycle.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import { isUpdatableHome } from '../boot/guard.js';
 import { readCaBundle } from '../broker-tls.js';
 import { type DeviceConfig, publicObjects } from '../config.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { ModemGsmDriver } from '../drivers/modem-gsm.js';
 import { readDeviceKey } from '../keys.js';
+import { selfCheck } from '../updates/health.js';
+import { type Schedule, Updater } from '../updates/updater.js';
 import { VERSION } from '../version.js';
 import { ClockMonitor, type ClockProbe, clockAdvice, clockProbe } from './clock.js';
 import { CommandHandler } from './commands.js';
@@ -36,6 +39,12 @@ export interface ControllerDeps extends DriverOverrides {
   notifySend?: NotifySend;
   /** The watchdog's interval timer. */
   timers?: IntervalTimers;
+  /** The installed home (docs/design.md section 12.4.3); GATELINK_HOME of `env` by default, set by the boot guard. */
+  home?: string | null;
+  /** Asked by an update to stop cleanly and exit, so that systemd starts `current` again. */
+  onRestart?: () => void;
+  /** The update's timers (health check and timeout). */
+  updateSchedule?: Schedule;
 }
 
 /**
@@ -55,6 +64,8 @@ export class Controller {
   readonly telemetry: TelemetryReporter;
   readonly status: StatusFile;
   readonly systemd: SystemdNotifier;
+  readonly updater: Updater;
+  #driversStarted = false;
   readonly #lifecycle: Lifecycle;
   readonly #log: (line: string) => void;
 
@@ -115,14 +126,13 @@ export class Controller {
       topicPrefix: config.topic_prefix,
       version: VERSION,
       objects: publicObjects(config),
+      arch: process.arch,
       reconnectMinMs: deps.reconnectMinMs,
       reconnectMaxMs: config.mqtt.reconnect_max_ms,
       now,
       connect: deps.connect,
       ca: config.mqtt.ca_file === undefined ? undefined : readCaBundle(config.mqtt.ca_file),
-      onCommand: (payload) => {
-        this.commands.handle(payload).catch((error: Error) => log(`command: failed: ${error.message}`));
-      },
+      onCommand: (payload) => this.#route(payload),
       onConnectionChange: (connected) => {
         const mqtt = this.status.current.mqtt;
         this.status.update({ mqtt: { ...mqtt, connected, since: connected ? now() : null } });
@@ -167,7 +177,35 @@ export class Controller {
       outboxSize: () => this.outbox.size,
       log,
     });
+    const env = deps.env ?? process.env;
+    const home = deps.home === undefined ? (env.GATELINK_HOME ?? null) : deps.home;
+    this.updater = new Updater({
+      home: home !== null && isUpdatableHome(home) ? home : null,
+      deviceId: config.device_id,
+      commandKey,
+      releaseKey: config.release_key === undefined ? null : strictPublicKeyFromBase64(config.release_key),
+      deviceKey,
+      cloudUrl: config.cloud_url,
+      ca: config.mqtt.ca_file === undefined ? undefined : readCaBundle(config.mqtt.ca_file),
+      version: VERSION,
+      arch: process.arch,
+      nodeAbi: process.versions.modules,
+      healthTimeoutMs: config.updates.health_timeout_s * 1000,
+      schedule: deps.updateSchedule,
+      probe: {
+        connected: () => this.session.connected,
+        driversStarted: () => this.#driversStarted,
+        selfCheck: () => selfCheck(deviceKey, config.state_dir),
+      },
+      now,
+      holdCommands: () => this.commands.hold(),
+      resumeCommands: () => this.commands.resume(),
+      report: (report) => this.session.setUpdate(report),
+      restart: deps.onRestart ?? (() => log('update: restart asked, but nothing restarts this controller')),
+      log,
+    });
     this.session.onConnect(() => {
+      this.updater.checkHealth();
       void this.outbox.flush();
       void this.telemetry.publishNow();
     });
@@ -192,12 +230,21 @@ export class Controller {
         stop: async () => undefined,
       },
       this.#named('clock', this.clock),
-      this.#named('drivers', this.drivers),
+      {
+        name: 'drivers',
+        start: async () => {
+          await this.drivers.start();
+          this.#driversStarted = true;
+        },
+        stop: () => this.drivers.stop(),
+      },
       this.#named('outbox', this.outbox),
       this.#named('mqtt session', this.session),
       // Stopped before the session, so that operations in progress are acknowledged while still connected.
       { name: 'commands', start: async () => undefined, stop: () => this.commands.stop() },
       this.#named('telemetry', this.telemetry),
+      // After the commands in the order of start: its health watch needs the drivers and the session started.
+      this.#named('updates', this.updater),
       {
         name: 'status',
         start: async () => {
@@ -251,6 +298,23 @@ export class Controller {
       this.#logStopFailures(error.failures);
     }
     await this.#markStopped();
+  }
+
+  /** The `cmd` topic carries openings and updates: the action decides which handler takes it. */
+  #route(payload: Buffer): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload.toString());
+    } catch {
+      parsed = null;
+    }
+    const isUpdate =
+      parsed !== null && typeof parsed === 'object' && (parsed as { action?: unknown }).action === 'update';
+    if (isUpdate) {
+      this.updater.handle(parsed).catch((error: Error) => this.#log(`update: failed: ${error.message}`));
+      return;
+    }
+    this.commands.handle(payload).catch((error: Error) => this.#log(`command: failed: ${error.message}`));
   }
 
   #logStopFailures(failures: readonly StopFailure[]): void {

@@ -3,6 +3,7 @@ import { type IClientOptions, type MqttClient, connect as mqttConnect } from 'mq
 import { brokerConnection } from '../../shared/protocol/broker-urls.js';
 import { type DeviceObject, type DeviceState, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { deviceTopic } from '../../shared/protocol/topics.js';
+import type { UpdateReport } from '../../shared/protocol/update-report.js';
 import { certificateFailure } from '../certificate-failure.js';
 import type { Publisher } from './outbox.js';
 import { sessionClientOptions } from './session-client.js';
@@ -29,6 +30,8 @@ export interface SessionOptions {
   log?: (line: string) => void;
   /** The CA certificates (PEM) of `mqtt.ca_file`; unset, the system's trust store. */
   ca?: string;
+  /** `process.arch`, in the retained state: it chooses the release the controller is given. */
+  arch?: string;
 }
 
 /**
@@ -50,6 +53,7 @@ export class Session implements Publisher {
   #connectListeners = new Set<() => void>();
   /** Said once per change: a broker refusing every few seconds for an hour is one line, not a thousand. */
   #lastError: string | null = null;
+  #update: UpdateReport | null = null;
 
   constructor(options: SessionOptions) {
     this.#options = options;
@@ -64,6 +68,19 @@ export class Session implements Publisher {
   onConnect(listener: () => void): () => void {
     this.#connectListeners.add(listener);
     return () => this.#connectListeners.delete(listener);
+  }
+
+  /**
+   * The latest update report (docs/design.md section 12.4.3), carried in the retained state: republished at
+   * once when connected, else with the state at the next connect.
+   */
+  setUpdate(report: UpdateReport): Promise<void> {
+    this.#update = report;
+    if (!this.#connected) return Promise.resolve();
+    return this.publish(this.#topic('state'), JSON.stringify(this.#state(true)), {
+      qos: 1,
+      retain: true,
+    }).catch((error: Error) => this.#options.log?.(`mqtt: state not published: ${error.message}`));
   }
 
   /** Starts connecting; resolves at once (the session keeps trying in the background). */
@@ -219,6 +236,8 @@ export class Session implements Publisher {
     if (online) {
       state.version = o.version;
       state.objects = o.objects.map((object) => ({ ...object }));
+      if (o.arch !== undefined) state.arch = o.arch;
+      if (this.#update) state.update = { ...this.#update };
     }
     return state;
   }

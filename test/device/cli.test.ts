@@ -15,7 +15,7 @@ import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { DEVICE_ID, keys, tempDir } from './fixtures.js';
-import { configJson, fakeCloud } from './provision-fixtures.js';
+import { configJson, fakeCloud, RELEASE_KEY } from './provision-fixtures.js';
 
 const OBJECTS_YAML = `
 objects:
@@ -57,6 +57,8 @@ describe('gatelink-device provision', () => {
 
     const config = loadConfig(configPath);
     expect(config).toMatchObject({ device_id: DEVICE_ID, command_key: cloudKey.publicKey.base64 });
+    // The release key is pinned beside the command key: updates must be signed by it.
+    expect(config.release_key).toBe(RELEASE_KEY.publicKey.base64);
     expect(config.mqtt.password).toBe('broker-secret');
     expect(statSync(config.private_key_file).mode & 0o777).toBe(0o600);
     expect(statSync(configPath).mode & 0o777).toBe(0o600);

@@ -2,9 +2,12 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import type { SigningKey } from '../../shared/crypto/ed25519.js';
+import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type ProvisionRequest, provisionRequestSchema } from '../../shared/protocol/provisioning.js';
 import { DEVICE_ID } from './fixtures.js';
+
+/** The operator's release key the stand-in cloud hands out at provisioning. */
+export const RELEASE_KEY = SigningKey.generate();
 
 /** A stand-in for the cloud's provisioning endpoint; `mqttUrl` is the broker address it hands out. */
 export async function fakeCloud(commandKey: SigningKey, mqttUrl = 'mqtt://127.0.0.1:1884') {
@@ -34,6 +37,7 @@ export async function fakeCloud(commandKey: SigningKey, mqttUrl = 'mqtt://127.0.
           mqtt: { url: mqttUrl, username: DEVICE_ID, password: 'broker-secret' },
           topic_prefix: 'gatelink',
           command_key: commandKey.publicKey.base64,
+          release_key: RELEASE_KEY.publicKey.base64,
           pairing_code: 'K7M2P9QX',
           pairing_expires_at: '2025-01-02 10:00:00',
           numbers: request.objects.map((object, index) => ({

@@ -78,6 +78,8 @@ second_release="$(ls "$chroot_dir/opt/gatelink/releases" | tail -n 1)"
 
 say "as the gatelink user: --version, and test on simulated objects"
 chroot "$chroot_dir" runuser -u gatelink -- /opt/gatelink/current/bin/gatelink-device.mjs --version
+# As systemd starts it: through the boot guard of the known-good release.
+chroot "$chroot_dir" runuser -u gatelink -- node /opt/gatelink/known-good/bin/gatelink-boot.mjs --home /opt/gatelink --version
 chroot "$chroot_dir" runuser -u gatelink -- node -e '
   const { generateKeyPairSync } = require("node:crypto");
   const fs = require("node:fs");
@@ -99,8 +101,13 @@ echo "$releases"
 [ "$(echo "$releases" | wc -l)" = 2 ] || { echo "expected two releases (the current one and the one before)"; exit 1; }
 [ "$(readlink "$chroot_dir/opt/gatelink/current")" = "releases/$(echo "$releases" | tail -n 1)" ] ||
   { echo "current does not point at the newer release"; exit 1; }
-[ "$(ls "$chroot_dir/opt/gatelink")" = "$(printf 'current\nreleases')" ] ||
-  { echo "/opt/gatelink holds more than current and releases"; exit 1; }
+[ "$(readlink "$chroot_dir/opt/gatelink/known-good")" = "releases/$(echo "$releases" | tail -n 1)" ] ||
+  { echo "known-good does not point at the newer release"; exit 1; }
+[ "$(ls "$chroot_dir/opt/gatelink")" = "$(printf 'current\nknown-good\nreleases')" ] ||
+  { echo "/opt/gatelink holds more than current, known-good and releases"; exit 1; }
+# The daemon installs updates over the air in its home: the gatelink user's.
+[ "$(chroot "$chroot_dir" stat -c %U /opt/gatelink /opt/gatelink/releases | sort -u)" = gatelink ] ||
+  { echo "/opt/gatelink is not the gatelink user's"; exit 1; }
 for package in typescript tsx fastify aedes @electric-sql/pglite sharp kysely pg; do
   [ ! -e "$chroot_dir/opt/gatelink/current/node_modules/$package" ] || { echo "$package is installed"; exit 1; }
 done

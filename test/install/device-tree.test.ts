@@ -129,9 +129,15 @@ afterAll(async () => {
 });
 
 describe('the controller as a board receives it (npm run build:device)', () => {
-  it('holds the compiled controller, its dependencies, its bin and its package.json, nothing else', () => {
+  it('holds the compiled controller, its dependencies, its bins, package.json and release.json, nothing else', () => {
     expect(readdirSync(tree).sort()).toEqual(['bin', 'dist', 'node_modules', 'package.json', 'release.json']);
-    expect(readdirSync(join(tree, 'bin'))).toEqual(['gatelink-device.mjs']);
+    expect(readdirSync(join(tree, 'bin')).sort()).toEqual(['gatelink-boot.mjs', 'gatelink-device.mjs']);
+    expect(JSON.parse(readFileSync(join(tree, 'release.json'), 'utf8'))).toEqual({
+      name: 'gatelink-device',
+      version: manifest(tree).version,
+      arch: process.arch,
+      node_abi: process.versions.modules,
+    });
     expect(readdirSync(join(tree, 'dist')).sort()).toEqual(['device', 'shared']);
     expect(manifest(tree)).toMatchObject({ name: '@gatelink/device', version: manifest(ROOT).version });
     expect(manifest(tree).dependencies).toEqual(manifest(join(ROOT, 'device')).dependencies);

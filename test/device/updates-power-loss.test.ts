@@ -1,0 +1,103 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/wait-for.js';
+import { type Board, link, online, send, UpdateBench } from './update-bench.js';
+
+/**
+ * A power cut (or SIGKILL) at each step of the switch (docs/design.md section 12.4.3): the home is left as that
+ * step leaves it, and the board must boot a complete release from it, and finish or undo the update by itself.
+ * Then a real SIGKILL of a release on trial.
+ */
+const bench = new UpdateBench();
+let board: Board | null = null;
+
+beforeAll(() => bench.start());
+afterAll(() => bench.stop());
+afterEach(async () => {
+  await board?.cleanup();
+  board = null;
+});
+
+const V2 = '0.2.0-0123456789ab';
+
+function trial(home: string, starts = 0): void {
+  writeFileSync(
+    join(home, 'update.json'),
+    JSON.stringify({
+      v: 1,
+      phase: 'trial',
+      rollout_id: 3,
+      version: '0.2.0',
+      from: '0.1.0-initial',
+      to: V2,
+      starts,
+      at: 1,
+    }),
+  );
+}
+
+function unpacked(home: string, name = V2): void {
+  cpSync(bench.trees.v2.folder, join(home, 'releases', name), { recursive: true });
+}
+
+function switched(home: string): void {
+  symlinkSync(join('releases', V2), join(home, 'current.new'));
+  renameSync(join(home, 'current.new'), join(home, 'current'));
+}
+
+describe('a power cut during an update', () => {
+  it('while unpacking: boots the old release, and the next update clears the half-written folder', async () => {
+    board = await bench.startBoard(bench.trees.v1, (home) => {
+      unpacked(home, `${V2}.partial`);
+      mkdirSync(join(home, 'releases', `${V2}.partial`, 'dist', 'half'), { recursive: true });
+    });
+    await online(board, '0.1.0');
+    expect(link(board.home, 'current')).toBe('releases/0.1.0-initial');
+    const { release, url } = await bench.offer(bench.trees.v2);
+    await send(board, bench.updateCommand(release, url));
+    await waitFor(() => board?.state()?.update?.state === 'healthy', 'the healthy report');
+    expect(existsSync(join(board.home, 'releases', `${V2}.partial`))).toBe(false);
+  });
+
+  it('after unpacking, before update.json: boots the old release', async () => {
+    board = await bench.startBoard(bench.trees.v1, (home) => unpacked(home));
+    await online(board, '0.1.0');
+    expect(board.state()?.update).toBeUndefined();
+  });
+
+  it('after update.json, before the link switch: boots the old release and reports the update failed', async () => {
+    board = await bench.startBoard(bench.trees.v1, (home) => {
+      unpacked(home);
+      trial(home);
+    });
+    await online(board, '0.1.0');
+    await waitFor(() => board?.state()?.update?.state === 'failed', 'the failure report');
+    expect(link(board.home, 'current')).toBe('releases/0.1.0-initial');
+  });
+
+  it('after the link switch: boots the new release on trial and keeps it once healthy', async () => {
+    board = await bench.startBoard(bench.trees.v1, (home) => {
+      unpacked(home);
+      trial(home);
+      switched(home);
+    });
+    await waitFor(() => board?.state()?.update?.state === 'healthy', 'the healthy report');
+    expect(board.state()?.version).toBe('0.2.0');
+    expect(link(board.home, 'known-good')).toBe(`releases/${V2}`);
+  });
+
+  it('during the trial, killed: the next start goes on with the trial and keeps the release', async () => {
+    board = await bench.startBoard(bench.trees.v1, (home) => {
+      unpacked(home);
+      trial(home, 1);
+      switched(home);
+    });
+    await online(board, '0.2.0');
+    await board.supervisor.kill();
+    await waitFor(() => board?.state()?.update?.state === 'healthy', 'the healthy report');
+    expect(link(board.home, 'current')).toBe(link(board.home, 'known-good'));
+    const record = JSON.parse(readFileSync(join(board.home, 'update.json'), 'utf8'));
+    expect(record.phase).toBe('healthy');
+  });
+});
