@@ -2,6 +2,7 @@ import { type DeviceConfig, loadConfig } from '../config.js';
 import { clockAdvice } from '../runtime/clock.js';
 import { countWaiting } from '../runtime/outbox.js';
 import { type DaemonStatus, readStatus } from '../runtime/status.js';
+import { type HomeView, installedHome, viewHome } from '../updates/installed-home.js';
 import { daemonAlive } from './daemon-running.js';
 import { fetchPairingCode, rememberedPairing } from './pairing-code.js';
 
@@ -10,6 +11,8 @@ export interface StatusOptions {
   json: boolean;
   print?: (line: string) => void;
   now?: () => Date;
+  /** The installed home; by default the one this program runs from (none in a checkout). */
+  home?: string | null;
 }
 
 /**
@@ -26,10 +29,20 @@ export async function statusCommand(options: StatusOptions): Promise<number> {
   const outbox = alive && status ? status.outbox : await countWaiting(config.outbox_dir).catch(() => 0);
   const connected = alive && (status?.mqtt.connected ?? false);
   const pairing = await pairingNow(config, options.now ?? (() => new Date()));
+  const home = options.home === undefined ? installedHome() : options.home;
+  const installed = home ? viewHome(home) : null;
   if (options.json) {
     print(
       JSON.stringify(
-        { device_id: config.device_id, daemon_running: alive, connected, outbox, status, pairing },
+        {
+          device_id: config.device_id,
+          daemon_running: alive,
+          connected,
+          outbox,
+          status,
+          pairing,
+          installed,
+        },
         null,
         2,
       ),
@@ -39,6 +52,7 @@ export async function statusCommand(options: StatusOptions): Promise<number> {
   const rows = [
     ...lines(config, status, alive, outbox),
     ...pairingLines(pairing, options.now?.() ?? new Date()),
+    ...homeLines(installed),
   ];
   for (const [name, value] of rows) print(`${name.padEnd(13)}${value}`);
   return connected ? 0 : 1;
@@ -134,4 +148,27 @@ function pairingLines(pairing: PairingSeen | null, now: Date): [string, string][
         : `${pairing.pairing_code}, valid until ${expires}${said}: the customer adds the barrier with it`,
     ],
   ];
+}
+
+/** The releases the home's links name, and the last update with why it ended as it did (section 12.4.3). */
+function homeLines(view: HomeView | null): [string, string][] {
+  if (!view) return [];
+  const rows: [string, string][] = [
+    [
+      'release',
+      `${view.current ?? 'none'}${view.knownGood && view.knownGood !== view.current ? ` (known-good: ${view.knownGood})` : ''}`,
+    ],
+  ];
+  const update = view.update;
+  if (!update) return rows;
+  const when = `${new Date(update.at).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+  const why = update.reason ? ` (${update.reason}${update.detail ? `: ${update.detail}` : ''})` : '';
+  const said: Record<typeof update.phase, string> = {
+    trial: `${update.version} on trial since ${when}, started ${update.starts} time(s): kept once healthy`,
+    healthy: `${update.version} healthy since ${when}`,
+    rolled_back: `${update.version} rolled back at ${when}${why}; ${update.from} runs`,
+    failed: `${update.version} failed at ${when}${why}; ${update.from} runs`,
+  };
+  rows.push(['update', `${said[update.phase]} (rollout ${update.rollout_id})`]);
+  return rows;
 }

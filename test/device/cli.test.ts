@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeUpdateRecord } from '../../device/boot/home-layout.js';
 import { CliError } from '../../device/cli/cli-error.js';
 import { provision } from '../../device/cli/provision.js';
 import { statusCommand } from '../../device/cli/status.js';
@@ -198,6 +199,40 @@ describe('gatelink-device status and test', () => {
       1,
     );
     expect(printed.join('\n')).toMatch(/daemon\s+has not run yet/);
+  });
+
+  it('shows the releases of an installed home and why its last update ended as it did', async () => {
+    const { cloud, device } = keys();
+    const configFile = join(dir, 'device.json');
+    await writeFile(configFile, await configJson(dir, cloud, device));
+    const home = join(dir, 'home');
+    for (const name of ['0.2.0-aaaaaaaaaaaa', '0.3.0-bbbbbbbbbbbb']) {
+      await mkdir(join(home, 'releases', name), { recursive: true });
+    }
+    await symlink('releases/0.2.0-aaaaaaaaaaaa', join(home, 'current'));
+    await symlink('releases/0.2.0-aaaaaaaaaaaa', join(home, 'known-good'));
+    writeUpdateRecord(home, {
+      v: 1,
+      phase: 'rolled_back',
+      rollout_id: 7,
+      version: '0.3.0',
+      from: '0.2.0-aaaaaaaaaaaa',
+      to: '0.3.0-bbbbbbbbbbbb',
+      starts: 3,
+      reason: 'crashed',
+      detail: 'exited 3 times before it was healthy',
+      at: Date.UTC(2026, 10, 26, 21, 0, 0),
+    });
+    await statusCommand({ configPath: configFile, json: false, print: (l) => printed.push(l), home });
+    const text = printed.join('\n');
+    expect(text).toMatch(/release\s+0\.2\.0-aaaaaaaaaaaa$/m);
+    expect(text).toContain(
+      'update       0.3.0 rolled back at 2026-11-26 21:00:00 UTC (crashed: exited 3 times before it was healthy); 0.2.0-aaaaaaaaaaaa runs (rollout 7)',
+    );
+
+    printed.length = 0;
+    await statusCommand({ configPath: configFile, json: false, print: (l) => printed.push(l), home: null });
+    expect(printed.join('\n')).not.toMatch(/^(release|update) /m);
   });
 
   it('pulses each object once and reports a failing one', async () => {
