@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Installs the Gatelink controller on a fresh Raspberry Pi OS (or another Debian 13 "trixie"), as root:
-#   sudo bash hardware/install.sh
-# from a clone of the repository (hardware/README.md, "Installing the software"). Running it again updates the
-# software and keeps the config, the key and the state. It installs Debian's own Node.js (20 on Raspberry Pi OS
-# trixie), builds the controller as `npm run build:device` does (compiled code, the controller's production
-# packages, its bin: nothing else) into a release folder of its own, /opt/gatelink/releases/<version>-<time>,
-# and points /opt/gatelink/current and /opt/gatelink/known-good at it, keeping the releases before it for going
-# back; the home is the gatelink user's, for updates over the air (docs/design.md section 12.4.3). A running daemon is
-# stopped only for the switch. It creates the gatelink user and its folders, installs the systemd unit and the
-# modem's udev rule, and prints the next step: provisioning. npm's cache lives in a temporary folder, removed
-# at the end: nothing of it stays on the card.
+# Installs the Gatelink controller on a fresh Raspberry Pi OS (or another Debian 13 "trixie"), as root, from
+# either of two sources (hardware/README.md, "Installing the software"):
+#   - a release from the operator's cloud, unpacked (what `curl .../api/device/install | sudo bash` fetches and
+#     runs): the tree is already built for this board, so only Debian's Node.js is installed; no npm, no compiler;
+#   - a clone of the repository: sudo bash hardware/install.sh. It installs Debian's Node.js, npm and the
+#     compilers, and builds the controller as `npm run build:device` does, in a temporary folder.
+# Running it again updates the software and keeps the config, the key and the state. The release goes into a
+# folder of its own, /opt/gatelink/releases/<version>-<time>, and /opt/gatelink/current and
+# /opt/gatelink/known-good point at it, keeping the releases before it for going back; the home is the gatelink
+# user's, for updates over the air (docs/design.md section 12.4.3). A running daemon is stopped only for the
+# switch. It creates the gatelink user and its folders, installs the systemd unit and the modem's udev rule,
+# and prints the next step: provisioning. npm's cache, when npm runs, lives in a temporary folder removed at the
+# end: nothing of it stays on the card.
 set -euo pipefail
 
 src="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,13 +24,25 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "run it as root: sudo bash $0"
-[ -f "$src/package.json" ] && [ -d "$src/device" ] || fail "run it from a clone of the repository ($src has no device/)"
-case "$src/" in "$dest"/*) fail "run it from a clone outside $dest, which holds the installed releases" ;; esac
+# A release tree holds release.json (what it was built for); a clone holds the sources.
+if [ -f "$src/release.json" ] && [ -f "$src/bin/gatelink-device.mjs" ]; then
+  from=release
+elif [ -f "$src/package.json" ] && [ -d "$src/device" ]; then
+  from=clone
+else
+  fail "run it from a release (curl -fsSL https://<your cloud>/api/device/install | sudo bash) or a clone of the repository ($src is neither)"
+fi
+case "$src/" in "$dest"/*) fail "run it from a folder outside $dest, which holds the installed releases" ;; esac
 
-say "Debian packages: nodejs npm build-essential python3 (the compilers build the GPIO module), no recommends"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-  ca-certificates nodejs npm build-essential python3 >/dev/null
+if [ "$from" = release ]; then
+  say "Debian packages: nodejs (the release is built for this board already), no recommends"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ca-certificates nodejs >/dev/null
+else
+  say "Debian packages: nodejs npm build-essential python3 (the compilers build the GPIO module), no recommends"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    ca-certificates nodejs npm build-essential python3 >/dev/null
+fi
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)' ||
   fail "Node.js 20.19 or newer is needed and Debian's is $(node --version): use Raspberry Pi OS based on Debian 13 (trixie)"
 
@@ -45,7 +59,7 @@ else
   useradd --system --home-dir /var/lib/gatelink --shell /usr/sbin/nologin --groups gpio,dialout gatelink
 fi
 
-# The build happens on the card (/var/tmp, not RAM) in a folder removed on exit, with npm's cache in it.
+# The build (or the copy) happens on the card (/var/tmp, not RAM) in a folder removed on exit.
 work="$(mktemp -d /var/tmp/gatelink-install.XXXXXX)"
 release=""
 cleanup() {
@@ -53,21 +67,33 @@ cleanup() {
   if [ -n "$release" ]; then rm -rf "$release.partial"; fi
 }
 trap cleanup EXIT
-export npm_config_cache="$work/npm-cache"
-
-say "a copy of the tree and the compiler in $work (npm ci --workspace device)"
-mkdir -p "$work/src"
-(cd "$src" && tar --exclude=./node_modules --exclude=./.git --exclude=./dist --exclude=./.data \
-  --exclude=./.cache --exclude=./test/artifacts -cf - .) | (cd "$work/src" && tar -xf -)
-(cd "$work/src" && npm ci --workspace device --ignore-scripts --no-audit --no-fund --loglevel=error)
-
-version="$(node -p 'require(process.argv[1]).version' "$work/src/package.json")"
-name="$version-$(date -u +%Y%m%dT%H%M%SZ)"
-release="$dest/releases/$name"
-say "the controller into $release (npm run build:device; a few minutes on a Pi)"
 mkdir -p "$dest/releases"
 rm -rf "$dest"/releases/*.partial
-node "$work/src/packaging/device-tree.mjs" "$release.partial"
+
+if [ "$from" = release ]; then
+  # The tree's native modules are built for one CPU and one Node.js ABI: refuse a mismatch before anything moves.
+  built_for="$(node -p 'const r = require(process.argv[1]); r.arch + " " + r.node_abi' "$src/release.json")"
+  here="$(node -p 'process.arch + " " + process.versions.modules')"
+  [ "$built_for" = "$here" ] ||
+    fail "this release is built for $built_for (CPU, Node.js ABI) and this board is $here: fetch the release for $(node -p process.arch)"
+  version="$(node -p 'require(process.argv[1]).version' "$src/release.json")"
+  name="$version-$(date -u +%Y%m%dT%H%M%SZ)"
+  release="$dest/releases/$name"
+  say "the controller $version into $release (copied from the release; nothing to build)"
+  cp -a "$src/." "$release.partial"
+else
+  export npm_config_cache="$work/npm-cache"
+  say "a copy of the tree and the compiler in $work (npm ci --workspace device)"
+  mkdir -p "$work/src"
+  (cd "$src" && tar --exclude=./node_modules --exclude=./.git --exclude=./dist --exclude=./.data \
+    --exclude=./.cache --exclude=./test/artifacts -cf - .) | (cd "$work/src" && tar -xf -)
+  (cd "$work/src" && npm ci --workspace device --ignore-scripts --no-audit --no-fund --loglevel=error)
+  version="$(node -p 'require(process.argv[1]).version' "$work/src/package.json")"
+  name="$version-$(date -u +%Y%m%dT%H%M%SZ)"
+  release="$dest/releases/$name"
+  say "the controller into $release (npm run build:device; a few minutes on a Pi)"
+  node "$work/src/packaging/device-tree.mjs" "$release.partial"
+fi
 # The gatelink user's, like the home: the daemon writes the releases it is sent (signed by the release key and
 # checked against its hash) beside this one, switches the links and removes old releases (docs/design.md
 # section 12.4.3).
@@ -129,7 +155,7 @@ Installed: $("$dest/current/bin/gatelink-device.mjs" --version) in $dest/current
 Going back: for both current and known-good, sudo ln -sfn releases/<previous release> $dest/<link>.new &&
 sudo mv -T $dest/<link>.new $dest/<link>, then sudo systemctl restart $unit (the releases are in $dest/releases).
 Next, with the provisioning code from your operator (gatelink-admin device add --label "<site>"):
-  1. describe the objects: cp $src/hardware/device.example.yaml /tmp/objects.yaml and edit it
+  1. describe the objects: cp $dest/current/hardware/device.example.yaml /tmp/objects.yaml and edit it
   2. sudo -u gatelink $dest/current/bin/gatelink-device.mjs provision --cloud https://<your cloud> --code <code> \\
        --config /etc/gatelink/device.yaml --objects-from /tmp/objects.yaml
 NEXT

@@ -3,7 +3,8 @@
 // receives it (docs/design.md section 12.2): dist/ with device/ and the shared/ files it imports, compiled by tsc
 // (tsconfig.device.json); node_modules/ with the production dependencies of device/package.json and nothing
 // else, installed by `npm ci --omit=dev --workspace device` from the repository's own lock file, so with the
-// versions the tests ran; bin/gatelink-device.mjs and bin/gatelink-boot.mjs; a package.json naming the version;
+// versions the tests ran; bin/gatelink-device.mjs and bin/gatelink-boot.mjs; hardware/ with install.sh, the
+// systemd unit, the udev rule and the example objects file; a package.json naming the version;
 // and release.json (name, version, arch, node_abi: what an update's signed manifest must match, section 12.4.1).
 // It prints the size.
 // The folder must be new or empty. npm's cache is npm's own (npm_config_cache chooses it); none is written
@@ -29,6 +30,13 @@ import { crossBuildEnv, headersAbi, RELEASE_ARCHES } from './cross-build.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** The workspaces whose manifests the lock file names: `npm ci` checks the lock against all of them. */
 const WORKSPACES = ['shared', 'cloud', 'device', 'company'];
+/** What install.sh needs beside the controller: itself, the systemd unit, the modem's udev rule, the example. */
+const INSTALLER_FILES = [
+  'install.sh',
+  'gatelink-device.service',
+  '99-gatelink-modem.rules',
+  'device.example.yaml',
+];
 
 function fail(message) {
   process.stderr.write(`build:device: ${message}\n`);
@@ -151,6 +159,10 @@ mkdirSync(join(out, 'bin'));
 cpSync(join(root, 'bin', 'gatelink-device.mjs'), join(out, 'bin', 'gatelink-device.mjs'));
 // The boot guard systemd runs from the known-good release (docs/design.md section 12.4.3).
 cpSync(join(root, 'bin', 'gatelink-boot.mjs'), join(out, 'bin', 'gatelink-boot.mjs'));
+// The installer's files: a board installs a release fetched from the cloud with its own install.sh, and the
+// example objects file is beside every installed release (hardware/README.md, "Installing the software").
+mkdirSync(join(out, 'hardware'));
+for (const file of INSTALLER_FILES) cpSync(join(root, 'hardware', file), join(out, 'hardware', file));
 
 const size = sizeOf(out);
 const mb = (bytes) => `${(bytes / 1_000_000).toFixed(1)} MB`;

@@ -6,7 +6,10 @@
 # that install.sh can run again: the first over a tree installed before releases, the second as an update of a
 # running daemon (a stand-in systemctl), which makes a second release, stops the daemon, switches
 # /opt/gatelink/current to it, starts the daemon and keeps the first. Then it checks that what is installed holds no TypeScript compiler, none of the cloud's
-# packages and no npm cache. Not part of npm test: it downloads a few hundred MB and takes minutes.
+# packages and no npm cache. Last, on a fresh system, it installs a release bundle (npm run release:device, as
+# the operator's cloud serves it) with the bundle's own hardware/install.sh: Debian's Node.js and nothing to
+# build, so no npm and no compiler on the board. Not part of npm test: it downloads a few hundred MB and takes
+# minutes.
 #   sudo bash test/install/check-in-chroot.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -118,4 +121,40 @@ du -sh "$chroot_dir/opt/gatelink/current/"
 say "systemd-analyze verify on the unit"
 chroot "$chroot_dir" systemd-analyze verify /etc/systemd/system/gatelink-device.service
 
-say "install checked: Node.js $(chroot "$chroot_dir" node --version) on Debian $(cat "$chroot_dir/etc/debian_version")"
+say "install from a clone checked: Node.js $(chroot "$chroot_dir" node --version) on Debian $(cat "$chroot_dir/etc/debian_version")"
+
+# The path the guide gives a board: a release built here (as the operator's cloud hands it out), unpacked on a
+# fresh system and installed by its own hardware/install.sh, with Debian's Node.js alone: no npm, no compiler.
+say "a release bundle for this CPU, as the cloud serves it (npm run release:device)"
+bundle="$cache/release.tar.gz"
+rm -f "$bundle"
+(cd "$root" && node packaging/device-release.mjs --out "$bundle" >/dev/null)
+for mount in dev/pts dev proc; do umount -l "$chroot_dir/$mount" 2>/dev/null || true; done
+rm -rf --one-file-system "$chroot_dir"
+mkdir -p "$chroot_dir"
+tar -C "$chroot_dir" -xf "$base"
+chmod 0755 "$chroot_dir"
+cp /etc/resolv.conf "$chroot_dir/etc/resolv.conf"
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$chroot_dir/usr/local/share/ca-certificates/"
+  chroot "$chroot_dir" update-ca-certificates >/dev/null
+fi
+mount -t proc proc "$chroot_dir/proc"
+mount --bind /dev "$chroot_dir/dev"
+mount --bind /dev/pts "$chroot_dir/dev/pts"
+mkdir -p "$chroot_dir/root/gatelink-release"
+tar -xzf "$bundle" -C "$chroot_dir/root/gatelink-release"
+
+say "the release's own hardware/install.sh on a fresh system"
+chroot "$chroot_dir" env PATH="$path" bash /root/gatelink-release/hardware/install.sh
+for tool in npm gcc g++ make; do
+  ! chroot "$chroot_dir" env PATH="$path" sh -c "command -v $tool" >/dev/null ||
+    { echo "installing a release brought $tool onto the board"; exit 1; }
+done
+chroot "$chroot_dir" runuser -u gatelink -- node /opt/gatelink/known-good/bin/gatelink-boot.mjs --home /opt/gatelink --version
+[ "$(readlink "$chroot_dir/opt/gatelink/current")" = "$(readlink "$chroot_dir/opt/gatelink/known-good")" ] ||
+  { echo "current and known-good differ after installing a release"; exit 1; }
+[ -f "$chroot_dir/opt/gatelink/current/hardware/device.example.yaml" ] ||
+  { echo "the example objects file is not beside the installed release"; exit 1; }
+chroot "$chroot_dir" systemd-analyze verify /etc/systemd/system/gatelink-device.service
+say "install from a release checked: Node.js $(chroot "$chroot_dir" node --version), $(du -sh "$chroot_dir/opt/gatelink/current/" | cut -f1) on the card"

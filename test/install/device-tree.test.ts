@@ -129,9 +129,22 @@ afterAll(async () => {
 });
 
 describe('the controller as a board receives it (npm run build:device)', () => {
-  it('holds the compiled controller, its dependencies, its bins, package.json and release.json, nothing else', () => {
-    expect(readdirSync(tree).sort()).toEqual(['bin', 'dist', 'node_modules', 'package.json', 'release.json']);
+  it('holds the compiled controller, its dependencies, its bins, its installer’s files, package.json and release.json, nothing else', () => {
+    expect(readdirSync(tree).sort()).toEqual([
+      'bin',
+      'dist',
+      'hardware',
+      'node_modules',
+      'package.json',
+      'release.json',
+    ]);
     expect(readdirSync(join(tree, 'bin')).sort()).toEqual(['gatelink-boot.mjs', 'gatelink-device.mjs']);
+    expect(readdirSync(join(tree, 'hardware')).sort()).toEqual([
+      '99-gatelink-modem.rules',
+      'device.example.yaml',
+      'gatelink-device.service',
+      'install.sh',
+    ]);
     expect(JSON.parse(readFileSync(join(tree, 'release.json'), 'utf8'))).toEqual({
       name: 'gatelink-device',
       version: manifest(tree).version,

@@ -75,6 +75,10 @@ describe.skipIf(missing !== null)('a controller release built for arm64 here', (
     });
     expect(orphans).toEqual([]);
     expect(paths).toContain('bin/gatelink-device.mjs');
+    expect(paths).toContain('bin/gatelink-boot.mjs');
+    // What a board installs a release fetched from the cloud with, and its systemd unit.
+    expect(paths).toContain('hardware/install.sh');
+    expect(paths).toContain('hardware/gatelink-device.service');
     expect(JSON.parse(readFileSync(join(unpacked, 'release.json'), 'utf8'))).toEqual({
       name: 'gatelink-device',
       version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
