@@ -164,8 +164,8 @@ export class Updater {
     const bundle = join(releases, `${name}.tgz.partial`);
     const partial = join(releases, `${name}.partial`);
     this.#report(command, 'downloading');
-    // Never while an opening runs; openings arriving meanwhile are refused busy.
-    await o.holdCommands();
+    // The gate keeps opening while the release downloads and unpacks beside the running one: only the switch
+    // waits for the opening in progress, and refuses new ones (busy) until the restart.
     removeLeftovers(home);
     try {
       const sha256 = await downloadBundle({
@@ -198,6 +198,7 @@ export class Updater {
     } finally {
       rmSync(bundle, { force: true });
     }
+    await o.holdCommands();
     this.#switch(home, command, name);
   }
 
