@@ -19,6 +19,7 @@ import { webAssets } from './foundation/web/assets-plugin.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
+import { bundleRoute } from './rules/releases/bundle-route.js';
 import { serviceKeyRoute } from './rules/service-key/service-key-route.js';
 import { webPages } from './web-pages.js';
 
@@ -77,6 +78,7 @@ export async function registerRoutes(
   registerMetrics(app, deps);
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
+  await app.register(bundleRoute, { ctx: deps.ctx });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken });
   await app.register(serviceKeyRoute, { ctx: deps.ctx });
   await app.register(apiContractRoutes, { ctx: deps.ctx });

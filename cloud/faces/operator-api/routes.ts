@@ -24,6 +24,7 @@ import { companyActions, OPERATOR_API } from '../../rules/operators/actions.js';
 import { eventsRoutes } from './events-routes.js';
 import type { OperatorApiContext } from './operator-api-context.js';
 import { requireOperatorToken } from './operator-bearer.js';
+import { releaseRoutes } from './release-routes.js';
 
 /**
  * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
@@ -160,4 +161,5 @@ export async function opsRoutes(
   });
 
   await eventsRoutes(app, ctx);
+  await app.register(releaseRoutes, { ctx });
 }
