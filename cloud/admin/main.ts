@@ -40,6 +40,12 @@ async function run(argv: string[]): Promise<string> {
       company: { type: 'string' },
       limit: { type: 'string' },
       reason: { type: 'string' },
+      manifest: { type: 'string' },
+      all: { type: 'boolean' },
+      percent: { type: 'string' },
+      devices: { type: 'string' },
+      downgrade: { type: 'boolean' },
+      'stop-at': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
