@@ -350,6 +350,31 @@ describe('delivery and reports', () => {
     );
   });
 
+  it('sends again to a controller that did not report for a while', async () => {
+    const device = await controller();
+    const { id } = await uploaded(bundle({ size: 100 }));
+    const started = await startRollout({ release_id: id, target: { devices: [device.id] } });
+    await cloud.controllerLink.updates.deliverDue();
+    await waitFor(() => device.commands.length === 1, 'the first command');
+    await cloud.controllerLink.updates.deliverDue();
+    expect(device.commands).toHaveLength(1);
+    clock.advance(6 * 60_000);
+    await cloud.controllerLink.updates.deliverDue();
+    await waitFor(() => device.commands.length === 2, 'the command again');
+    expect(device.commands[1]?.rollout_id).toBe(started.rollout.id);
+  });
+
+  it('sends at once to a controller that comes online', async () => {
+    const device = await controller();
+    await device.publishState({ online: false, arch: 'arm64' });
+    const { id } = await uploaded(bundle({ size: 100 }));
+    await startRollout({ release_id: id, target: { devices: [device.id] } });
+    await cloud.controllerLink.updates.deliverDue();
+    expect(device.commands).toEqual([]);
+    await device.publishState({ online: true, arch: 'arm64' });
+    await waitFor(() => device.commands.length === 1, 'the command on coming online');
+  });
+
   it('ignores a report for a rollout the controller is not in', async () => {
     const device = await controller();
     await device.publishState({
