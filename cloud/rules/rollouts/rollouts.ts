@@ -174,10 +174,37 @@ function view(row: RolloutRow, counts: { rollout_id: number; state: DeviceUpdate
 export async function getRollout(ctx: CloudContext, id: number): Promise<RolloutView> {
   const row = await rolloutQuery(ctx).where('rollouts.id', '=', id).executeTakeFirst();
   if (!row) throw new ApiError('not_found', { message: `No rollout ${id}.` });
-  const shown = view(row, await stateCounts(ctx, [id]));
-  if (row.target_kind === 'devices')
-    shown.target = { devices: (await rolloutDevices(ctx, id)).map((d) => d.device_id) };
-  return shown;
+  return (await withTargets(ctx, [row], await stateCounts(ctx, [id])))[0] ?? view(row, []);
+}
+
+/**
+ * The views of rollouts, those to named controllers with the targeted ones' ids (a named controller of another
+ * arch was never targeted), read in one query.
+ */
+async function withTargets(
+  ctx: CloudContext,
+  rows: RolloutRow[],
+  counts: Awaited<ReturnType<typeof stateCounts>>,
+): Promise<RolloutView[]> {
+  const named = rows.filter((row) => row.target_kind === 'devices').map((row) => row.id);
+  const targets =
+    named.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom('device_updates')
+          .select(['rollout_id', 'device_id'])
+          .where('rollout_id', 'in', named)
+          .orderBy('device_id')
+          .execute();
+  return rows.map((row) => {
+    const shown = view(row, counts);
+    if (row.target_kind === 'devices') {
+      shown.target = {
+        devices: targets.filter((target) => target.rollout_id === row.id).map((target) => target.device_id),
+      };
+    }
+    return shown;
+  });
 }
 
 export async function listRollouts(ctx: CloudContext): Promise<RolloutView[]> {
@@ -186,7 +213,7 @@ export async function listRollouts(ctx: CloudContext): Promise<RolloutView[]> {
     ctx,
     rows.map((row) => row.id),
   );
-  return rows.map((row) => view(row, counts));
+  return withTargets(ctx, rows, counts);
 }
 
 /** Each targeted controller's progress in a rollout. */
