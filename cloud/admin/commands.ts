@@ -1,7 +1,7 @@
 import { backupInto, restoreFrom } from './backup/backup-commands.js';
 import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
-import { RELEASE_COMMANDS } from './releases/release-commands.js';
+import { RELEASE_COMMANDS } from './releases/cloud-release-commands.js';
 
 /**
  * Every `gatelink-admin` command (cloud/README.md, "Operator API"): its words, its arguments, what it calls,
