@@ -3,13 +3,15 @@ import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.j
 import type { ConsoleOperator } from './console-access.js';
 
 /**
- * The frame of the console's pages (docs/design.md section 11.5): its own heading, who is signed in, and its two
+ * The frame of the console's pages (docs/design.md section 11.5): its own heading, who is signed in, and its
  * sections. A console signed in with the token signs out here; an operator account signs out as an account.
  */
-export type ConsoleSection = 'companies' | 'operators';
+export type ConsoleSection = 'companies' | 'controllers' | 'rollouts' | 'operators';
 
 const SECTIONS: { id: ConsoleSection; label: string; path: string }[] = [
   { id: 'companies', label: 'Companies', path: '/console' },
+  { id: 'controllers', label: 'Controllers', path: '/console/controllers' },
+  { id: 'rollouts', label: 'Rollouts', path: '/console/rollouts' },
   { id: 'operators', label: 'Operators', path: '/console/operators' },
 ];
 

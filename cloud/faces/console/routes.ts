@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { companiesRoutes } from './companies-routes.js';
 import { companyRoutes } from './company-routes.js';
 import { type ConsoleDeps, requireOperator } from './console-access.js';
+import { fleetRoutes } from './fleet-routes.js';
 import { operatorsRoutes } from './operators-routes.js';
 import { signinRoutes } from './signin-routes.js';
 
@@ -17,5 +18,6 @@ export async function operatorConsole(app: FastifyInstance, deps: ConsoleDeps): 
     await operatorsOnly.register(companiesRoutes, deps);
     await operatorsOnly.register(companyRoutes, deps);
     await operatorsOnly.register(operatorsRoutes, deps);
+    await operatorsOnly.register(fleetRoutes, deps);
   });
 }
