@@ -5,6 +5,7 @@ import type { AssembledContext } from './context.js';
 import { apiContractRoutes } from './faces/api-contract/routes.js';
 import { companyApiRoutes } from './faces/company-api/route.js';
 import { notFoundPage } from './faces/customer-pages/not-found.js';
+import { deviceInstallRoutes } from './faces/device-install/routes.js';
 import { registerMetrics } from './faces/operator-api/metrics-routes.js';
 import { opsRoutes } from './faces/operator-api/routes.js';
 import { databaseOutage } from './foundation/db/database-outage.js';
@@ -81,6 +82,7 @@ export async function registerRoutes(
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
   await app.register(pairingCodeRoute, { ctx: deps.ctx });
   await app.register(bundleRoute, { ctx: deps.ctx });
+  await app.register(deviceInstallRoutes, { ctx: deps.ctx });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken, accounts: deps.controllerLink });
   await app.register(serviceKeyRoute, { ctx: deps.ctx });
   await app.register(apiContractRoutes, { ctx: deps.ctx });

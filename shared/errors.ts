@@ -119,6 +119,11 @@ export const ERRORS = {
     message:
       "The call must be signed with the controller's device key and a time within 5 minutes of the cloud's: check the board's clock, or provision it again.",
   },
+  release_not_found: {
+    status: 404,
+    message:
+      'No release for this CPU has been rolled out to all controllers yet: the operator uploads one and runs gatelink-admin rollout start <id> --all.',
+  },
   provisioning_code_invalid: {
     status: 403,
     message:
