@@ -20,6 +20,7 @@ import type { ControllerLink } from './links/controllers/controller-link.js';
 import { pairingCodeRoute } from './rules/devices/pairing-code-route.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
+import { bundleRoute } from './rules/releases/bundle-route.js';
 import { serviceKeyRoute } from './rules/service-key/service-key-route.js';
 import { webPages } from './web-pages.js';
 
@@ -79,6 +80,7 @@ export async function registerRoutes(
   await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
   await app.register(pairingCodeRoute, { ctx: deps.ctx });
+  await app.register(bundleRoute, { ctx: deps.ctx });
   await app.register(opsRoutes, { ctx: deps.ctx, token: deps.operatorToken, accounts: deps.controllerLink });
   await app.register(serviceKeyRoute, { ctx: deps.ctx });
   await app.register(apiContractRoutes, { ctx: deps.ctx });

@@ -13,6 +13,7 @@ import {
   RoutesComponent,
   ScrapeGauges,
   ServiceKeyRecord,
+  UpdateDeliveryJob,
 } from './components.js';
 import type { AssembledContext } from './context.js';
 import { type Clock, systemClock } from './foundation/clock.js';
@@ -21,6 +22,7 @@ import type { DatabaseHandle } from './foundation/db/database.js';
 import type { HttpTimeouts } from './foundation/http/timeouts.js';
 import { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { refuseUnsafeProduction } from './foundation/production-refusals.js';
+import { UPDATE_DELIVERY_INTERVAL_MS } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
@@ -53,6 +55,13 @@ export interface CloudOptions {
   eventDelivery?: Partial<DeliveryOptions> | false;
   /** Where the log's JSON lines go; standard output by default (tests read them here). */
   logStream?: LogStream;
+  /**
+   * Rollouts' update commands (docs/design.md section 12.4.2): `intervalMs` between looks for controllers to
+   * send to (default UPDATE_DELIVERY_INTERVAL_MS), `resendAfterMs` before a command without a report goes
+   * again (default 5 min); false: only controllers coming online are sent to, and tests call
+   * `controllerLink.updates.deliverDue()` themselves.
+   */
+  updateDelivery?: { intervalMs?: number; resendAfterMs?: number } | false;
 }
 
 export interface RunningCloud {
@@ -108,10 +117,11 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     },
     { folder, database },
   );
-  const link = new ControllerLinkComponent(
-    context,
-    options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs },
-  );
+  const updates = options.updateDelivery;
+  const link = new ControllerLinkComponent(context, {
+    ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+    ...(updates && updates.resendAfterMs !== undefined ? { resendAfterMs: updates.resendAfterMs } : {}),
+  });
   const lifecycle = new Lifecycle([
     folder,
     database,
@@ -122,6 +132,10 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     new RoutesComponent(app, { context, link, folder }),
     server,
     new EventDeliveryComponent({ context, database }, deliveryOptions(options)),
+    new UpdateDeliveryJob(
+      { context, link },
+      updates === false ? false : (updates?.intervalMs ?? UPDATE_DELIVERY_INTERVAL_MS),
+    ),
     new BackgroundJobs(context, options.jobs === false ? false : (options.ackTimeoutMs ?? ACK_TIMEOUT_MS)),
   ]);
   await lifecycle.start();

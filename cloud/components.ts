@@ -18,6 +18,7 @@ import type { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
+import { updateDeliveryJob } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
@@ -331,6 +332,32 @@ export class EventDeliveryComponent implements Part {
 }
 
 /** The periodic jobs (jobs/background-jobs.ts): expiry sweep, key re-confirmation, purges; unless turned off. */
+/** The periodic delivery of rollouts' update commands (docs/design.md section 12.4.2); off with `false`. */
+export class UpdateDeliveryJob implements Part {
+  readonly name = 'update delivery';
+  readonly #parts: { context: ContextComponent; link: ControllerLinkComponent };
+  readonly #intervalMs: number | false;
+  #job: PeriodicJob | undefined;
+
+  constructor(
+    parts: { context: ContextComponent; link: ControllerLinkComponent },
+    intervalMs: number | false,
+  ) {
+    this.#parts = parts;
+    this.#intervalMs = intervalMs;
+  }
+
+  async start(): Promise<void> {
+    if (this.#intervalMs === false) return;
+    this.#job = updateDeliveryJob(this.#parts.context.ctx, this.#parts.link.link.updates, this.#intervalMs);
+    this.#job.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#job?.stop();
+  }
+}
+
 export class BackgroundJobs implements Part {
   readonly name = 'background jobs';
   readonly #context: ContextComponent;

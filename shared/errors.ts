@@ -127,6 +127,24 @@ export const ERRORS = {
   pairing_code_invalid: { status: 403, message: 'The pairing code is unknown, used or expired.' },
   invalid_state: { status: 409, message: 'The request is not in a state that allows this.' },
 
+  // docs/design.md section 12.4.2: releases and rollouts
+  release_key_unset: {
+    status: 409,
+    message: 'The cloud has no RELEASE_PUBLIC_KEY: set it before uploading releases.',
+  },
+  release_signature_invalid: {
+    status: 422,
+    message: "The release manifest is malformed or not signed by the cloud's RELEASE_PUBLIC_KEY.",
+  },
+  release_bundle_mismatch: {
+    status: 422,
+    message: "The bundle's SHA-256 or size differs from its signed manifest.",
+  },
+  release_exists: {
+    status: 409,
+    message: 'A release of this version for this architecture is already stored.',
+  },
+
   // docs/design.md section 10: the customer application's pages
   csrf_failed: {
     status: 403,

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { strictPublicKeyFromBase64 } from '../../shared/crypto/ed25519.js';
 import { brokerUrls } from '../../shared/protocol/broker-urls.js';
 import { TOPIC_PREFIX_PATTERN } from '../../shared/protocol/topics.js';
 
@@ -55,6 +56,7 @@ const envSchema = z.object({
   ),
   OPERATOR_TOKEN: optionalText.pipe(z.string().min(24).optional()),
   SIGNING_KEY_FILE: optionalText,
+  RELEASE_PUBLIC_KEY: optionalText.pipe(z.string().refine(isReleaseKey).optional()),
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
   SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
   MAIL_FROM: optionalText.pipe(z.string().max(320).regex(MAIL_FROM_PATTERN).optional()),
@@ -76,6 +78,16 @@ const envSchema = z.object({
   NODE_ENV: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** A strictly checked Ed25519 public key in standard base64 (no small-order or non-canonical point). */
+function isReleaseKey(text: string): boolean {
+  try {
+    strictPublicKeyFromBase64(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** What each variable accepts, for the one-line message when it is wrong. */
 const ACCEPTS: Record<string, string> = {
@@ -100,6 +112,8 @@ const ACCEPTS: Record<string, string> = {
   MQTT_CLIENT_ID: '1..64 letters, digits, _, . and -, one per cloud instance',
   OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
   SIGNING_KEY_FILE: 'a path to an Ed25519 private key in PEM',
+  RELEASE_PUBLIC_KEY:
+    'the base64 Ed25519 public key of the release key (gatelink-admin release keygen), or leave it unset',
   OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
   SMTP_URL:
     'an smtp:// or smtps:// URL of the mail server, or leave it unset to write sign-in codes to the log',
@@ -145,6 +159,11 @@ export interface CloudConfig {
       };
   readonly topicPrefix: string;
   readonly operatorToken: string | undefined;
+  /**
+   * Base64 of the release key's public half (docs/design.md section 12.4.2): given to controllers at
+   * provisioning, and the key every uploaded release must be signed with; unset, uploads are refused.
+   */
+  readonly releasePublicKey: string | undefined;
   readonly serviceKeyFile: string;
   readonly openRateLimit: number;
   /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
@@ -227,6 +246,7 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
       : embeddedMqtt(v),
     topicPrefix: v.MQTT_TOPIC_PREFIX,
     operatorToken: v.OPERATOR_TOKEN,
+    releasePublicKey: v.RELEASE_PUBLIC_KEY,
     serviceKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
     openRateLimit: v.OPEN_RATE_LIMIT,
     smtpUrl: v.SMTP_URL,

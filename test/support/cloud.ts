@@ -87,6 +87,8 @@ export async function startTestCloud(options: {
   eventDelivery?: Partial<DeliveryOptions>;
   /** Where the log's JSON lines go (with LOG_LEVEL in `env`); nowhere by default. */
   logStream?: LogStream;
+  /** Rollouts' update delivery job; off unless given: suites call `controllerLink.updates.deliverDue()`. */
+  updateDelivery?: { intervalMs?: number; resendAfterMs?: number };
 }): Promise<TestCloud> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-test-'));
   const config = localCloudConfig(dataDir, { SIGNING_KEY_FILE: testServiceKeyFile(), ...options.env });
@@ -95,6 +97,7 @@ export async function startTestCloud(options: {
     database: options.database,
     jobs: false,
     eventDelivery: options.eventDelivery ?? false,
+    updateDelivery: options.updateDelivery ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
     ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),

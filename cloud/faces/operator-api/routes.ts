@@ -26,6 +26,7 @@ import { deviceLifecycleRoutes } from './device-lifecycle-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import type { OperatorApiContext } from './operator-api-context.js';
 import { requireOperatorToken } from './operator-bearer.js';
+import { releaseRoutes } from './release-routes.js';
 
 /**
  * The operator API (docs/design.md section 8) under `/ops/`, bearer `OPERATOR_TOKEN`. `gatelink-admin` is its
@@ -164,4 +165,5 @@ export async function opsRoutes(
 
   await eventsRoutes(app, ctx);
   await deviceLifecycleRoutes(app, { ctx, accounts: options.accounts });
+  await app.register(releaseRoutes, { ctx });
 }

@@ -11,6 +11,7 @@ import * as customerApp from './migrations/0005-customer-app.js';
 import * as companyArea from './migrations/0006-company-area.js';
 import * as eventDelivery from './migrations/0007-event-delivery.js';
 import * as serviceKey from './migrations/0008-service-key.js';
+import * as releases from './migrations/0009-releases.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-company-area': companyArea,
   '0007-event-delivery': eventDelivery,
   '0008-service-key': serviceKey,
+  '0009-releases': releases,
 };
 
 /**

@@ -194,6 +194,8 @@ export interface DevicesTable {
   online: ColumnType<boolean, boolean | undefined, boolean>;
   state_at: Timestamp | null;
   version: string | null;
+  /** The processor architecture the controller reports (process.arch); null until its first report. */
+  arch: ColumnType<string | null, string | null | undefined, string | null>;
   telemetry: Json<unknown> | null;
   telemetry_at: Timestamp | null;
   created_at: DefaultTimestamp;
@@ -302,6 +304,61 @@ export interface EventDeliveriesTable {
   next_attempt_at: Timestamp | null;
 }
 
+export type RolloutTargetKind = 'all' | 'percent' | 'devices';
+export type RolloutState = 'running' | 'paused' | 'halted' | 'finished';
+export type DeviceUpdateState =
+  | 'pending'
+  | 'sent'
+  | 'downloading'
+  | 'switched'
+  | 'healthy'
+  | 'rolled_back'
+  | 'refused'
+  | 'failed';
+
+/** A bundle the operator uploaded (docs/design.md section 12.4.2); its bytes are in `release_chunks`. */
+export interface ReleasesTable {
+  id: Generated<number>;
+  version: string;
+  arch: string;
+  node_abi: string;
+  sha256: string;
+  /** Bytes, as decimal text (bigint). */
+  size: ColumnType<string, string | number, string | number>;
+  /** The signed manifest as uploaded: {manifest, sig}. */
+  manifest: Json<unknown>;
+  created_at: DefaultTimestamp;
+}
+
+export interface ReleaseChunksTable {
+  release_id: number;
+  seq: number;
+  data: Uint8Array;
+}
+
+export interface RolloutsTable {
+  id: Generated<number>;
+  release_id: number;
+  target_kind: RolloutTargetKind;
+  percent: number | null;
+  allow_downgrade: boolean;
+  max_rollback_share: number;
+  state: RolloutState;
+  halted_reason: string | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface DeviceUpdatesTable {
+  rollout_id: number;
+  device_id: string;
+  state: DeviceUpdateState;
+  reason: string | null;
+  detail: string | null;
+  sent_at: Timestamp | null;
+  updated_at: DefaultTimestamp;
+}
+
 export interface DB {
   companies: CompaniesTable;
   company_secrets: CompanySecretsTable;
@@ -328,4 +385,8 @@ export interface DB {
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
   operator_actions: OperatorActionsTable;
+  releases: ReleasesTable;
+  release_chunks: ReleaseChunksTable;
+  rollouts: RolloutsTable;
+  device_updates: DeviceUpdatesTable;
 }

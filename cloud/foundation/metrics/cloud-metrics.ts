@@ -57,8 +57,29 @@ export class CloudMetrics {
     labelNames: ['gauge'] as const,
     registers: [this.registry],
   });
+  readonly #updateReports = new Counter({
+    name: `${METRIC_PREFIX}update_reports_total`,
+    help: "Controllers' update reports applied to a rollout, by state and reason (none when without).",
+    labelNames: ['state', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly #rolloutsHalted = new Counter({
+    name: `${METRIC_PREFIX}rollouts_halted_total`,
+    help: 'Rollouts that halted themselves because too many controllers rolled back.',
+    registers: [this.registry],
+  });
 
   readonly #readings: (() => Promise<void>)[] = [];
+
+  /** A controller's update report, applied to its rollout (docs/design.md section 12.4.2). */
+  updateReport(state: string, reason: string | undefined): void {
+    this.#updateReports.inc({ state, reason: reason ?? 'none' });
+  }
+
+  /** A rollout halted by its roll-back threshold. */
+  rolloutHalted(): void {
+    this.#rolloutsHalted.inc();
+  }
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });

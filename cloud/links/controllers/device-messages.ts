@@ -3,6 +3,7 @@ import type { CloudContext } from '../../foundation/context.js';
 import { databaseOutage } from '../../foundation/db/database-outage.js';
 import { DeviceStates } from '../../rules/devices/device-states.js';
 import { AckJournal } from '../../rules/journal/ack-journal.js';
+import { UpdateDelivery } from '../../rules/rollouts/update-delivery.js';
 import type { CommandWaiters } from './command-waiters.js';
 import { DeviceKeys } from './device-keys.js';
 import { ackHandler } from './handlers/ack.js';
@@ -23,10 +24,16 @@ export class DeviceMessages {
   readonly #deps: DeviceMessageContext;
   readonly #queues = new Map<string, Promise<void>>();
 
-  constructor(ctx: CloudContext, waiters: CommandWaiters) {
+  /** `updates`: by default one that never sends (suites of the messages alone). */
+  constructor(
+    ctx: CloudContext,
+    waiters: CommandWaiters,
+    updates = new UpdateDelivery(ctx, () => ({ sendUpdate: async () => false })),
+  ) {
     this.#deps = {
       ctx,
       waiters,
+      updates,
       keys: new DeviceKeys(ctx),
       acks: new AckJournal(ctx),
       states: new DeviceStates(ctx.db, ctx.clock),

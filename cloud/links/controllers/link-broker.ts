@@ -1,11 +1,13 @@
 import type { Command } from '../../../shared/protocol/messages.js';
 import { deviceTopic } from '../../../shared/protocol/topics.js';
+import type { UpdateCommand } from '../../../shared/protocol/updates.js';
 import type { CloudContext } from '../../foundation/context.js';
 import {
   type DispatchRequest,
   type DispatchResult,
   signOpenCommand,
 } from '../../rules/opening/dispatcher.js';
+import type { UpdateDelivery } from '../../rules/rollouts/update-delivery.js';
 import type { CommandWaiters } from './command-waiters.js';
 import type { ControllerLink } from './controller-link.js';
 import type { DeviceMessages } from './device-messages.js';
@@ -17,6 +19,7 @@ export interface LinkBrokerOptions {
   waiters: CommandWaiters;
   messages: DeviceMessages;
   ackTimeoutMs: number;
+  updates: UpdateDelivery;
 }
 
 /** The controller link on top of either transport: signed commands out, verified acks back. */
@@ -41,6 +44,29 @@ export class LinkBroker implements ControllerLink {
    * Nothing is sent to a device without a session (a gate must not open minutes later). Otherwise the signed
    * command goes out QoS 1, not retained, and the answer is its ack or, after the deadline, a timeout.
    */
+  get updates(): UpdateDelivery {
+    return this.#options.updates;
+  }
+
+  /**
+   * An update command goes out QoS 1 to a connected controller, without waiting: the controller answers with
+   * the progress in its retained state, not with an ack.
+   */
+  async sendUpdate(command: UpdateCommand): Promise<boolean> {
+    const { ctx, transport } = this.#options;
+    if (this.#stopped || !(await transport.isConnected(command.device_id))) return false;
+    try {
+      await transport.publish(
+        deviceTopic(ctx.config.topicPrefix, command.device_id, 'cmd'),
+        Buffer.from(JSON.stringify(command)),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof NotConnectedError) return false;
+      throw error;
+    }
+  }
+
   journalWritten(commandId: string): Promise<unknown> | undefined {
     return this.#options.waiters.journalWritten(commandId);
   }

@@ -1,6 +1,7 @@
 import { ACK_TIMEOUT_MS } from '../../../shared/limits.js';
 import { brokerUrls } from '../../../shared/protocol/broker-urls.js';
 import type { CloudContext } from '../../foundation/context.js';
+import { UpdateDelivery } from '../../rules/rollouts/update-delivery.js';
 import { CommandWaiters } from './command-waiters.js';
 import { CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.js';
 import type { ControllerLink } from './controller-link.js';
@@ -26,6 +27,8 @@ export interface TransportOptions {
 export interface ControllerLinkOptions extends TransportOptions {
   /** How long `dispatch` waits for the ack; default ACK_TIMEOUT_MS (cloud/README.md, "Opening"). */
   ackTimeoutMs?: number;
+  /** How long an update command waits for a report before it goes again; default DEFAULT_RESEND_AFTER_MS. */
+  resendAfterMs?: number;
 }
 
 /**
@@ -37,15 +40,23 @@ export async function startControllerLink(
   options: ControllerLinkOptions = {},
 ): Promise<ControllerLink> {
   const waiters = new CommandWaiters();
-  const messages = new DeviceMessages(ctx, waiters);
+  let link: LinkBroker | undefined;
+  const updates = new UpdateDelivery(
+    ctx,
+    () => link ?? { sendUpdate: async () => false },
+    options.resendAfterMs === undefined ? {} : { resendAfterMs: options.resendAfterMs },
+  );
+  const messages = new DeviceMessages(ctx, waiters, updates);
   const transport = await startTransport(ctx, messages.receive, options);
-  return new LinkBroker({
+  link = new LinkBroker({
     ctx,
     transport,
     waiters,
     messages,
+    updates,
     ackTimeoutMs: options.ackTimeoutMs ?? ACK_TIMEOUT_MS,
   });
+  return link;
 }
 
 /** The transport of `ctx.config.mqtt`, handing what devices publish to `onMessage`. */

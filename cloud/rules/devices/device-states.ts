@@ -14,7 +14,8 @@ interface Report {
  * (docs/design.md section 7.3). Each connect and each will causes one; a fleet connecting at once would
  * otherwise wait on one transaction of four statements per device. Objects keep their `number_id` (the row
  * id) across reports; one missing from a report is marked removed, and gets its old number back if it returns.
- * A report without `objects` leaves them as they are, and one without a version (or with an empty one) the version.
+ * A report without `objects` leaves them as they are, one without a version (or with an empty one) the version,
+ * and one without `arch` the arch.
  */
 export class DeviceStates {
   readonly #db: Database;
@@ -72,8 +73,9 @@ export class DeviceStates {
     const { rows } = await sql<{ id: string }>`
       with reports as (
         select * from unnest(${reports.map((r) => r.deviceId)}::text[], ${reports.map((r) => r.state.online)}::boolean[],
-          ${reports.map((r) => r.state.version || null)}::text[], ${reports.map((r) => r.state.objects !== undefined)}::boolean[])
-          as report (device_id, online, version, lists_objects)
+          ${reports.map((r) => r.state.version || null)}::text[], ${reports.map((r) => r.state.objects !== undefined)}::boolean[],
+          ${reports.map((r) => r.state.arch || null)}::text[])
+          as report (device_id, online, version, lists_objects, arch)
       ),
       listed as (
         select * from unnest(${objects.map((o) => o.deviceId)}::text[], ${objects.map((o) => o.id)}::text[],
@@ -82,7 +84,8 @@ export class DeviceStates {
       ),
       updated as (
         update devices set online = report.online, state_at = ${at}::timestamptz,
-               version = coalesce(report.version, devices.version)
+               version = coalesce(report.version, devices.version),
+               arch = coalesce(report.arch, devices.arch)
           from reports report
          where devices.id = report.device_id
         returning devices.id

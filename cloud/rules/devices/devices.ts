@@ -57,11 +57,13 @@ export async function listDevices(ctx: CloudContext) {
       'provisioned_at',
       'state_at',
       'version',
+      'arch',
       'telemetry',
       'created_at',
     ])
     .orderBy('created_at')
     .execute();
+  const updates = await latestUpdates(ctx);
   return rows.map((row) => ({
     id: row.id,
     label: row.label,
@@ -69,9 +71,35 @@ export async function listDevices(ctx: CloudContext) {
     provisioned: row.provisioned_at !== null,
     online: row.online,
     version: row.version,
+    arch: row.arch,
+    last_seen: row.state_at?.toISOString() ?? null,
+    update: updates.get(row.id) ?? null,
     telemetry: row.telemetry,
     created_at: row.created_at.toISOString(),
   }));
+}
+
+/** Each controller's progress in its newest rollout (docs/design.md section 12.4.2), by device id. */
+async function latestUpdates(ctx: CloudContext) {
+  const rows = await ctx.db
+    .selectFrom('device_updates')
+    .select(['device_id', 'rollout_id', 'state', 'reason', 'detail', 'updated_at'])
+    .distinctOn('device_id')
+    .orderBy('device_id')
+    .orderBy('rollout_id', 'desc')
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.device_id,
+      {
+        rollout_id: row.rollout_id,
+        state: row.state,
+        reason: row.reason,
+        detail: row.detail,
+        at: row.updated_at.toISOString(),
+      },
+    ]),
+  );
 }
 
 /**
@@ -154,6 +182,7 @@ export async function provisionDevice(
     mqtt: { url: accounts.deviceUrl, username: deviceId, password },
     topic_prefix: ctx.config.topicPrefix,
     command_key: ctx.serviceKey.publicKey.base64,
+    ...(ctx.config.releasePublicKey ? { release_key: ctx.config.releasePublicKey } : {}),
     pairing_code: groupCode(pairingCode),
     pairing_expires_at: pairingExpiresAt.toISOString(),
     numbers,

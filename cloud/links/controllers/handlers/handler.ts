@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CloudContext } from '../../../foundation/context.js';
 import type { DeviceStates } from '../../../rules/devices/device-states.js';
 import type { AckJournal } from '../../../rules/journal/ack-journal.js';
+import type { UpdateDelivery } from '../../../rules/rollouts/update-delivery.js';
 import type { CommandWaiters } from '../command-waiters.js';
 import type { DeviceKeys } from '../device-keys.js';
 
@@ -14,6 +15,8 @@ export interface DeviceMessageContext {
   acks: AckJournal;
   /** Devices' `state` reports, many devices' in one statement (docs/design.md section 7.3). */
   states: DeviceStates;
+  /** Rollouts' update commands, sent at once to a controller that comes online (docs/design.md section 12.4.2). */
+  updates: UpdateDelivery;
 }
 
 /**
