@@ -1,7 +1,7 @@
 import { backupInto, restoreFrom } from './backup/backup-commands.js';
 import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
-import { releaseKeygen, releaseSign } from './releases/release-commands.js';
+import { RELEASE_COMMANDS, releaseKeygen, releaseSign } from './releases/release-commands.js';
 
 /**
  * Every `gatelink-admin` command (cloud/README.md, "Operator API"): its words, its arguments, what it calls,
@@ -18,6 +18,12 @@ export interface Flags {
   reason?: string | undefined;
   key?: string | undefined;
   out?: string | undefined;
+  manifest?: string | undefined;
+  all?: boolean | undefined;
+  percent?: string | undefined;
+  devices?: string | undefined;
+  downgrade?: boolean | undefined;
+  'stop-at'?: string | undefined;
 }
 
 export interface CommandInput {
@@ -96,6 +102,13 @@ async function approve(input: CommandInput, command: string, path: 'approve' | '
         ].join('\n')
       : `Company ${id} "${company.name}" approved. Issue its secret with: ${input.program} company secret ${id}`;
   return { answer, text };
+}
+
+/** A controller's progress in its newest rollout, as one cell: `rolled_back (crashed) in rollout 3`. */
+function updateCell(update: unknown): string | null {
+  if (!update || typeof update !== 'object') return null;
+  const { state, reason, rollout_id } = update as Row;
+  return `${state}${reason ? ` (${reason})` : ''} in rollout ${rollout_id}`;
 }
 
 export const COMMANDS: readonly AdminCommand[] = [
@@ -242,10 +255,25 @@ export const COMMANDS: readonly AdminCommand[] = [
     name: 'device list',
     async run({ connection }) {
       const answer = await call(connection, 'GET', '/ops/devices');
-      const columns = ['id', 'label', 'provisioned', 'online', 'customer_id', 'version'];
-      return { answer, text: () => table(answer.devices as Row[], columns) };
+      const rows = (answer.devices as Row[]).map((device) => ({
+        ...device,
+        update: updateCell(device.update),
+      }));
+      const columns = [
+        'id',
+        'label',
+        'provisioned',
+        'online',
+        'customer_id',
+        'last_seen',
+        'version',
+        'arch',
+        'update',
+      ];
+      return { answer, text: () => table(rows, columns) };
     },
   },
+  ...RELEASE_COMMANDS,
   {
     name: 'device pairing-code',
     args: 'DEVICE-ID',

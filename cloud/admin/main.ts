@@ -43,6 +43,12 @@ async function run(argv: string[]): Promise<string> {
       reason: { type: 'string' },
       key: { type: 'string' },
       out: { type: 'string' },
+      manifest: { type: 'string' },
+      all: { type: 'boolean' },
+      percent: { type: 'string' },
+      devices: { type: 'string' },
+      downgrade: { type: 'boolean' },
+      'stop-at': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });

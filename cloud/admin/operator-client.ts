@@ -17,19 +17,42 @@ export class UsageError extends Error {
 const answerSchema = z.record(z.string(), z.unknown());
 
 /** One call of the operator API; a refusal becomes an error saying its code and message. */
-export async function call(connection: Connection, method: 'GET' | 'POST', path: string, body?: unknown) {
+export function call(connection: Connection, method: 'GET' | 'POST', path: string, body?: unknown) {
+  return send(connection, method, path, {
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/**
+ * A POST whose body is a file, streamed rather than read whole (a release bundle, docs/design.md section
+ * 12.4.2), with headers of its own.
+ */
+export function upload(
+  connection: Connection,
+  path: string,
+  file: ReadableStream<Uint8Array>,
+  headers: Record<string, string>,
+) {
+  return send(connection, 'POST', path, { headers, body: file, duplex: 'half' });
+}
+
+async function send(
+  connection: Connection,
+  method: 'GET' | 'POST',
+  path: string,
+  request: { headers: Record<string, string>; body?: string | ReadableStream<Uint8Array>; duplex?: 'half' },
+) {
   let response: Response;
   try {
     response = await fetch(new URL(path, connection.url), {
+      ...request,
       method,
-      headers: {
-        authorization: `Bearer ${connection.token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headers: { authorization: `Bearer ${connection.token}`, ...request.headers },
       // The token is for this address alone: a redirect is refused, never followed with it.
       redirect: 'manual',
-    });
+      // `duplex` (a streamed body) is undici's, missing from the DOM type of the options.
+    } as RequestInit);
   } catch {
     throw new Error(
       `cannot reach the cloud at ${connection.url}: is it running (npm start, or npm run cloud)?`,

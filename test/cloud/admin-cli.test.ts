@@ -183,13 +183,23 @@ describe('gatelink-admin', () => {
     expect(provisioned.device_id).toBe(device.device_id);
   });
 
-  it('device list shows the device, provisioned', async () => {
+  it('device list shows the device, provisioned, not seen yet and in no rollout', async () => {
     const run = await admin(['device', 'list']);
     expect(run, run.stderr).toMatchObject({ code: 0 });
     const [header, ...rows] = lines(run.stdout);
     expect(header).toMatch(/^id\s+label\s+provisioned\s+online/);
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.split(/\s{2,}/)).toEqual([device.device_id, 'Back yard', 'true', 'false', '-', '1.0.0']);
+    expect(rows[0]!.split(/\s{2,}/)).toEqual([
+      device.device_id,
+      'Back yard',
+      'true',
+      'false',
+      '-',
+      '-',
+      '1.0.0',
+      '-',
+      '-',
+    ]);
   });
 
   it('journal --json shows an opening attempt with its actor and outcome', async () => {
