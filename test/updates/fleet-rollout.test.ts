@@ -107,15 +107,12 @@ describe('a fleet updated over the air', { timeout: 180_000 }, () => {
     const shown = succeeded(await admin(cloud, ['rollout', 'show', String(goodRollout)]));
     expect(shown.stdout).toContain(`healthy ${FLEET}`);
 
-    const [first] = controllers;
-    const opened = await openProvisionedBoard(
-      cloud,
-      first?.board ?? { deviceId: '', pairingCode: '', gateNumberId: 0 },
-      {
-        owner: 'Fleet owner',
-        actor: 'Driver after the update',
-      },
-    );
+    const board = controllers[0]?.board;
+    if (!board) throw new Error('no controller started');
+    const opened = await openProvisionedBoard(cloud, board, {
+      owner: 'Fleet owner',
+      actor: 'Driver after the update',
+    });
     expect(opened.status, JSON.stringify(opened.body)).toBe(200);
     expect(opened.body).toMatchObject({ ok: 1 });
   });
