@@ -70,6 +70,8 @@ export async function startRollout(cloud: TestCloud, release: number, flags: str
 
 export interface GuardedController {
   board: ProvisionedBoard;
+  /** The config file `provision` wrote. */
+  config: string;
   home: string;
   supervisor: Supervisor;
 }
@@ -104,7 +106,7 @@ export async function startGuardedController(
   const supervisor = startSupervisor(command, [...prefix, ...guard, 'run', '--config', config], {
     env: { ...process.env, NOTIFY_SOCKET: '', WATCHDOG_USEC: '' },
   });
-  return { board, home, supervisor };
+  return { board, config, home, supervisor };
 }
 
 function runCommand(command: string, args: string[], timeoutMs = 60_000): Promise<ProgramRun> {

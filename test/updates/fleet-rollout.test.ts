@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,11 +37,13 @@ let database: TestDatabase;
 let cloud: TestCloud;
 let dir: string;
 let bundles: { good: string; broken: string };
+let releasePublicKey: string;
 const controllers: GuardedController[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gatelink-fleet-'));
   const key = await releaseKeygen(dir);
+  releasePublicKey = key.publicKey;
   const trees = {
     first: makeReleaseTree(dir, '0.1.0'),
     good: makeReleaseTree(dir, '0.2.0'),
@@ -90,6 +92,9 @@ describe('a fleet updated over the air', { timeout: 180_000 }, () => {
   let goodRollout = 0;
 
   it('takes a signed release rolled out to all, reports it healthy, and still opens', async () => {
+    for (const controller of controllers) {
+      expect(readFileSync(controller.config, 'utf8')).toContain(`release_key: ${releasePublicKey}`);
+    }
     const release = await uploadRelease(cloud, bundles.good);
     goodRollout = await startRollout(cloud, release, ['--all']);
     const healthy = (device: FleetDevice) =>
