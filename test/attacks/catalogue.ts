@@ -306,6 +306,50 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 9.1',
   },
   {
+    id: 'device.update-forged',
+    attack:
+      "an update command on a controller's cmd topic that the cloud did not sign: from another client, another controller or a broker in the middle",
+    source: 'docs/design.md section 12.4.3',
+  },
+  {
+    id: 'device.release-forged',
+    attack:
+      'a release whose manifest the operator’s release key did not sign, uploaded to the cloud or sent to a controller (by anyone able to send update commands, the cloud included)',
+    source: 'docs/design.md sections 12.4.2, 12.4.3',
+  },
+  {
+    id: 'device.release-rollback',
+    attack: 'a genuine older release sent to take a controller back to a version with a known flaw',
+    source: 'docs/design.md section 12.4.3',
+  },
+  {
+    id: 'device.release-wrong-arch',
+    attack: 'a genuine manifest and bundle replayed to a controller of another architecture',
+    source: 'docs/design.md section 12.4.3',
+  },
+  {
+    id: 'device.bundle-tampered',
+    attack: 'a bundle changed on the way or in the store, under a genuine manifest',
+    source: 'docs/design.md sections 12.4.3, 12.4.4',
+  },
+  {
+    id: 'device.bundle-elsewhere',
+    attack: 'an update command pointing the controller’s download at a server other than its cloud',
+    source: 'docs/design.md section 12.4.3',
+  },
+  {
+    id: 'device.bundle-traversal',
+    attack:
+      'a bundle holding a symbolic link, an absolute path or a path climbing out with .., to write outside the release folder',
+    source: 'docs/design.md section 12.4.3',
+  },
+  {
+    id: 'web.release-download-flood',
+    attack:
+      'many slow public downloads of a release bundle, holding the cloud’s database connections from everyone else',
+    source: 'docs/design.md section 12.4.4',
+  },
+  {
     id: 'data.second-instance',
     attack: 'a second cloud starts on the same embedded-database folder and both write its files',
     source: 'issue 11, finding 3',

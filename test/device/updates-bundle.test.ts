@@ -34,7 +34,7 @@ async function rawBundle(name: string, cwd: string, entries: string[]): Promise<
   return file;
 }
 
-describe('unpacking a bundle', () => {
+describe('unpacking a bundle [attack:device.bundle-traversal]', () => {
   it.each([
     ['a symbolic link', 'link'],
     ['a path climbing out with ..', 'climb'],
@@ -71,7 +71,7 @@ describe('unpacking a bundle', () => {
   });
 });
 
-describe('a bundle with a link in it, signed and hash-correct', () => {
+describe('a bundle with a link in it, signed and hash-correct [attack:device.bundle-traversal]', () => {
   const bench = new UpdateBench();
   let board: Board | null = null;
   beforeAll(() => bench.start());

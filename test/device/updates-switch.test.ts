@@ -56,7 +56,7 @@ describe('updates over the air on the controller', () => {
     expect(link(board.home, 'known-good')).toBe('releases/0.2.0-initial');
   });
 
-  it('refuses a tampered bundle (hash_mismatch) and keeps running the release it had', async () => {
+  it('refuses a tampered bundle (hash_mismatch) and keeps running the release it had [attack:device.bundle-tampered]', async () => {
     board = await bench.startBoard(bench.trees.v1);
     await online(board, '0.1.0');
     const { bytes, release } = await bench.offer(bench.trees.v2);
@@ -69,13 +69,13 @@ describe('updates over the air on the controller', () => {
   });
 
   it.each([
-    ['a manifest signed by another key', 'bad_release_signature'],
-    ['an older version', 'older_version'],
-    ['the same version', 'same_version'],
-    ['another architecture', 'wrong_arch'],
-    ['a command signed by another key', 'bad_signature'],
-    ['a bundle on another origin', 'foreign_url'],
-  ] as const)('refuses %s (%s)', async (what, reason) => {
+    ['a manifest signed by another key', 'bad_release_signature', '[attack:device.release-forged]'],
+    ['an older version', 'older_version', '[attack:device.release-rollback]'],
+    ['the same version', 'same_version', ''],
+    ['another architecture', 'wrong_arch', '[attack:device.release-wrong-arch]'],
+    ['a command signed by another key', 'bad_signature', '[attack:device.update-forged]'],
+    ['a bundle on another origin', 'foreign_url', '[attack:device.bundle-elsewhere]'],
+  ] as const)('refuses %s (%s) %s', async (what, reason) => {
     const { v1, v2, v3 } = bench.trees;
     board = await bench.startBoard(v2);
     await online(board, '0.2.0');

@@ -166,7 +166,7 @@ describe('installing a board from the cloud', () => {
     expect(unpacked).toEqual(['bin', 'hardware', 'padding.bin', 'release.json']);
   });
 
-  it('stops before unpacking a bundle that does not match the release, and says what to do', async () => {
+  it('stops before unpacking a bundle that does not match the release, and says what to do [attack:device.bundle-tampered]', async () => {
     const ran = await runScript({ sha256sum: '#!/bin/sh\necho 0000 "$1"\n' });
     expect(ran.code).not.toBe(0);
     expect(ran.stderr).toContain("the bundle does not match the release's SHA-256");
@@ -179,7 +179,7 @@ describe('installing a board from the cloud', () => {
     expect(ran.installer).toBe('');
   });
 
-  it('serves the bundle to at most four public downloads at once; the fifth is told to retry', async () => {
+  it('serves the bundle to at most four public downloads at once; the fifth is told to retry [attack:web.release-download-flood]', async () => {
     const big = await upload(await bundle('2.0.0', 8 * 1024 * 1024), '2.0.0');
     const open: IncomingMessage[] = [];
     const get = () =>

@@ -192,7 +192,7 @@ describe('uploads', () => {
     );
   });
 
-  it('refuses a bundle signed by another key', async () => {
+  it('refuses a bundle signed by another key [attack:device.release-forged]', async () => {
     const made = bundle();
     const answer = await upload(made.bytes, made.manifest, SigningKey.generate());
     expect(answer).toMatchObject({ status: 422, body: { error: 'release_signature_invalid' } });
