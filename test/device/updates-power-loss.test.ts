@@ -1,4 +1,14 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  type FSWatcher,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/wait-for.js';
@@ -100,4 +110,56 @@ describe('a power cut during an update', () => {
     const record = JSON.parse(readFileSync(join(board.home, 'update.json'), 'utf8'));
     expect(record.phase).toBe('healthy');
   });
+
+  /**
+   * The same, killed for real: the process gets SIGKILL the moment the step shows on disk (the first event
+   * naming it), so it dies at that step or a little after it, never before. Whatever it reached, the board
+   * boots a whole release, and the update, sent again as the cloud does, ends with the new release kept.
+   */
+  it.each([
+    ['the download', (name: string) => name.endsWith('.tgz.partial')],
+    ['the unpacking', (name: string) => name.endsWith('.partial') && !name.endsWith('.tgz.partial')],
+    ['update.json', (name: string) => name === 'update.json' || name === 'update.json.new'],
+    ['the switch of current', (name: string) => name === 'current.new' || name === 'current'],
+  ])(
+    'killed at %s: boots a whole release and finishes the update when it comes again',
+    async (_step, seen) => {
+      board = await bench.startBoard(bench.trees.v1);
+      await online(board, '0.1.0');
+      const home = board.home;
+      const supervisor = board.supervisor;
+      const { release, url } = await bench.offer(bench.trees.v2);
+      let killed: Promise<void> | null = null;
+      const watchers: FSWatcher[] = [home, join(home, 'releases')].map((folder) =>
+        watch(folder, (_event, name) => {
+          if (killed === null && name !== null && seen(name)) killed = supervisor.kill();
+        }),
+      );
+      try {
+        await send(board, bench.updateCommand(release, url));
+        await waitFor(() => killed !== null, 'the step to show on disk');
+        await killed;
+      } finally {
+        for (const watcher of watchers) watcher.close();
+      }
+      // Restarted by the supervisor: both links name a complete release, whichever step the kill hit. The
+      // retained state said online until the broker saw the connection drop: wait for the new start's own.
+      const killedAt = Date.now();
+      await waitFor(
+        () => board?.state()?.online === true && (board?.state()?.at ?? 0) >= killedAt,
+        'the board back online',
+      );
+      for (const name of ['current', 'known-good'] as const) {
+        const release = join(home, link(home, name));
+        expect(existsSync(join(release, 'release.json')), `${name} -> ${release}`).toBe(true);
+        expect(existsSync(join(release, 'bin', 'gatelink-device.mjs')), `${name} -> ${release}`).toBe(true);
+      }
+      if (board.state()?.version === '0.1.0') await send(board, bench.updateCommand(release, url));
+      await waitFor(
+        () => board?.state()?.version === '0.2.0' && board?.state()?.update?.state === 'healthy',
+        'the update kept',
+      );
+      expect(link(home, 'known-good')).toBe(link(home, 'current'));
+    },
+  );
 });

@@ -75,7 +75,7 @@ describe('updates over the air on the controller', () => {
     ['another architecture', 'wrong_arch', '[attack:device.release-wrong-arch]'],
     ['a command signed by another key', 'bad_signature', '[attack:device.update-forged]'],
     ['a bundle on another origin', 'foreign_url', '[attack:device.bundle-elsewhere]'],
-  ] as const)('refuses %s (%s) %s', async (what, reason) => {
+  ] as const)('refuses %s (%s) %s', async (what, reason, _attack) => {
     const { v1, v2, v3 } = bench.trees;
     board = await bench.startBoard(v2);
     await online(board, '0.2.0');
