@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
 import type { PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
 import type { listDevices } from '../../rules/devices/devices.js';
 import type { ConsoleOperator } from './console-access.js';
 import { ConsoleFrame } from './console-frame.js';
@@ -32,7 +33,8 @@ export function ControllersPage(props: {
                   </div>
                   <div class="muted small">
                     {device.online ? 'online' : 'offline'} · {device.version ?? 'version unknown'} ·{' '}
-                    {device.arch ?? 'arch unknown'} · last seen {device.last_seen ?? 'never'}
+                    {device.arch ?? 'arch unknown'} · last seen{' '}
+                    {device.last_seen ? <Moment date={new Date(device.last_seen)} /> : 'never'}
                     {device.provisioned ? '' : ' · not provisioned'}
                   </div>
                   {device.update ? (
