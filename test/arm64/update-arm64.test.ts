@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -80,9 +80,11 @@ describe.skipIf(missing !== null)(
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'gatelink-update-arm64-'));
       const first: ReleaseTree = { folder: join(dir, 'tree-0.1.0'), version: '0.1.0' };
+      // Against the board's Node.js headers (the arm64 Node.js 20's own), whatever Node.js runs this suite.
       await run('npm', ['run', 'build:device', '--', first.folder, '--arch', 'arm64'], {
         cwd: ROOT,
         timeout: 300_000,
+        env: { ...process.env, npm_config_nodedir: dirname(dirname(ARM_NODE)) },
       });
       const key = await releaseKeygen(dir);
       bundles = {

@@ -1,7 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +47,14 @@ describe.skipIf(missing !== null)('a controller release built for arm64 here', (
     const built = await run(
       process.execPath,
       [join(ROOT, 'packaging/device-release.mjs'), '--arch', 'arm64', '--out', bundle],
-      { cwd: dir, timeout: BUILD, maxBuffer: 16 * 1024 * 1024 },
+      // The board's Node.js headers (the arm64 Node.js 20 fetched for these suites), whatever Node.js runs this:
+      // the GPIO module must load on the board's Node.js, not on the builder's.
+      {
+        cwd: dir,
+        timeout: BUILD,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { ...process.env, npm_config_nodedir: dirname(dirname(ARM_NODE)) },
+      },
     );
     printed = built.stdout;
     entries = await bundleEntries(bundle);
