@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { loadConfig } from '../config.js';
 import { readStatus } from '../runtime/status.js';
@@ -34,7 +35,7 @@ export async function resetCommand(options: ResetOptions): Promise<number> {
       return 1;
     }
   }
-  for (const path of targets) await rm(path, { recursive: true, force: true });
+  for (const path of targets) await wipe(path);
   print(`Removed: ${targets.length > 0 ? targets.join(', ') : 'nothing (already gone)'}.`);
   print(`This board is no longer controller ${config.device_id}. Next:`);
   print(`  - the operator retires the old record: gatelink-admin device remove ${config.device_id}`);
@@ -44,6 +45,18 @@ export async function resetCommand(options: ResetOptions): Promise<number> {
   print('  - for this board, the operator makes a new one: gatelink-admin device add --label ...,');
   print('    then: gatelink-device provision --cloud <url> --code <code> --objects-from <objects file>.');
   return 0;
+}
+
+/**
+ * A file is removed; a folder is emptied but kept: the state folder is systemd's (StateDirectory=), in a parent
+ * the daemon's user cannot write, and the next daemon needs it again.
+ */
+async function wipe(path: string): Promise<void> {
+  if (!statSync(path).isDirectory()) {
+    await rm(path, { force: true });
+    return;
+  }
+  for (const entry of await readdir(path)) await rm(join(path, entry), { recursive: true, force: true });
 }
 
 async function askOnTerminal(question: string): Promise<boolean> {
