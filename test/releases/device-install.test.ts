@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,9 +8,9 @@ import { promisify } from 'node:util';
 import { create } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import { type ReleaseManifest, signManifest } from '../../shared/releases/manifest.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { injectRelease, signedRelease } from '../support/releases.js';
 
 /**
  * A fresh board installs the controller from the operator's cloud (docs/design.md section 12.4.4): the script at
@@ -56,30 +56,8 @@ async function bundle(version: string, padding = 0): Promise<Buffer> {
   return readFileSync(out);
 }
 
-async function upload(bytes: Buffer, version: string): Promise<number> {
-  const manifest: ReleaseManifest = {
-    v: 1,
-    name: 'gatelink-device',
-    version,
-    arch: 'x64',
-    node_abi: '115',
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    size: bytes.length,
-    signed_at: Date.now(),
-  };
-  const response = await fetch(`${cloud.localUrl}/ops/releases`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${cloud.operatorToken}`,
-      'content-type': 'application/gzip',
-      'gatelink-release-manifest': Buffer.from(JSON.stringify(signManifest(releaseKey, manifest))).toString(
-        'base64',
-      ),
-    },
-    body: new Uint8Array(bytes),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { release: { id: number } }).release.id;
+function upload(bytes: Buffer, version: string): Promise<number> {
+  return injectRelease(cloud, bytes, signedRelease(releaseKey, bytes, { version, arch: 'x64' }));
 }
 
 async function rollOut(releaseId: number, target: unknown = 'all'): Promise<number> {

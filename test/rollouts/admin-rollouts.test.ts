@@ -1,14 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import type { ProvisionResponse } from '../../shared/protocol/provisioning.js';
-import { type ReleaseManifest, signManifest } from '../../shared/releases/manifest.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type ProgramRun, runProgram } from '../support/program-run.js';
+import { apiController, signedRelease } from '../support/releases.js';
 
 /**
  * `gatelink-admin release upload|list` and `rollout start|pause|resume|show|list` (docs/design.md section
@@ -44,39 +43,13 @@ function admin(args: string[]): Promise<ProgramRun> {
 /** A bundle file and its signed manifest beside it, as `release sign` leaves them. */
 function bundleFile(version: string, key = releaseKey): string {
   const bytes = randomBytes(1.5 * 1024 * 1024);
-  const manifest: ReleaseManifest = {
-    v: 1,
-    name: 'gatelink-device',
-    version,
-    arch: 'arm64',
-    node_abi: '115',
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    size: bytes.length,
-    signed_at: Date.now(),
-  };
   const path = join(folder, `gatelink-device-${version}-arm64.tar.gz`);
   writeFileSync(path, bytes);
-  writeFileSync(`${path}.manifest.json`, JSON.stringify(signManifest(key, manifest)));
+  writeFileSync(`${path}.manifest.json`, JSON.stringify(signedRelease(key, bytes, { version })));
   return path;
 }
 
-async function provisionedController(): Promise<string> {
-  const added = await cloud.ops('POST', '/ops/devices', { label: 'Yard gate' });
-  const { provisioning_code } = added.body.device as { provisioning_code: string };
-  const answer = await cloud.app.inject({
-    method: 'POST',
-    url: '/api/device/provision',
-    payload: {
-      code: provisioning_code,
-      public_key: SigningKey.generate().publicKey.base64,
-      objects: [{ id: 'gate', label: 'Gate', kind: 'relay' }],
-      version: '1.0.0',
-    },
-  });
-  const id = (answer.json() as ProvisionResponse).device_id;
-  await cloud.ctx.db.updateTable('devices').set({ arch: 'arm64' }).where('id', '=', id).execute();
-  return id;
-}
+const provisionedController = () => apiController(cloud, { label: 'Yard gate' });
 
 describe('gatelink-admin release and rollout', () => {
   it('uploads a signed bundle, lists it, and refuses one signed by another key', async () => {

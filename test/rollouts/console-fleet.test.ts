@@ -1,12 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import type { ProvisionResponse } from '../../shared/protocol/provisioning.js';
-import { signManifest } from '../../shared/releases/manifest.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { apiController, injectRelease, signedRelease } from '../support/releases.js';
 
 /**
  * The console's Controllers and Rollouts pages (docs/design.md section 12.4.2): the fleet with version, arch,
@@ -36,42 +35,13 @@ async function tokenConsole(): Promise<BrowserClient> {
 
 /** A provisioned arm64 controller on version 1.0.0 and a running rollout of a 2.0.x to it. */
 async function rolloutToController(): Promise<{ deviceId: string; rolloutId: number }> {
-  const added = await cloud.ops('POST', '/ops/devices', { label: 'Orchard gate' });
-  const { provisioning_code } = added.body.device as { provisioning_code: string };
-  const provisioned = await cloud.app.inject({
-    method: 'POST',
-    url: '/api/device/provision',
-    payload: {
-      code: provisioning_code,
-      public_key: SigningKey.generate().publicKey.base64,
-      objects: [{ id: 'gate', label: 'Gate', kind: 'relay' }],
-      version: '1.0.0',
-    },
-  });
-  const deviceId = (provisioned.json() as ProvisionResponse).device_id;
-  await cloud.ctx.db.updateTable('devices').set({ arch: 'arm64' }).where('id', '=', deviceId).execute();
+  const deviceId = await apiController(cloud, { label: 'Orchard gate' });
   const bytes = randomBytes(64);
-  const manifest = signManifest(releaseKey, {
-    v: 1,
-    name: 'gatelink-device',
-    version: `2.0.${releases++}`,
-    arch: 'arm64',
-    node_abi: '115',
-    sha256: createHash('sha256').update(bytes).digest('hex'),
-    size: bytes.length,
-    signed_at: Date.now(),
-  });
-  const uploaded = await cloud.app.inject({
-    method: 'POST',
-    url: '/ops/releases',
-    headers: {
-      authorization: `Bearer ${cloud.operatorToken}`,
-      'content-type': 'application/gzip',
-      'gatelink-release-manifest': Buffer.from(JSON.stringify(manifest)).toString('base64'),
-    },
-    payload: bytes,
-  });
-  const releaseId = (uploaded.json() as { release: { id: number } }).release.id;
+  const releaseId = await injectRelease(
+    cloud,
+    bytes,
+    signedRelease(releaseKey, bytes, { version: `2.0.${releases++}` }),
+  );
   const started = await cloud.ops('POST', '/ops/rollouts', {
     release_id: releaseId,
     target: { devices: [deviceId] },

@@ -1,9 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
-import type { ProvisionResponse } from '../../shared/protocol/provisioning.js';
-import { signManifest } from '../../shared/releases/manifest.js';
 import {
   chromiumMissing,
   launchChromium,
@@ -13,6 +11,7 @@ import {
 } from '../support/browser.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { apiController, injectRelease, signedRelease } from '../support/releases.js';
 
 /**
  * The console's fleet pages in real Chromium (docs/design.md section 12.4.2): the controllers with their
@@ -43,22 +42,10 @@ describe.skipIf(chromiumMissing)('an operator watches the fleet in the console',
   });
 
   async function controller(label: string): Promise<string> {
-    const added = await cloud.ops('POST', '/ops/devices', { label });
-    const { provisioning_code } = added.body.device as { provisioning_code: string };
-    const provisioned = await cloud.app.inject({
-      method: 'POST',
-      url: '/api/device/provision',
-      payload: {
-        code: provisioning_code,
-        public_key: SigningKey.generate().publicKey.base64,
-        objects: [{ id: 'gate', label: 'Gate', kind: 'relay' }],
-        version: '1.4.0',
-      },
-    });
-    const deviceId = (provisioned.json() as ProvisionResponse).device_id;
+    const deviceId = await apiController(cloud, { label, version: '1.4.0' });
     await cloud.ctx.db
       .updateTable('devices')
-      .set({ arch: 'arm64', online: true, state_at: cloud.ctx.clock.now() })
+      .set({ online: true, state_at: cloud.ctx.clock.now() })
       .where('id', '=', deviceId)
       .execute();
     return deviceId;
@@ -66,27 +53,11 @@ describe.skipIf(chromiumMissing)('an operator watches the fleet in the console',
 
   async function rollout(devices: string[]): Promise<number> {
     const bytes = randomBytes(256);
-    const manifest = signManifest(releaseKey, {
-      v: 1,
-      name: 'gatelink-device',
-      version: '1.5.0',
-      arch: 'arm64',
-      node_abi: '115',
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      size: bytes.length,
-      signed_at: Date.now(),
-    });
-    const uploaded = await cloud.app.inject({
-      method: 'POST',
-      url: '/ops/releases',
-      headers: {
-        authorization: `Bearer ${cloud.operatorToken}`,
-        'content-type': 'application/gzip',
-        'gatelink-release-manifest': Buffer.from(JSON.stringify(manifest)).toString('base64'),
-      },
-      payload: bytes,
-    });
-    const releaseId = (uploaded.json() as { release: { id: number } }).release.id;
+    const releaseId = await injectRelease(
+      cloud,
+      bytes,
+      signedRelease(releaseKey, bytes, { version: '1.5.0' }),
+    );
     const started = await cloud.ops('POST', '/ops/rollouts', { release_id: releaseId, target: { devices } });
     return (started.body.rollout as { id: number }).id;
   }
