@@ -13,11 +13,11 @@ export function certificateFailure(
 ): string | null {
   const refusal = certificateRefusal(error);
   if (!refusal) return null;
-  const whatToDo =
+  const remedy =
     refusal.kind === 'name'
       ? `use the name the certificate was issued for, or issue one for ${host}`
       : refusal.kind === 'time'
         ? "check this controller's clock, then renew the certificate"
         : advice.untrusted;
-  return `${what} certificate for ${host} does not verify: ${refusal.reason} (${refusal.code}); ${whatToDo}`;
+  return `${what} certificate for ${host} does not verify: ${refusal.reason} (${refusal.code}); ${remedy}`;
 }
