@@ -75,6 +75,8 @@ export const deviceObjectSchema = z.strictObject({
   id: objectId,
   label: reportedText(64).min(1),
   kind: z.enum(['relay', 'gsm', 'simulated']),
+  /** Set when the object has a position sensor (docs/design.md section 7.5): its reports follow on `ack`. */
+  sensor: z.boolean().optional(),
 });
 export type DeviceObject = z.infer<typeof deviceObjectSchema>;
 

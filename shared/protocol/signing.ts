@@ -36,7 +36,7 @@ export function signCommand(key: SigningKey, command: UnsignedCommand): Command 
 }
 
 export function verifyCommand(key: VerifyKey, command: Command): boolean {
-  return verifySig(key, signedBytes(COMMAND_TAG, command), command.sig);
+  return verifySignature(key, signedBytes(COMMAND_TAG, command), command.sig);
 }
 
 export function signAck(key: SigningKey, ack: UnsignedAck): Ack {
@@ -45,7 +45,7 @@ export function signAck(key: SigningKey, ack: UnsignedAck): Ack {
 }
 
 export function verifyAck(key: VerifyKey, ack: Ack): boolean {
-  return verifySig(key, signedBytes(ACK_TAG, ack), ack.sig);
+  return verifySignature(key, signedBytes(ACK_TAG, ack), ack.sig);
 }
 
 /**
@@ -53,7 +53,7 @@ export function verifyAck(key: VerifyKey, ack: Ack): boolean {
  * the four spare bits of the last character, so sixteen texts would otherwise carry one signature, and a copy
  * of a command whose `sig` was changed would still be the cloud's.
  */
-function verifySig(key: VerifyKey, bytes: Uint8Array, sig: string): boolean {
+export function verifySignature(key: VerifyKey, bytes: Uint8Array, sig: string): boolean {
   const signature = decodeBase64(sig);
   return signature !== null && key.verify(bytes, signature);
 }

@@ -12,6 +12,7 @@ import * as companyArea from './migrations/0006-company-area.js';
 import * as eventDelivery from './migrations/0007-event-delivery.js';
 import * as serviceKey from './migrations/0008-service-key.js';
 import * as releases from './migrations/0009-releases.js';
+import * as gatePositions from './migrations/0010-gate-positions.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-event-delivery': eventDelivery,
   '0008-service-key': serviceKey,
   '0009-releases': releases,
+  '0010-gate-positions': gatePositions,
 };
 
 /**

@@ -202,6 +202,10 @@ export interface DevicesTable {
   /** The customer's own name for the barrier; the installer's `label` until they give one. */
   name: string | null;
   paired_at: Timestamp | null;
+  /** How long the gate may stay open before the customer and the company are told (docs/design.md section 5.2). */
+  left_open_limit_s: ColumnType<number, number | undefined, number>;
+  /** How soon after the relay fired the gate must be seen moving, else the entry says it did not move. */
+  move_timeout_s: ColumnType<number, number | undefined, number>;
 }
 
 export interface DeviceObjectsTable {
@@ -211,7 +215,20 @@ export interface DeviceObjectsTable {
   label: string;
   kind: string;
   removed_at: Timestamp | null;
+  /** Whether the controller reports a position sensor on the object (docs/design.md section 7.5). */
+  has_sensor: ColumnType<boolean, boolean | undefined, boolean>;
+  position: ColumnType<GatePosition | null, GatePosition | null | undefined, GatePosition | null>;
+  /** When the gate took `position`, on the controller's clock. */
+  position_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The signed report that says so. */
+  position_report: ColumnType<unknown | null, string | null | undefined, string | null>;
+  /** When the customer and the company were told that the gate stays open; cleared when it closes. */
+  left_open_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The journal entry whose opening left the gate open, when one did. */
+  left_open_entry: ColumnType<number | null, number | null | undefined, number | null>;
 }
+
+export type GatePosition = 'open' | 'closed';
 
 export interface RequestsTable {
   id: Generated<number>;
@@ -259,6 +276,32 @@ export interface JournalTable {
   detail: string | null;
   command_id: string | null;
   acked_at: Timestamp | null;
+  /** The controller's signed acknowledgement, as received (docs/design.md section 5.3). */
+  ack: ColumnType<unknown | null, string | null | undefined, string | null>;
+  /** When the gate was seen open after this opening, on the controller's clock. */
+  gate_opened_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  gate_closed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the cloud marked the entry "relay fired, gate did not move". */
+  gate_not_moved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the gate this opening opened was found left open past the barrier's limit. */
+  left_open_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The signed position reports that prove the steps above, oldest first. */
+  gate_reports: ColumnType<unknown[] | null, string | null | undefined, string | null>;
+  /** The entry's place in its barrier's hash chain (docs/design.md section 5.3); null until the entry is final. */
+  chain_seq: ColumnType<number | null, number | null | undefined, number | null>;
+  chain_prev: ColumnType<string | null, string | null | undefined, string | null>;
+  chain_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A barrier's hash chain: its head, and the latest check of it (docs/design.md section 5.3). */
+export interface JournalChainsTable {
+  device_id: string;
+  seq: ColumnType<number, number | undefined, number>;
+  hash: string;
+  checked_at: Timestamp | null;
+  checked_seq: number | null;
+  broken_entry: number | null;
+  broken_reason: string | null;
 }
 
 export interface IdempotencyTable {
@@ -370,6 +413,7 @@ export interface DB {
   keys: KeysTable;
   key_objects: KeyObjectsTable;
   journal: JournalTable;
+  journal_chains: JournalChainsTable;
   idempotency: IdempotencyTable;
   events: EventsTable;
   event_deliveries: EventDeliveriesTable;

@@ -1,0 +1,59 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * The whole opening, seen and proven (docs/design.md sections 5.2, 5.3 and 7.5):
+ * - `device_objects`: whether the object has a position sensor, its latest position as the controller signed it
+ *   (`position_report`), since when (`position_since`, the controller's time of the change), and the alert
+ *   about a gate left open (`left_open_at`, and the entry whose opening left it open);
+ * - `devices`: the customer's limits for the barrier: how long a gate may stay open before the alert
+ *   (`left_open_limit_s`, 10 minutes by default) and how soon after the relay it must be seen moving
+ *   (`move_timeout_s`, 30 s by default);
+ * - `journal`: the controller's signed acknowledgement as received (`ack`), the steps after it (`gate_opened_at`,
+ *   `gate_closed_at`, `gate_not_moved_at`, `left_open_at`) with the signed position reports that prove them
+ *   (`gate_reports`, a JSON array), and the entry's place in its barrier's hash chain (`chain_seq`,
+ *   `chain_prev`, `chain_hash`), set once the entry is final;
+ * - `journal_chains`: each barrier's chain head, and when the chain was last checked and what was found.
+ * Only added tables and nullable or defaulted columns (docs/design.md section 8.2).
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  for (const statement of SCHEMA.split(/;\s*\n/).filter((text) => text.trim())) {
+    await sql.raw(statement).execute(db);
+  }
+}
+
+const SCHEMA = `
+    alter table device_objects add column has_sensor boolean not null default false;
+    alter table device_objects add column position text check (position in ('open', 'closed'));
+    alter table device_objects add column position_since timestamptz;
+    alter table device_objects add column position_report jsonb;
+    alter table device_objects add column left_open_at timestamptz;
+    alter table device_objects add column left_open_entry integer;
+
+    alter table devices add column left_open_limit_s integer not null default 600
+      check (left_open_limit_s between 60 and 86400);
+    alter table devices add column move_timeout_s integer not null default 30
+      check (move_timeout_s between 5 and 600);
+
+    alter table journal add column ack jsonb;
+    alter table journal add column gate_opened_at timestamptz;
+    alter table journal add column gate_closed_at timestamptz;
+    alter table journal add column gate_not_moved_at timestamptz;
+    alter table journal add column left_open_at timestamptz;
+    alter table journal add column gate_reports jsonb;
+    alter table journal add column chain_seq integer;
+    alter table journal add column chain_prev text;
+    alter table journal add column chain_hash text;
+
+    create unique index journal_device_chain_seq on journal (device_id, chain_seq) where chain_seq is not null;
+    create index journal_device_unsealed on journal (device_id, id) where chain_seq is null;
+
+    create table journal_chains (
+      device_id text primary key,
+      seq integer not null default 0,
+      hash text not null,
+      checked_at timestamptz,
+      checked_seq integer,
+      broken_entry integer,
+      broken_reason text
+    )
+`;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { SigningKey, VerifyKey } from '../crypto/ed25519.js';
+import { LAST_TIME_MS } from './reported-text.js';
+import { canonicalJson, signedBytes, verifySignature } from './signing.js';
+import { DEVICE_ID_PATTERN } from './topics.js';
+import { PROTOCOL_VERSION } from './version.js';
+
+/**
+ * A gate's position as its sensor sees it (docs/design.md section 7.5): a reed switch or limit switch on a GPIO
+ * input, or a simulated one. Only two readings exist; a gate between the two reads `open` (the contact at the
+ * closed end is not made), which is what a customer needs to know: it is not shut.
+ */
+export const POSITIONS = ['open', 'closed'] as const;
+export type Position = (typeof POSITIONS)[number];
+
+export const POSITION_TAG = 'gatelink/position/v1';
+
+const millis = z.number().int().nonnegative().max(LAST_TIME_MS);
+
+/**
+ * A signed position report, carried on the device's `ack` topic beside acknowledgements (told apart by `type`),
+ * so that every broker's existing rights cover it and it rides the same outbox, in order with the
+ * acknowledgements (docs/design.md section 7.5).
+ *
+ * - `changed_at`: when the sensor settled in this position, on the controller's clock (Unix ms). A report is
+ *   newer than another of the same object when its `changed_at` is later; the cloud applies only newer ones,
+ *   so a replayed or reordered old report changes nothing.
+ * - `at`: when the report was made. On connect the controller reports each sensor's current position again,
+ *   with the same `changed_at` and a new `at`.
+ * - `id`: unique per report, so that the outbox can confirm it like an acknowledgement.
+ */
+export const positionReportSchema = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal('position'),
+  id: z.uuid(),
+  device_id: z.string().regex(DEVICE_ID_PATTERN),
+  object: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/),
+  position: z.enum(POSITIONS),
+  changed_at: millis,
+  at: millis,
+  sig: z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/),
+});
+export type PositionReport = z.infer<typeof positionReportSchema>;
+export type UnsignedPositionReport = Omit<PositionReport, 'sig'>;
+
+export function signPositionReport(key: SigningKey, report: UnsignedPositionReport): PositionReport {
+  const sig = Buffer.from(key.sign(signedBytes(POSITION_TAG, report))).toString('base64');
+  return { ...report, sig };
+}
+
+export function verifyPositionReport(key: VerifyKey, report: PositionReport): boolean {
+  return verifySignature(key, signedBytes(POSITION_TAG, report), report.sig);
+}
+
+/** The bytes a report is signed over, for a verifier outside this code (the journal's receipts). */
+export function positionReportText(report: PositionReport): string {
+  const { sig: _sig, ...unsigned } = report;
+  return `${POSITION_TAG}\n${canonicalJson(unsigned)}`;
+}
