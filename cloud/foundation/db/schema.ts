@@ -288,6 +288,8 @@ export interface JournalTable {
   /** The signed position reports that prove the steps above, oldest first. */
   gate_reports: ColumnType<unknown[] | null, string | null | undefined, string | null>;
   /** The entry's place in its barrier's hash chain (docs/design.md section 5.3); null until the entry is final. */
+  /** The customer whose chain holds the entry (the key's owner when it was sealed). */
+  chain_customer: ColumnType<number | null, number | null | undefined, number | null>;
   chain_seq: ColumnType<number | null, number | null | undefined, number | null>;
   chain_prev: ColumnType<string | null, string | null | undefined, string | null>;
   chain_hash: ColumnType<string | null, string | null | undefined, string | null>;
@@ -296,6 +298,9 @@ export interface JournalTable {
 /** A barrier's hash chain: its head, and the latest check of it (docs/design.md section 5.3). */
 export interface JournalChainsTable {
   device_id: string;
+  customer_id: number;
+  /** The `prev` of the chain's first entry, fixed when the chain starts (the barrier's id may change later). */
+  genesis: string;
   seq: ColumnType<number, number | undefined, number>;
   hash: string;
   checked_at: Timestamp | null;

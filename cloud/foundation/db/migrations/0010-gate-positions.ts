@@ -11,8 +11,10 @@ import { type Kysely, sql } from 'kysely';
  * - `journal`: the controller's signed acknowledgement as received (`ack`), the steps after it (`gate_opened_at`,
  *   `gate_closed_at`, `gate_not_moved_at`, `left_open_at`) with the signed position reports that prove them
  *   (`gate_reports`, a JSON array), and the entry's place in its barrier's hash chain (`chain_seq`,
- *   `chain_prev`, `chain_hash`), set once the entry is final;
- * - `journal_chains`: each barrier's chain head, and when the chain was last checked and what was found.
+ *   `chain_prev`, `chain_hash`) with the customer whose chain it is (`chain_customer`: a barrier that changes
+ *   hands starts a chain for its new owner), set once the entry is final;
+ * - `journal_chains`: each (barrier, owner) chain's first `prev` (`genesis`) and head, and when the chain was
+ *   last checked and what was found.
  * Only added tables and nullable or defaulted columns (docs/design.md section 8.2).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -40,20 +42,25 @@ const SCHEMA = `
     alter table journal add column gate_not_moved_at timestamptz;
     alter table journal add column left_open_at timestamptz;
     alter table journal add column gate_reports jsonb;
+    alter table journal add column chain_customer integer;
     alter table journal add column chain_seq integer;
     alter table journal add column chain_prev text;
     alter table journal add column chain_hash text;
 
-    create unique index journal_device_chain_seq on journal (device_id, chain_seq) where chain_seq is not null;
+    create unique index journal_chain_seq on journal (device_id, chain_customer, chain_seq)
+      where chain_seq is not null;
     create index journal_device_unsealed on journal (device_id, id) where chain_seq is null;
 
     create table journal_chains (
-      device_id text primary key,
+      device_id text not null,
+      customer_id integer not null,
+      genesis text not null,
       seq integer not null default 0,
       hash text not null,
       checked_at timestamptz,
       checked_seq integer,
       broken_entry integer,
-      broken_reason text
+      broken_reason text,
+      primary key (device_id, customer_id)
     )
 `;
