@@ -12,6 +12,7 @@ import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
+import { receiptJobs } from './receipt-jobs.js';
 
 /** The cloud's background jobs and how often each runs; cloud.ts starts them last and stops them first. */
 export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): PeriodicJob[] {
@@ -30,5 +31,6 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
     job('passkey ceremony purge', 60_000, () => purgeCeremonies(ctx)),
     job('e-mail code purge', 600_000, () => purgeEmailCodes(ctx)),
     job('event purge', 3_600_000, () => purgeEvents(ctx, RETRY_WINDOW_MS)),
+    ...receiptJobs(ctx, job),
   ];
 }

@@ -614,4 +614,26 @@ export const ATTACKS: readonly Attack[] = [
       "a delivery signed with a key other than the cloud's published one, or checked with a small-order key that a lenient verifier would accept any signature under",
     source: 'cloud/README.md "Verifying a delivery"; docs/design.md sections 2 and 11.6',
   },
+  {
+    id: 'receipts.edited-entry',
+    attack:
+      "a sealed journal entry edited in the database (its actor, outcome or times), to make the customer's receipts say otherwise",
+    source: 'issue 28; docs/design.md section 5.3',
+  },
+  {
+    id: 'receipts.deleted-entry',
+    attack: 'a sealed journal entry deleted from the database, in the middle of the chain or at its end',
+    source: 'issue 28; docs/design.md section 5.3',
+  },
+  {
+    id: 'receipts.swapped-entries',
+    attack: 'two sealed journal entries swapped: their places in the chain, or their contents',
+    source: 'issue 28; docs/design.md section 5.3',
+  },
+  {
+    id: 'receipts.forged-ack',
+    attack:
+      'an opening recorded with an acknowledgement the controller did not sign, to prove an opening that never happened',
+    source: 'issue 28; docs/design.md section 5.3',
+  },
 ];

@@ -11,8 +11,10 @@ import {
   type BarrierObject,
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
+import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { BarrierLifecycleForms, type ReplaceForm } from './barrier-lifecycle-forms.js';
 import { CompanyLogo } from './company-mark.js';
+import { ReceiptsLine } from './receipts-line.js';
 
 /**
  * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, its objects,
@@ -28,6 +30,8 @@ export interface BarrierPageProps {
   replace?: ReplaceForm;
   /** What the last form did, said at the top. */
   notice?: { kind: 'added' | 'renamed' | 'replaced' } | { kind: 'withdrawn'; company: string };
+  /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
+  receipts?: ReceiptsStatus;
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
@@ -61,6 +65,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         <p>
           <a href={`/barriers/${barrier.id}/journal`}>Journal: every opening of {barrier.name}</a>
         </p>
+        {props.receipts ? <ReceiptsLine barrierId={barrier.id} status={props.receipts} /> : null}
       </section>
       <section class="card" aria-labelledby="objects-title">
         <h2 id="objects-title">What it opens</h2>

@@ -18,6 +18,7 @@ import {
 } from '../../rules/devices/customer-barriers.js';
 import { removeBarrier, replaceController } from '../../rules/devices/device-lifecycle.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
+import { receiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { BarriersPage, type PairingForm } from './barriers-page.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
@@ -212,10 +213,18 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
       deviceId: barrier.id,
       now: ctx.clock.now(),
     });
+    const receipts = await receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: customer.customerId });
     const page = pageContext(request, reply);
     return sendPage(
       reply,
-      <BarrierPage page={page} barrier={barrier} objects={objects} keys={keys} {...view} />,
+      <BarrierPage
+        page={page}
+        barrier={barrier}
+        objects={objects}
+        keys={keys}
+        receipts={receipts}
+        {...view}
+      />,
       status,
     );
   }

@@ -51,6 +51,9 @@ export function journalHref(
   return search ? `${path}?${search}` : path;
 }
 
+/** Where the receipts' verifier is explained (the page of docs/receipts.md's verifier). */
+export const RECEIPTS_GUIDE = '/receipts';
+
 export function JournalPage(props: JournalPageProps): VNode {
   const { barrier, filters, entries } = props;
   const filtered = filters.company !== undefined || filters.outcome !== undefined;
@@ -69,7 +72,18 @@ export function JournalPage(props: JournalPageProps): VNode {
         <p class="actions">
           <a class="button secondary" href={journalHref(barrier.id, filters, 'csv')}>
             {filtered ? 'Download these entries as CSV' : 'Download the journal as CSV'}
+          </a>{' '}
+          <a
+            class="button secondary"
+            href={`/barriers/${encodeURIComponent(barrier.id)}/journal.receipts.jsonl`}
+          >
+            Download the receipts
           </a>
+        </p>
+        <p class="small muted">
+          The receipts are every final entry of your journal, chained and signed so that you can check them
+          without trusting us, with the controller's own signature on each opening;{' '}
+          <a href={RECEIPTS_GUIDE}>how to check them</a>.
         </p>
       </section>
       <section class="card" aria-labelledby="entries-heading">

@@ -7,6 +7,7 @@ import { homeRoutes } from './home-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
+import { receiptsRoutes } from './receipts-routes.js';
 import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
 import { signInRoutes } from './signin-routes.js';
@@ -29,4 +30,5 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(accountRoutes, deps);
   await app.register(passkeyRoutes, deps);
   await app.register(journalRoutes, deps);
+  await app.register(receiptsRoutes, deps);
 }

@@ -176,6 +176,12 @@ export const TABLE_COLUMNS = {
     checked_seq: 'integer | null',
     broken_entry: 'integer | null',
     broken_reason: 'text | null',
+    device_keys: 'jsonb',
+  },
+  retired_device_keys: {
+    device_id: 'text',
+    public_key: 'text',
+    retired_at: 'timestamp with time zone',
   },
   idempotency: {
     company_id: 'integer',

@@ -307,6 +307,15 @@ export interface JournalChainsTable {
   checked_seq: number | null;
   broken_entry: number | null;
   broken_reason: string | null;
+  /** The public keys of the controllers whose acknowledgements and reports the chain holds, by device id. */
+  device_keys: ColumnType<Record<string, string>, string | undefined, string>;
+}
+
+/** A retired controller's public key, kept for the receipts of its acknowledgements (docs/design.md section 5.3). */
+export interface RetiredDeviceKeysTable {
+  device_id: string;
+  public_key: string;
+  retired_at: Timestamp;
 }
 
 export interface IdempotencyTable {
@@ -419,6 +428,7 @@ export interface DB {
   key_objects: KeyObjectsTable;
   journal: JournalTable;
   journal_chains: JournalChainsTable;
+  retired_device_keys: RetiredDeviceKeysTable;
   idempotency: IdempotencyTable;
   events: EventsTable;
   event_deliveries: EventDeliveriesTable;

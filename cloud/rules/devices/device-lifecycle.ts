@@ -8,6 +8,7 @@ import {
   revokeKeysOnDevice,
   revokeKeysWithoutObjects,
 } from '../access-keys/access-keys.js';
+import { keepRetiredKey, moveChains } from '../receipts/chain-moves.js';
 import { CODE_LIFETIME_MS, type DeviceAccounts, PAIRING_CODE_LENGTH } from './devices.js';
 
 type Transaction = KyselyTransaction<DB>;
@@ -97,6 +98,7 @@ export async function replaceController(
     }
     const carried = await moveObjects(trx, { from: old.id, to: fresh.id, now });
     await trx.updateTable('keys').set({ device_id: fresh.id }).where('device_id', '=', old.id).execute();
+    await moveChains(trx, { from: old.id, to: fresh.id });
     await trx.updateTable('journal').set({ device_id: fresh.id }).where('device_id', '=', old.id).execute();
     const revokedKeys = await revokeKeysWithoutObjects(trx, { deviceId: fresh.id, now });
     await trx
@@ -275,6 +277,7 @@ async function referenced(trx: Transaction, deviceId: string): Promise<boolean> 
  * neither device calls, pairing nor provisioning reach it again. Its objects stay for the journal's labels.
  */
 async function retireInTransaction(trx: Transaction, deviceId: string, now: Date): Promise<void> {
+  await keepRetiredKey(trx, deviceId, now);
   await trx
     .updateTable('devices')
     .set({

@@ -14,7 +14,10 @@ import { type Kysely, sql } from 'kysely';
  *   `chain_prev`, `chain_hash`) with the customer whose chain it is (`chain_customer`: a barrier that changes
  *   hands starts a chain for its new owner), set once the entry is final;
  * - `journal_chains`: each (barrier, owner) chain's first `prev` (`genesis`) and head, and when the chain was
- *   last checked and what was found.
+ *   last checked and what was found, and the public keys of the controllers whose signatures its entries hold
+ *   (`device_keys`, a JSON object by device id);
+ * - `retired_device_keys`: a retired controller's public key, kept for the receipts after its record is cleared
+ *   (a replaced controller's acknowledgements stay in the barrier's journal).
  * Only added tables and nullable or defaulted columns (docs/design.md section 8.2).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -61,6 +64,13 @@ const SCHEMA = `
       checked_seq integer,
       broken_entry integer,
       broken_reason text,
+      device_keys jsonb not null default '{}',
       primary key (device_id, customer_id)
+    );
+
+    create table retired_device_keys (
+      device_id text primary key,
+      public_key text not null,
+      retired_at timestamptz not null
     )
 `;

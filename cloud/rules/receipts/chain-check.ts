@@ -1,0 +1,94 @@
+import type { CloudContext } from '../../foundation/context.js';
+import type { Database } from '../../foundation/db/database.js';
+import { receiptBody, sealedRows } from './receipt-body.js';
+import { type ChainVerdict, ChainWalk, keyLookup } from './receipt-chain.js';
+import type { ChainId } from './sealing.js';
+
+/**
+ * The cloud's own check of its chains (docs/design.md section 5.3), as a customer's verifier would do it, from
+ * the rows: each sealed entry's body computed again, its hash, its link to the one before, and the
+ * controllers' signatures. Incrementally, from the last entry checked, every few minutes; in full on demand
+ * (an edit to an entry checked earlier is found only so). A chain found broken stays so until a full check
+ * finds it intact. The verdict is recorded on the chain: `checked_at`, `checked_seq`, and where and why it
+ * broke.
+ */
+const CHECK_BATCH = 1000;
+
+export async function checkChains(ctx: CloudContext, options: { full?: boolean } = {}): Promise<number> {
+  let query = ctx.db.selectFrom('journal_chains').select(['device_id', 'customer_id']);
+  if (!options.full) {
+    query = query
+      .where('broken_entry', 'is', null)
+      .where('broken_reason', 'is', null)
+      .where((eb) => eb.or([eb('checked_seq', 'is', null), eb('checked_seq', '<', eb.ref('seq'))]));
+  }
+  const chains = await query.execute();
+  for (const chain of chains) {
+    await checkChain(ctx, { deviceId: chain.device_id, customerId: chain.customer_id }, options);
+  }
+  return chains.length;
+}
+
+export async function checkChain(
+  ctx: CloudContext,
+  chain: ChainId,
+  options: { full?: boolean } = {},
+): Promise<ChainVerdict | null> {
+  const record = await ctx.db
+    .selectFrom('journal_chains')
+    .select(['genesis', 'seq', 'hash', 'checked_seq', 'device_keys'])
+    .where('device_id', '=', chain.deviceId)
+    .where('customer_id', '=', chain.customerId)
+    .executeTakeFirst();
+  if (!record) return null;
+  const start = options.full ? null : await checkedPoint(ctx.db, chain, record.checked_seq);
+  const walk = new ChainWalk(start ?? { seq: 0, hash: record.genesis }, keyLookup(record.device_keys ?? {}));
+  let after = start?.seq ?? 0;
+  while (after < record.seq) {
+    const rows = await sealedRows(ctx.db, chain, after, record.seq, CHECK_BATCH);
+    if (rows.length === 0) break;
+    let going = true;
+    for (const row of rows) {
+      going = walk.add({
+        seq: row.chain_seq,
+        prev: row.chain_prev,
+        hash: row.chain_hash,
+        entry: receiptBody(row),
+      });
+      if (!going) break;
+    }
+    if (!going) break;
+    after = rows[rows.length - 1]!.chain_seq;
+  }
+  const verdict = walk.verdict({ seq: record.seq, hash: record.hash });
+  await ctx.db
+    .updateTable('journal_chains')
+    .set({
+      checked_at: ctx.clock.now(),
+      checked_seq: verdict.intact ? verdict.head.seq : verdict.seq - 1,
+      broken_entry: verdict.intact ? null : verdict.entry,
+      broken_reason: verdict.intact ? null : verdict.reason,
+    })
+    .where('device_id', '=', chain.deviceId)
+    .where('customer_id', '=', chain.customerId)
+    .execute();
+  return verdict;
+}
+
+/** Where the last check stopped: the entry at `checked_seq` and its hash, read again. */
+async function checkedPoint(
+  db: Database,
+  chain: ChainId,
+  checkedSeq: number | null,
+): Promise<{ seq: number; hash: string } | null> {
+  if (!checkedSeq) return null;
+  const row = await db
+    .selectFrom('journal')
+    .select(['chain_hash'])
+    .where('device_id', '=', chain.deviceId)
+    .where('chain_customer', '=', chain.customerId)
+    .where('chain_seq', '=', checkedSeq)
+    .executeTakeFirst();
+  // The entry checked last is gone: only a full check says from where.
+  return row?.chain_hash ? { seq: checkedSeq, hash: row.chain_hash } : null;
+}
