@@ -61,8 +61,8 @@ interface Gate extends JournalBarrier {
 }
 
 /** A barrier of `owner` whose controller has a real key, and a company holding a key on it. */
-async function gate(owner = customerId, name = 'North gate'): Promise<Gate> {
-  const barrier = await journalBarrier(cloud.ctx, owner, name);
+async function gate(owner = customerId, name = 'North gate', labels?: string[]): Promise<Gate> {
+  const barrier = await journalBarrier(cloud.ctx, owner, name, labels);
   const key = SigningKey.generate();
   await cloud.ctx.db
     .updateTable('devices')
@@ -580,6 +580,23 @@ describe('a barrier over its life', () => {
     ).toMatchObject({
       intact: true,
     });
+  });
+
+  it('a replacement by a controller that holds a chain of the same owner already is refused, changing nothing', async () => {
+    const on = await gate(customerId, 'Old box');
+    await entry(on);
+    const earlier = await gate(customerId, 'Once theirs', ['Garage']);
+    await entry(earlier);
+    await sealFinalEntries(cloud.ctx);
+    await removeBarrier(cloud.ctx, { customerId, deviceId: earlier.deviceId });
+    await expect(
+      replaceController(
+        cloud.ctx,
+        { removeDevice: async () => {} },
+        { oldDeviceId: on.deviceId, customerId, target: { deviceId: earlier.deviceId } },
+      ),
+    ).rejects.toMatchObject({ code: 'conflict' });
+    expectIntact(await exportOf(on), 1);
   });
 
   it('a barrier that changed hands: the new owner’s receipts hold none of the previous owner’s entries', async () => {
