@@ -509,6 +509,21 @@ describe('tampering', () => {
     expect(await cloudCheck(on)).toMatchObject({ broken_entry: ids[1] });
   });
 
+  it('[attack:receipts.edited-entry] an entry edited after the cloud checked it is found by the next full check', async () => {
+    const { on, ids } = await sealedGate();
+    await checkChain(cloud.ctx, { deviceId: on.deviceId, customerId }, { full: true });
+    await cloud.ctx.db.updateTable('journal').set({ outcome: 'revoked' }).where('id', '=', ids[0]!).execute();
+    clock.advance(25 * HOUR);
+    // Each run checks a few chains in full, those checked least recently first.
+    for (let run = 0; run < 10; run++) await checkChains(cloud.ctx);
+    const chain = await cloud.ctx.db
+      .selectFrom('journal_chains')
+      .select(['broken_entry', 'full_checked_at'])
+      .where('device_id', '=', on.deviceId)
+      .executeTakeFirstOrThrow();
+    expect(chain).toEqual({ broken_entry: ids[0], full_checked_at: clock.now() });
+  });
+
   it('[attack:receipts.forged-ack] an acknowledgement not signed by the controller is found', async () => {
     const on = await gate();
     const forged = await entry(on, { signer: { deviceId: on.deviceId, key: SigningKey.generate() } });

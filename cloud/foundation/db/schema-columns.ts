@@ -177,6 +177,7 @@ export const TABLE_COLUMNS = {
     broken_entry: 'integer | null',
     broken_reason: 'text | null',
     device_keys: 'jsonb',
+    full_checked_at: 'timestamp with time zone | null',
   },
   retired_device_keys: {
     device_id: 'text',

@@ -309,6 +309,8 @@ export interface JournalChainsTable {
   broken_reason: string | null;
   /** The public keys of the controllers whose acknowledgements and reports the chain holds, by device id. */
   device_keys: ColumnType<Record<string, string>, string | undefined, string>;
+  /** When the chain was last checked from its genesis: an edit to an entry checked earlier shows only so. */
+  full_checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** A retired controller's public key, kept for the receipts of its acknowledgements (docs/design.md section 5.3). */

@@ -7,26 +7,46 @@ import type { ChainId } from './sealing.js';
 /**
  * The cloud's own check of its chains (docs/design.md section 5.3), as a customer's verifier would do it, from
  * the rows: each sealed entry's body computed again, its hash, its link to the one before, and the
- * controllers' signatures. Incrementally, from the last entry checked, every few minutes; in full on demand
- * (an edit to an entry checked earlier is found only so). A chain found broken stays so until a full check
- * finds it intact. The verdict is recorded on the chain: `checked_at`, `checked_seq`, and where and why it
+ * controllers' signatures. Incrementally, from the last entry checked, every few minutes; in full once a day
+ * and on demand (an edit to an entry checked earlier is found only so). A chain found broken stays so until a
+ * full check finds it intact. The verdict is recorded on the chain: `checked_at`, `checked_seq`, and where and why it
  * broke.
  */
 const CHECK_BATCH = 1000;
+/** Each chain is checked from its genesis once a day, a few chains a run, so that the work spreads out. */
+const FULL_CHECK_EVERY_MS = 24 * 60 * 60 * 1000;
+const FULL_CHECKS_PER_RUN = 10;
 
+/**
+ * The periodic check: chains with entries sealed since their last check, from there; and the chains least
+ * recently checked in full (never, or over a day ago), in full. `full` checks every chain in full now.
+ */
 export async function checkChains(ctx: CloudContext, options: { full?: boolean } = {}): Promise<number> {
-  let query = ctx.db.selectFrom('journal_chains').select(['device_id', 'customer_id']);
-  if (!options.full) {
-    query = query
-      .where('broken_entry', 'is', null)
-      .where('broken_reason', 'is', null)
-      .where((eb) => eb.or([eb('checked_seq', 'is', null), eb('checked_seq', '<', eb.ref('seq'))]));
+  const chains = ctx.db.selectFrom('journal_chains').select(['device_id', 'customer_id']);
+  const due = options.full
+    ? await chains.execute()
+    : await chains
+        .where((eb) =>
+          eb.or([
+            eb('full_checked_at', 'is', null),
+            eb('full_checked_at', '<', new Date(ctx.clock.now().getTime() - FULL_CHECK_EVERY_MS)),
+          ]),
+        )
+        .orderBy('full_checked_at', (ob) => ob.asc().nullsFirst())
+        .limit(FULL_CHECKS_PER_RUN)
+        .execute();
+  for (const chain of due) {
+    await checkChain(ctx, { deviceId: chain.device_id, customerId: chain.customer_id }, { full: true });
   }
-  const chains = await query.execute();
-  for (const chain of chains) {
-    await checkChain(ctx, { deviceId: chain.device_id, customerId: chain.customer_id }, options);
+  if (options.full) return due.length;
+  const fresh = await chains
+    .where('broken_reason', 'is', null)
+    .where('checked_seq', '<', (eb) => eb.ref('seq'))
+    .execute();
+  for (const chain of fresh) {
+    await checkChain(ctx, { deviceId: chain.device_id, customerId: chain.customer_id });
   }
-  return chains.length;
+  return due.length + fresh.length;
 }
 
 export async function checkChain(
@@ -68,6 +88,7 @@ export async function checkChain(
       checked_seq: verdict.intact ? verdict.head.seq : verdict.seq - 1,
       broken_entry: verdict.intact ? null : verdict.entry,
       broken_reason: verdict.intact ? null : verdict.reason,
+      ...(options.full ? { full_checked_at: ctx.clock.now() } : {}),
     })
     .where('device_id', '=', chain.deviceId)
     .where('customer_id', '=', chain.customerId)

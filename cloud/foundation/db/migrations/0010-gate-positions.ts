@@ -65,6 +65,7 @@ const SCHEMA = `
       broken_entry integer,
       broken_reason text,
       device_keys jsonb not null default '{}',
+      full_checked_at timestamptz,
       primary key (device_id, customer_id)
     );
 
