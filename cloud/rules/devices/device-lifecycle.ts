@@ -1,4 +1,4 @@
-import type { Transaction as KyselyTransaction } from 'kysely';
+import { type Transaction as KyselyTransaction, sql } from 'kysely';
 import { normalizeCode, randomCode } from '../../../shared/codes.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
@@ -208,10 +208,11 @@ async function makeWay(trx: Transaction, objectId: number, now: Date): Promise<v
   }
   await trx
     .updateTable('device_objects')
-    .set((eb) => ({
+    .set({
       removed_at: now,
-      local_id: eb.fn('concat', [eb.ref('local_id'), eb.val(`#${objectId}`)]),
-    }))
+      // Typed: a bare parameter in concat() has no type the database can settle on (42P18).
+      local_id: sql<string>`local_id || ${`#${objectId}`}::text`,
+    })
     .where('id', '=', objectId)
     .execute();
 }
