@@ -78,19 +78,19 @@ describe('a journal line', () => {
     const page = await journal();
     const text = visibleText(page.html);
     expect(text).toContain(
-      'Anna, shift 2 of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate gate open after 1.8 s · closed after 42 s',
+      'Anna, shift 2 of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate Gate open after 1.8 s · closed after 42 s',
     );
     expect(text).toContain(
-      'Ben, van 7 of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate relay fired, gate did not move',
+      'Ben, van 7 of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate Relay fired, gate did not move',
     );
     expect(text).toContain(
-      'Cleo, night round of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate gate open after 2.2 s · left open, alert at 27 Nov 2026, 16:12 UTC · still open',
+      'Cleo, night round of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate Gate open after 2.2 s · left open, alert at 27 Nov 2026, 16:12 UTC · still open',
     );
     expect(text).toContain(
-      'Dan, early shift of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate gate open after 5 s · still open',
+      'Dan, early shift of Demo Cleaning Ltd (demo-cleaning.example) Opened Main gate Gate open after 5 s · still open',
     );
     expect(line(page, ids.notMoved)).toContain(
-      '<span class="story-part bad">relay fired, gate did not move</span>',
+      '<span class="story-part bad">Relay fired, gate did not move</span>',
     );
     expect(line(page, ids.leftOpen)).toContain('<span class="story-part warn">');
   });
@@ -149,7 +149,7 @@ describe('a journal line', () => {
     });
     const text = visibleText(line(await journal(), early!));
     expect(text).toContain(
-      'gate open as the relay fired · left open, alert at 27 Nov 2026, 19:12 UTC · closed after 2 h 4 min',
+      'Gate open as the relay fired · left open, alert at 27 Nov 2026, 19:12 UTC · closed after 2 h 4 min',
     );
   });
 });

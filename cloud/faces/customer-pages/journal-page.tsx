@@ -1,6 +1,6 @@
-import type { VNode } from 'preact';
+import { Fragment, type VNode } from 'preact';
 import { Layout, type PageContext } from '../../foundation/web/page.js';
-import { Moment } from '../../foundation/web/readable-time.js';
+import { capitalised, Moment } from '../../foundation/web/readable-time.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
 import type { BarrierJournalEntry } from '../../rules/journal/barrier-journal.js';
@@ -164,16 +164,18 @@ function GateStory(props: { parts: StoryPart[] }): VNode {
   return (
     <p class="story">
       {props.parts.map((part, i) => (
-        <span class={part.tone ? `story-part ${part.tone}` : 'story-part'} key={part.words}>
+        <Fragment key={part.words}>
           {i > 0 ? <span aria-hidden="true">{' · '}</span> : null}
-          {part.words}
-          {part.at ? (
-            <>
-              {' '}
-              <Moment date={part.at} />
-            </>
-          ) : null}
-        </span>
+          <span class={part.tone ? `story-part ${part.tone}` : 'story-part'}>
+            {i === 0 ? capitalised(part.words) : part.words}
+            {part.at ? (
+              <>
+                {' '}
+                <Moment date={part.at} />
+              </>
+            ) : null}
+          </span>
+        </Fragment>
       ))}
     </p>
   );
