@@ -189,7 +189,7 @@ function GateSteps(props: { entry: BarrierJournalEntry }): VNode {
       <ol>
         {gateSteps(props.entry).map((step) => (
           <li key={step.words}>
-            <span class="step">{step.words}</span> <Moment date={step.at} seconds />
+            {step.words} <Moment date={step.at} seconds />
           </li>
         ))}
       </ol>
