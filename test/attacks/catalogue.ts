@@ -392,6 +392,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 13; docs/design.md section 10',
   },
   {
+    id: 'web.gate-limits-bounds',
+    attack:
+      "gate alert limits outside their bounds (0 minutes, 10^11 seconds, text) posted to a barrier's form, to flood alerts or fail the sweep",
+    source: 'issue 28; docs/design.md section 10.4',
+  },
+  {
     id: 'web.code-lookup-hammer',
     attack: 'a client hammers /c/<code> with guessed codes past the per-address limit, across instances',
     source: 'issue 13; docs/design.md section 10',

@@ -147,6 +147,11 @@ describe('the export', () => {
       'Acknowledged at (UTC)': '2025-05-01 06:00:00',
       'Key ref': String(plain.keyRef),
       'Entry id': String(ids[0]),
+      'Delivered at (UTC)': '',
+      'Gate opened at (UTC)': '',
+      'Gate closed at (UTC)': '',
+      'Gate did not move at (UTC)': '',
+      'Left open alert at (UTC)': '',
     });
     expect(rows[1]).toMatchObject({
       Object: 'Side door',

@@ -11,15 +11,17 @@ import {
   type BarrierObject,
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
+import type { GateLimits, SensedObject } from '../../rules/positions/gate-display.js';
 import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { BarrierLifecycleForms, type ReplaceForm } from './barrier-lifecycle-forms.js';
 import { CompanyLogo } from './company-mark.js';
+import { GateLimitsCard, type GateLimitsForm, GatePositions } from './gate-position.js';
 import { ReceiptsLine } from './receipts-line.js';
 
 /**
- * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, its objects,
- * the companies that may open it with what and for how long, each with a button that withdraws access at
- * once, the way to its journal, and its name.
+ * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, where each
+ * gate with a sensor stands and since when, the companies that may open it with what and for how long, each
+ * with a button that withdraws access at once, the way to its journal, its gate alerts, and its name.
  */
 export interface BarrierPageProps {
   page: PageContext;
@@ -28,14 +30,16 @@ export interface BarrierPageProps {
   keys: KeyOnBarrier[];
   rename: { name: string; errors?: FieldErrors };
   replace?: ReplaceForm;
+  /** The gates' sensors and the limits' form (section 10.4); `now` tells how long a gate has been open. */
+  gates: { objects: SensedObject[]; limits: GateLimits; form: GateLimitsForm; now: Date };
   /** What the last form did, said at the top. */
-  notice?: { kind: 'added' | 'renamed' | 'replaced' } | { kind: 'withdrawn'; company: string };
+  notice?: { kind: 'added' | 'renamed' | 'replaced' | 'limits' } | { kind: 'withdrawn'; company: string };
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
-  const { barrier, objects, keys, rename } = props;
+  const { barrier, objects, keys, rename, gates } = props;
   return (
     <Layout title={barrier.name} page={props.page}>
       <p class="small">
@@ -51,6 +55,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>{barrier.online ? 'Online' : 'Offline'}</span>{' '}
         <ConnectionText barrier={barrier} />
       </p>
+      <GatePositions objects={gates.objects} limits={gates.limits} now={gates.now} />
       <section class="card" aria-labelledby="access-title">
         <h2 id="access-title">Companies with access</h2>
         {keys.length === 0 ? (
@@ -81,6 +86,12 @@ export function BarrierPage(props: BarrierPageProps): VNode {
           </ul>
         )}
       </section>
+      <GateLimitsCard
+        page={props.page}
+        barrierId={barrier.id}
+        sensed={gates.objects.length > 0}
+        form={gates.form}
+      />
       <section class="card" aria-labelledby="rename-title">
         <h2 id="rename-title">Rename</h2>
         <ErrorSummary errors={rename.errors} />
@@ -113,6 +124,8 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
       return 'Barrier added. Companies you grant access to can now open it.';
     case 'renamed':
       return 'Name saved.';
+    case 'limits':
+      return 'Gate alerts saved.';
     case 'replaced':
       return 'Controller replaced: this barrier, its companies and its journal are now on the new controller.';
     case 'withdrawn':

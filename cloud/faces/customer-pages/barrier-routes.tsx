@@ -18,10 +18,18 @@ import {
 } from '../../rules/devices/customer-barriers.js';
 import { removeBarrier, replaceController } from '../../rules/devices/device-lifecycle.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
+import {
+  barrierGates,
+  LEFT_OPEN_MINUTES,
+  leftOpenGates,
+  MOVE_TIMEOUT_SECONDS,
+  setGateLimits,
+} from '../../rules/positions/gate-display.js';
 import { receiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { BarriersPage, type PairingForm } from './barriers-page.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
+import { type GateLimitsForm, savedLimitsForm } from './gate-position.js';
 
 /**
  * The customer's barriers (docs/design.md section 10.4): the list and the pairing form, one barrier's page,
@@ -97,6 +105,38 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     return reply.redirect(`/barriers/${deviceId}?renamed=1`, 303);
   });
 
+  app.post('/barriers/:id/gate-limits', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const deviceId = barrierId(request);
+    // Another customer's barrier is 404 before the values are even looked at.
+    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+    const form = parseForm(LIMITS_FORM, request.body);
+    if (!form.ok) {
+      const typed: GateLimitsForm = {
+        leftOpenMinutes: textField(request.body, 'left_open_minutes'),
+        moveTimeoutSeconds: textField(request.body, 'move_timeout_seconds'),
+        errors: form.errors,
+      };
+      return showBarrier(
+        request,
+        reply,
+        customer,
+        deviceId,
+        { rename: { name: barrier.name }, gateForm: typed },
+        400,
+      );
+    }
+    await setGateLimits(ctx.db, {
+      customerId: customer.customerId,
+      deviceId,
+      limits: {
+        leftOpenLimitS: form.value.left_open_minutes * 60,
+        moveTimeoutS: form.value.move_timeout_seconds,
+      },
+    });
+    return reply.redirect(`/barriers/${deviceId}?limits=1`, 303);
+  });
+
   app.post('/barriers/:id/keys/:keyRef/withdraw', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
@@ -166,6 +206,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     if (textField(request.query, 'added') === '1') return { notice: { kind: 'added' } };
     if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
     if (textField(request.query, 'replaced') === '1') return { notice: { kind: 'replaced' } };
+    if (textField(request.query, 'limits') === '1') return { notice: { kind: 'limits' } };
     const withdrawn = textField(request.query, 'withdrawn');
     if (!/^\d{1,9}$/.test(withdrawn)) return {};
     const key = await keyOnBarrier(ctx.db, {
@@ -190,7 +231,12 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
       customerId: customer.customerId,
       now: ctx.clock.now(),
     });
-    const rows = barriers.map((barrier) => ({ barrier, companies: counts.get(barrier.id) ?? 0 }));
+    const leftOpen = await leftOpenGates(ctx.db, customer.customerId, ctx.clock.now());
+    const rows = barriers.map((barrier) => ({
+      barrier,
+      companies: counts.get(barrier.id) ?? 0,
+      leftOpen: leftOpen.get(barrier.id) ?? [],
+    }));
     return sendPage(
       reply,
       <BarriersPage page={pageContext(request, reply)} barriers={rows} form={form} removed={removed} />,
@@ -203,27 +249,30 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     reply: FastifyReply,
     customer: Session,
     deviceId: string,
-    view: Pick<BarrierPageProps, 'rename' | 'notice' | 'replace'>,
+    view: Pick<BarrierPageProps, 'rename' | 'notice' | 'replace'> & { gateForm?: GateLimitsForm },
     status = 200,
   ): Promise<FastifyReply> {
+    const { gateForm, ...shown } = view;
     const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
-    const objects = (await barrierObjects(ctx.db, [barrier.id])).get(barrier.id) ?? [];
-    const keys = await keysOnBarrier(ctx.db, {
-      customerId: customer.customerId,
-      deviceId: barrier.id,
-      now: ctx.clock.now(),
-    });
-    const receipts = await receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: customer.customerId });
+    const now = ctx.clock.now();
+    const [objects, keys, sensed, receipts] = await Promise.all([
+      barrierObjects(ctx.db, [barrier.id]),
+      keysOnBarrier(ctx.db, { customerId: customer.customerId, deviceId: barrier.id, now }),
+      barrierGates(ctx.db, customer.customerId, barrier.id),
+      receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: customer.customerId }),
+    ]);
+    const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
     return sendPage(
       reply,
       <BarrierPage
         page={page}
         barrier={barrier}
-        objects={objects}
+        objects={objects.get(barrier.id) ?? []}
         keys={keys}
+        gates={gates}
         receipts={receipts}
-        {...view}
+        {...shown}
       />,
       status,
     );
@@ -262,6 +311,28 @@ const PAIRING_FORM = z.object({
 });
 
 const NAME_FORM = z.object({ name: barrierName });
+
+/**
+ * A whole number within its bounds, as a person types it (spaces around it forgiven); anything else is said in
+ * the same sentence, naming the bounds.
+ */
+function wholeNumber(bounds: { min: number; max: number }, unit: string) {
+  const message = `Enter a whole number of ${unit} from ${bounds.min} to ${bounds.max}.`;
+  return formText(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,5}$/, message)
+      .transform(Number)
+      .refine((value) => value >= bounds.min && value <= bounds.max, message),
+  );
+}
+
+/** The gate alerts' form (docs/design.md section 10.4): minutes a gate may stay open, seconds to move. */
+const LIMITS_FORM = z.object({
+  left_open_minutes: wholeNumber(LEFT_OPEN_MINUTES, 'minutes'),
+  move_timeout_seconds: wholeNumber(MOVE_TIMEOUT_SECONDS, 'seconds'),
+});
 
 /** The replacement form: the new controller's pairing code, typed like the pairing form's. */
 const REPLACE_FORM = z.object({

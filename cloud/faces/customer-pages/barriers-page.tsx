@@ -3,12 +3,15 @@ import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
 import { BARRIER_NAME_MAX, type CustomerBarrier } from '../../rules/devices/customer-barriers.js';
+import type { SensedObject } from '../../rules/positions/gate-display.js';
 import { RemovedNotice } from './barrier-lifecycle-forms.js';
 
 /**
  * `/barriers` (docs/design.md section 10.4): the customer's barriers, each with whether its controller is
- * online and how many companies may open it, and the form that adds one with its controller's pairing code.
+ * online, how many companies may open it and, first thing on its line, a gate left open past its limit; and
+ * the form that adds one with its controller's pairing code.
  */
 export interface PairingForm {
   code: string;
@@ -20,7 +23,7 @@ export interface PairingForm {
 
 export function BarriersPage(props: {
   page: PageContext;
-  barriers: { barrier: CustomerBarrier; companies: number }[];
+  barriers: { barrier: CustomerBarrier; companies: number; leftOpen: SensedObject[] }[];
   form: PairingForm;
   /** Set just after a barrier was removed: how many keys it ended. */
   removed?: { revokedKeys: number } | undefined;
@@ -38,12 +41,15 @@ export function BarriersPage(props: {
           <p>You have no barrier yet. Add one with the pairing code of its controller.</p>
         ) : (
           <ul class="list">
-            {barriers.map(({ barrier, companies }) => (
+            {barriers.map(({ barrier, companies, leftOpen }) => (
               <li key={barrier.id} class="row">
                 <div class="grow">
                   <a class="barrier-link" href={`/barriers/${barrier.id}`}>
                     {barrier.name}
                   </a>
+                  {leftOpen.map((object) => (
+                    <LeftOpen key={object.numberId} object={object} />
+                  ))}
                   <div class="muted small">{companiesText(companies)}</div>
                 </div>
                 <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>
@@ -92,4 +98,20 @@ export function BarriersPage(props: {
 export function companiesText(count: number): string {
   if (count === 0) return 'No company has access';
   return count === 1 ? '1 company has access' : `${count} companies have access`;
+}
+
+/** "Main gate left open since 27 Nov 2026, 14:02 UTC": said in words and marked, not by colour alone. */
+function LeftOpen(props: { object: SensedObject }): VNode {
+  const { object } = props;
+  return (
+    <p class="gate-alert">
+      <strong>{object.label} left open</strong>
+      {object.since ? (
+        <>
+          {' '}
+          since <Moment date={object.since} />
+        </>
+      ) : null}
+    </p>
+  );
 }

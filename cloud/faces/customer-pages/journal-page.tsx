@@ -1,10 +1,11 @@
-import type { VNode } from 'preact';
+import { Fragment, type VNode } from 'preact';
 import { Layout, type PageContext } from '../../foundation/web/page.js';
-import { Moment } from '../../foundation/web/readable-time.js';
+import { capitalised, Moment } from '../../foundation/web/readable-time.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
 import type { BarrierJournalEntry } from '../../rules/journal/barrier-journal.js';
 import type { EntryOutcome } from '../../rules/journal/entry-outcome.js';
+import { gateSteps, gateStory, type StoryPart } from '../../rules/journal/gate-story.js';
 import {
   ENTRY_OUTCOMES,
   extraDetail,
@@ -137,12 +138,15 @@ function Filters(props: { barrierId: string; companies: CompanyDisplay[]; filter
 }
 
 /**
- * One entry, read as a sentence: "Anna, shift 2 of Demo Cleaning Ltd · Opened · Main gate", then its time.
- * The actor is the company's text; Preact escapes it like every text, so it can never become markup.
+ * One entry, read as a sentence: "Anna, shift 2 of Demo Cleaning Ltd · Opened · Main gate", what the gate's
+ * sensor saw when it has one ("gate open after 1.8 s · closed after 42 s"), then its time, and the steps with
+ * their times behind a disclosure that needs no script. The actor is the company's text; Preact escapes it
+ * like every text, so it can never become markup.
  */
 function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
   const { entry } = props;
   const extra = extraDetail(entry.outcome, entry.detail);
+  const story = gateStory(entry);
   return (
     <li class="entry" id={`entry-${entry.id}`}>
       <CompanyLogo company={entry.company} small />
@@ -160,10 +164,50 @@ function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
           </span>
           {entry.objectLabel ? <span class="object">{entry.objectLabel}</span> : null}
         </p>
+        {story ? <GateStory parts={story} /> : null}
         {extra ? <p class="muted small">{extra}</p> : null}
         <Moment date={entry.at} />
+        {story ? <GateSteps entry={entry} /> : null}
       </div>
     </li>
+  );
+}
+
+/** What the sensor saw, its parts joined by " · "; what went wrong is marked in words and in colour. */
+function GateStory(props: { parts: StoryPart[] }): VNode {
+  return (
+    <p class="story">
+      {props.parts.map((part, i) => (
+        <Fragment key={part.words}>
+          {i > 0 ? <span aria-hidden="true">{' · '}</span> : null}
+          <span class={part.tone ? `story-part ${part.tone}` : 'story-part'}>
+            {i === 0 ? capitalised(part.words) : part.words}
+            {part.at ? (
+              <>
+                {' '}
+                <Moment date={part.at} />
+              </>
+            ) : null}
+          </span>
+        </Fragment>
+      ))}
+    </p>
+  );
+}
+
+/** Every known step of the opening with its time to the second. */
+function GateSteps(props: { entry: BarrierJournalEntry }): VNode {
+  return (
+    <details class="gate-steps">
+      <summary>Steps of this opening</summary>
+      <ol>
+        {gateSteps(props.entry).map((step) => (
+          <li key={step.words}>
+            {step.words} <Moment date={step.at} seconds />
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }
 

@@ -25,21 +25,23 @@ const DAY_MS = 24 * 3600 * 1000;
 const dayWords = new Map<number, string>();
 const twoDigits = (value: number) => String(value).padStart(2, '0');
 
-export function momentText(date: Date): string {
+/** The moment in words; `seconds` adds them, for the steps of one opening (docs/design.md section 10.5). */
+export function momentText(date: Date, seconds = false): string {
   const time = date.getTime();
   const day = Math.floor(time / DAY_MS);
   const minute = Math.floor((time - day * DAY_MS) / 60_000);
+  const second = seconds ? `:${twoDigits(Math.floor((time - day * DAY_MS) / 1000) % 60)}` : '';
   let dayPart = dayWords.get(day);
   if (dayPart === undefined) {
     if (dayWords.size >= 4096) dayWords.clear();
     dayPart = DAY.format(date);
     dayWords.set(day, dayPart);
   }
-  return `${dayPart}, ${twoDigits(Math.floor(minute / 60))}:${twoDigits(minute % 60)} UTC`;
+  return `${dayPart}, ${twoDigits(Math.floor(minute / 60))}:${twoDigits(minute % 60)}${second} UTC`;
 }
 
-export function Moment(props: { date: Date }): VNode {
-  return <time dateTime={props.date.toISOString()}>{momentText(props.date)}</time>;
+export function Moment(props: { date: Date; seconds?: boolean }): VNode {
+  return <time dateTime={props.date.toISOString()}>{momentText(props.date, props.seconds)}</time>;
 }
 
 export function capitalised(text: string): string {

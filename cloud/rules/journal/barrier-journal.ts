@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
 import { type EntryOutcome, entryOutcome, outcomeIs } from './entry-outcome.js';
@@ -38,7 +39,18 @@ export interface BarrierJournalEntry {
   keyRef: number;
   outcome: EntryOutcome;
   detail: string | null;
+  /** When the relay fired: the acknowledgement's `finished_at`. */
   ackedAt: Date | null;
+  /**
+   * The steps of an opening after the acknowledgement (docs/design.md sections 7.5 and 10.5): when the command
+   * reached the controller (the signed acknowledgement's `received_at`), and what the gate's sensor saw after
+   * the relay fired. All null on an object without a sensor, and on entries from before sensors.
+   */
+  deliveredAt: Date | null;
+  gateOpenedAt: Date | null;
+  gateClosedAt: Date | null;
+  gateNotMovedAt: Date | null;
+  leftOpenAt: Date | null;
 }
 
 export interface BarrierJournalPage {
@@ -174,6 +186,12 @@ function readRows(
       'journal.outcome',
       'journal.detail',
       'journal.acked_at',
+      // Only the one number of the signed acknowledgement that a line shows, not the whole of it.
+      sql<string | null>`journal.ack ->> 'received_at'`.as('received_at'),
+      'journal.gate_opened_at',
+      'journal.gate_closed_at',
+      'journal.gate_not_moved_at',
+      'journal.left_open_at',
       'device_objects.label as object_label',
     ])
     .where(({ exists, selectFrom }) =>
@@ -210,7 +228,22 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
       outcome: entryOutcome(row.outcome),
       detail: row.detail,
       ackedAt: row.acked_at,
+      deliveredAt: millisDate(row.received_at),
+      gateOpenedAt: row.gate_opened_at,
+      gateClosedAt: row.gate_closed_at,
+      gateNotMovedAt: row.gate_not_moved_at,
+      leftOpenAt: row.left_open_at,
     });
   }
   return entries;
+}
+
+/**
+ * The acknowledgement's `received_at`, milliseconds as the controller signed them, as a date; null when the
+ * entry holds no acknowledgement or the number is not a time (the column is the controller's JSON, kept as
+ * received).
+ */
+function millisDate(text: string | null): Date | null {
+  if (text === null || !/^\d{1,15}$/.test(text)) return null;
+  return new Date(Number(text));
 }

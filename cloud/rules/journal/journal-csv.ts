@@ -13,7 +13,9 @@ import { outcomeWords } from './outcome-words.js';
 
 /**
  * A barrier's journal as CSV (docs/design.md section 10.5): the entries of the page's filters, newest first,
- * one line each, with the fields of section 5 and the outcome in the page's words beside its code.
+ * one line each, with the fields of section 5 and the outcome in the page's words beside its code, then the
+ * steps of an opening after the relay (section 7.5). Columns are only ever added at the end, so that a
+ * spreadsheet or a script made for an earlier export still finds each column where it was.
  */
 export const JOURNAL_CSV_HEADER = [
   'Time (UTC)',
@@ -28,7 +30,14 @@ export const JOURNAL_CSV_HEADER = [
   'Acknowledged at (UTC)',
   'Key ref',
   'Entry id',
+  'Delivered at (UTC)',
+  'Gate opened at (UTC)',
+  'Gate closed at (UTC)',
+  'Gate did not move at (UTC)',
+  'Left open alert at (UTC)',
 ] as const;
+
+const timestamp = (date: Date | null) => (date ? formatTimestamp(date) : null);
 
 export function journalCsvLine(barrierName: string, entry: BarrierJournalEntry): string {
   return csvLine([
@@ -41,9 +50,14 @@ export function journalCsvLine(barrierName: string, entry: BarrierJournalEntry):
     outcomeWords(entry.outcome, entry.detail),
     entry.outcome,
     entry.detail,
-    entry.ackedAt ? formatTimestamp(entry.ackedAt) : null,
+    timestamp(entry.ackedAt),
     entry.keyRef,
     entry.id,
+    timestamp(entry.deliveredAt),
+    timestamp(entry.gateOpenedAt),
+    timestamp(entry.gateClosedAt),
+    timestamp(entry.gateNotMovedAt),
+    timestamp(entry.leftOpenAt),
   ]);
 }
 
