@@ -25,7 +25,9 @@ export const FUTURE_TOLERANCE_MS = 5 * 60_000;
  * Applies a report only if newer than the object's stored position (a later `changed_at`): an equal one is a
  * repeat (the report of the current position on each connect), an older one is stale (replayed or reordered).
  * The position, the journal step and its event are written in one transaction; the object's row is locked for
- * it, so two instances applying reports of one object take turns and the newer one wins.
+ * it, so two instances applying reports of one object take turns and the newer one wins. The lock is `no key
+ * update`: an opening's journal insert takes `key share` on the object (its foreign key), and must never wait
+ * for a report.
  */
 export async function applyPositionReport(
   ctx: CloudContext,
@@ -41,7 +43,7 @@ export async function applyPositionReport(
       .where('device_id', '=', report.device_id)
       .where('local_id', '=', report.object)
       .where('removed_at', 'is', null)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst();
     if (!object) return 'unknown_object';
     const since = object.position_since?.getTime();
