@@ -332,6 +332,16 @@ describe('the steps of an opening, seen by a position sensor', () => {
     expect(await reportsCounted('unknown_object')).toBe(unknown + 1);
   });
 
+  it('drops a report that is not one, counting it as malformed', async () => {
+    const gate = await Gate.make({ sensor: true });
+    const malformed = await reportsCounted('malformed');
+    const { sig: _sig, ...unsigned } = gate.report('open');
+    await gate.send('ack', unsigned);
+    await gate.send('ack', { ...gate.report('open'), position: 'ajar' });
+    expect(await reportsCounted('malformed')).toBe(malformed + 2);
+    expect((await gate.object()).position).toBeNull();
+  });
+
   it('an entry completed by the previous release (complete_entry, no ack kept) still gets its steps', async () => {
     const gate = await Gate.make({ sensor: true });
     const entry = await insertOpenEntry(env.db, gate.id);
