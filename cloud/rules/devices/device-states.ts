@@ -13,7 +13,8 @@ interface Report {
  * What devices report in their `state` (online or not, version, objects), written many devices at a time
  * (docs/design.md section 7.3). Each connect and each will causes one; a fleet connecting at once would
  * otherwise wait on one transaction of four statements per device. Objects keep their `number_id` (the row
- * id) across reports, and whether they have a position sensor (`sensor: true`; docs/design.md section 7.5); one missing from a report is marked removed, and gets its old number back if it returns.
+ * id) across reports, and take whether they have a position sensor from each (`sensor: true`; docs/design.md
+ * section 7.5); one missing from a report is marked removed, and gets its old number back if it returns.
  * A report without `objects` leaves them as they are, one without a version (or with an empty one) the version,
  * and one without `arch` the arch.
  */
