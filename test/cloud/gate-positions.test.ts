@@ -231,6 +231,17 @@ describe('the steps of an opening, seen by a position sensor', () => {
     expect(await typesOf(journalId)).toEqual(['open.succeeded', 'open.gate_not_moved']);
   });
 
+  it('an opening of a gate already open is not marked "gate did not move": there was no movement to see', async () => {
+    const gate = await Gate.make({ sensor: true });
+    await gate.send('ack', gate.report('open'));
+    clock.advance(1000);
+    const journalId = await gate.open();
+    clock.advance(31_000);
+    await sweepNotMoved(ctx);
+    expect((await entryOf(journalId)).gate_not_moved_at).toBeNull();
+    expect(await typesOf(journalId)).toEqual(['open.succeeded']);
+  });
+
   it('a gate left open past the limit: gate.left_open once, then gate.closed when it closes', async () => {
     const gate = await Gate.make({ sensor: true });
     const journalId = await gate.open();
