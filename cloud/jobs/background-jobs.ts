@@ -10,6 +10,7 @@ import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
 import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
+import { sweepGates } from '../rules/positions/gate-sweeps.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 import { receiptJobs } from './receipt-jobs.js';
@@ -23,6 +24,8 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
   return [
     job('unanswered openings', 10_000, () => unanswered.settle()),
     job('expiry sweep', 30_000, () => sweepExpired(ctx)),
+    // Often enough for the shortest move timeout a customer can set (5 s, docs/design.md section 5.2).
+    job('gate sweeps', 5_000, () => sweepGates(ctx)),
     job('key re-confirmation', 60_000, () => reconfirmDomainKeys(ctx)),
     job('nonce purge', 60_000, () => purgeNonces(ctx)),
     job('idempotency purge', 600_000, () => purgeIdempotencyKeys(ctx)),

@@ -194,6 +194,23 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 7',
   },
   {
+    id: 'mqtt.position-other-device',
+    attack:
+      "a gate position report for another controller's gate: signed with the sender's own key but naming the other controller, or sent on the other controller's topic signed with the sender's key",
+    source: 'docs/design.md section 7.5',
+  },
+  {
+    id: 'mqtt.forged-position',
+    attack: 'a gate position report whose signature does not verify (altered after signing, or made up)',
+    source: 'docs/design.md section 7.5',
+  },
+  {
+    id: 'mqtt.replayed-position',
+    attack:
+      "a controller's old signed position report sent again, to show a closed gate as open (or the reverse) or to attach an old step to a new opening",
+    source: 'docs/design.md section 7.5',
+  },
+  {
     id: 'mqtt.oversized-connect',
     attack: 'a client that never logs in declares a huge CONNECT and streams its bytes to grow the memory',
     source: 'issue 11, finding 1',

@@ -52,7 +52,7 @@ function ackOf({ device, entry }: Opening, outcome: Ack['outcome'] = 'opened', r
 const entryOf = (opening: Opening) =>
   env.db
     .selectFrom('journal')
-    .select(['outcome', 'detail', 'acked_at'])
+    .select(['outcome', 'detail', 'acked_at', 'ack'])
     .where('id', '=', opening.entry.journalId)
     .executeTakeFirstOrThrow();
 
@@ -64,17 +64,18 @@ const eventsOf = async (opening: Opening) =>
 describe('acknowledgements written together', () => {
   it('completes twenty controllers’ entries arriving at once, each with its outcome, time and event', async () => {
     const made = await openings(20);
-    const applied = await Promise.all(
-      made.map((opening, i) =>
-        journal.apply(i % 5 === 0 ? ackOf(opening, 'failed', 'relay_fault') : ackOf(opening)),
-      ),
+    const acks = made.map((opening, i) =>
+      i % 5 === 0 ? ackOf(opening, 'failed', 'relay_fault') : ackOf(opening),
     );
+    const applied = await Promise.all(acks.map((ack) => journal.apply(ack)));
     expect(applied).toEqual(made.map(() => true));
     for (const [i, opening] of made.entries()) {
       const entry = await entryOf(opening);
       expect(entry.outcome).toBe(i % 5 === 0 ? 'device_error' : 'opened');
       expect(entry.detail).toBe(i % 5 === 0 ? 'relay_fault' : null);
       expect(entry.acked_at?.getTime()).toBe(1_700_000_000_250);
+      // The signed ack is kept on its entry, the first step of its receipt (docs/design.md section 5.3).
+      expect(entry.ack).toEqual(acks[i]);
       expect((await eventsOf(opening)).map((event) => event.type)).toEqual([
         i % 5 === 0 ? 'open.failed' : 'open.succeeded',
       ]);

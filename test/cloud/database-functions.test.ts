@@ -4,7 +4,7 @@ import { openDatabase } from '../../cloud/foundation/db/database.js';
 import type { FunctionResult } from '../../cloud/foundation/db/function-result.js';
 import { applyFunctions, functionDefinitions } from '../../cloud/foundation/db/functions.js';
 import { accessKeyLapseResult } from '../../cloud/rules/access-keys/key-lifetime.js';
-import { completeEntryResult } from '../../cloud/rules/journal/journal.js';
+import { completeEntryResult, completeEntrySignedResult } from '../../cloud/rules/journal/journal.js';
 import { openAttemptResult } from '../../cloud/rules/opening/open.js';
 import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -15,7 +15,12 @@ import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } fro
  */
 
 /** Every result declaration in the cloud: a new database function adds its own here. */
-const DECLARED: FunctionResult[] = [accessKeyLapseResult, openAttemptResult, completeEntryResult];
+const DECLARED: FunctionResult[] = [
+  accessKeyLapseResult,
+  openAttemptResult,
+  completeEntryResult,
+  completeEntrySignedResult,
+];
 
 /** The names the function files define, read from their text. */
 const DEFINED = functionDefinitions.map((text) => /create or replace function (\w+)\(/.exec(text)?.[1]);
@@ -63,6 +68,7 @@ describe('what each function returns', () => {
       'open_event_data',
       'open_attempt',
       'complete_entry',
+      'complete_entry_signed',
       'events_notify',
     ]);
     const names = (await catalogFunctions(database.db)).map((fn) => fn.name);

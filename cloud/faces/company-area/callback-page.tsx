@@ -27,6 +27,11 @@ const EVENT_KINDS = [
   ['key.expired', "a key's lifetime ended"],
   ['open.succeeded', 'an opening the controller confirmed'],
   ['open.failed', 'an opening refused or failed, with its reason'],
+  ['open.gate_opened', 'the gate of an opening seen open (barriers with a position sensor)'],
+  ['open.gate_closed', 'that gate seen closed again, and how long it was open'],
+  ['open.gate_not_moved', 'the relay fired but the gate did not move'],
+  ['gate.left_open', 'a gate you opened has stayed open past the customer’s limit'],
+  ['gate.closed', 'that gate closed at last'],
 ] as const;
 
 export function CallbackPage(props: CallbackPageProps): VNode {

@@ -9,13 +9,15 @@ import { type Kysely, sql } from 'kysely';
  * made today, runs the definitions in this tree.
  *
  * Each file holds one statement: PGlite's extended protocol takes a single statement per query. Listed in the
- * order they are applied: access_key_lapse and open_event_data first, as the ones after them call them.
+ * order they are applied: access_key_lapse and open_event_data first, and complete_entry before
+ * complete_entry_signed, as the ones after them call them.
  */
 const FUNCTION_FILES = [
   'rules/access-keys/access-key-lapse.sql',
   'rules/events/open-event.sql',
   'rules/opening/open-attempt.sql',
   'rules/journal/complete-entry.sql',
+  'rules/journal/complete-entry-signed.sql',
   'rules/events/events-notify.sql',
 ];
 

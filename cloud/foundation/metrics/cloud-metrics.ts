@@ -69,7 +69,19 @@ export class CloudMetrics {
     registers: [this.registry],
   });
 
+  readonly #positionReports = new Counter({
+    name: `${METRIC_PREFIX}position_reports_total`,
+    help: "Controllers' gate position reports, by what became of them (applied, repeat, stale, future, unknown_object, bad_signature, malformed, foreign).",
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly #readings: (() => Promise<void>)[] = [];
+
+  /** A controller's position report and what became of it (docs/design.md section 7.5). */
+  positionReport(result: string): void {
+    this.#positionReports.inc({ result });
+  }
 
   /** A controller's update report, applied to its rollout (docs/design.md section 12.4.2). */
   updateReport(state: string, reason: string | undefined): void {

@@ -8,6 +8,7 @@ import type { CommandWaiters } from './command-waiters.js';
 import { DeviceKeys } from './device-keys.js';
 import { ackHandler } from './handlers/ack.js';
 import type { DeviceMessageContext, DeviceMessageHandler } from './handlers/handler.js';
+import { positionHandler } from './handlers/position.js';
 import { stateHandler } from './handlers/state.js';
 import { telemetryHandler } from './handlers/telemetry.js';
 import type { DeviceMessage } from './transport.js';
@@ -79,6 +80,8 @@ export class DeviceMessages {
   #handle(channel: DeviceChannel, deviceId: string, body: unknown): Promise<void> {
     switch (channel) {
       case 'ack':
+        // Position reports share the topic, told apart by `type` (docs/design.md section 7.5).
+        if (isPositionReport(body)) return this.#checked(positionHandler, deviceId, body);
         return this.#checked(ackHandler, deviceId, body);
       case 'state':
         return this.#checked(stateHandler, deviceId, body);
@@ -103,10 +106,12 @@ export class DeviceMessages {
     const parsed = handler.schema.safeParse(body);
     if (!parsed.success) {
       log.warn({ deviceId, issues: parsed.error.issues.length }, handler.malformed);
+      handler.dropped?.(this.#deps.ctx, 'malformed');
       return DROPPED;
     }
     if (parsed.data.device_id !== deviceId) {
       log.warn({ deviceId, named: parsed.data.device_id }, handler.foreign);
+      handler.dropped?.(this.#deps.ctx, 'foreign');
       return DROPPED;
     }
     return handler.handle(this.#deps, deviceId, parsed.data);
@@ -130,6 +135,10 @@ export class DeviceMessages {
 }
 
 const DROPPED = Promise.resolve();
+
+function isPositionReport(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'position';
+}
 
 function unreachable(value: never): never {
   throw new Error(`unexpected device channel ${String(value)}`);

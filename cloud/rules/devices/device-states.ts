@@ -13,7 +13,8 @@ interface Report {
  * What devices report in their `state` (online or not, version, objects), written many devices at a time
  * (docs/design.md section 7.3). Each connect and each will causes one; a fleet connecting at once would
  * otherwise wait on one transaction of four statements per device. Objects keep their `number_id` (the row
- * id) across reports; one missing from a report is marked removed, and gets its old number back if it returns.
+ * id) across reports, and take whether they have a position sensor from each (`sensor: true`; docs/design.md
+ * section 7.5); one missing from a report is marked removed, and gets its old number back if it returns.
  * A report without `objects` leaves them as they are, one without a version (or with an empty one) the version,
  * and one without `arch` the arch.
  */
@@ -79,8 +80,9 @@ export class DeviceStates {
       ),
       listed as (
         select * from unnest(${objects.map((o) => o.deviceId)}::text[], ${objects.map((o) => o.id)}::text[],
-          ${objects.map((o) => o.label)}::text[], ${objects.map((o) => o.kind)}::text[])
-          as listed (device_id, local_id, label, kind)
+          ${objects.map((o) => o.label)}::text[], ${objects.map((o) => o.kind)}::text[],
+          ${objects.map((o) => o.sensor === true)}::boolean[])
+          as listed (device_id, local_id, label, kind, has_sensor)
       ),
       updated as (
         update devices set online = report.online, state_at = ${at}::timestamptz,
@@ -91,11 +93,12 @@ export class DeviceStates {
         returning devices.id
       ),
       upserted as (
-        insert into device_objects (device_id, local_id, label, kind, removed_at)
-        select listed.device_id, listed.local_id, listed.label, listed.kind, null
+        insert into device_objects (device_id, local_id, label, kind, has_sensor, removed_at)
+        select listed.device_id, listed.local_id, listed.label, listed.kind, listed.has_sensor, null
           from listed join updated on updated.id = listed.device_id
         on conflict (device_id, local_id)
-          do update set label = excluded.label, kind = excluded.kind, removed_at = null
+          do update set label = excluded.label, kind = excluded.kind, has_sensor = excluded.has_sensor,
+                        removed_at = null
         returning 1
       ),
       removed as (

@@ -163,11 +163,21 @@ export async function provisionDevice(
     for (const object of input.objects) {
       const row = await trx
         .insertInto('device_objects')
-        .values({ device_id: device.id, local_id: object.id, label: object.label, kind: object.kind })
+        .values({
+          device_id: device.id,
+          local_id: object.id,
+          label: object.label,
+          kind: object.kind,
+          // As its state will say it (docs/design.md section 7.5), from the first opening on.
+          has_sensor: object.sensor === true,
+        })
         .onConflict((oc) =>
-          oc
-            .columns(['device_id', 'local_id'])
-            .doUpdateSet({ label: object.label, kind: object.kind, removed_at: null }),
+          oc.columns(['device_id', 'local_id']).doUpdateSet({
+            label: object.label,
+            kind: object.kind,
+            has_sensor: object.sensor === true,
+            removed_at: null,
+          }),
         )
         .returning(['id', 'local_id', 'label'])
         .executeTakeFirstOrThrow();

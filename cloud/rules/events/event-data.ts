@@ -36,6 +36,13 @@ export interface OpenEventData {
   detail?: string;
 }
 
+/**
+ * What every step event of an opening says of it (docs/design.md section 5.2): the fields of its `open.*` event
+ * but the outcome (it was `opened`), so a company finds the opening by `journal_id` or by its own `ref`.
+ * Step times are ISO 8601 with milliseconds, not the company API's seconds: "gate open after 1.8 s" needs them.
+ */
+export type GateEventBase = Omit<OpenEventData, 'outcome' | 'detail'>;
+
 export interface EventData {
   'request.claimed': RequestFields & { claimed_at: string };
   'request.issued': RequestFields & {
@@ -50,6 +57,26 @@ export interface EventData {
   'key.expired': RequestFields & { key_ref: number; key_expires_at: string };
   'open.succeeded': OpenEventData;
   'open.failed': OpenEventData;
+  /** The gate was seen open after the relay fired (`relay_at`, the acknowledgement's time). */
+  'open.gate_opened': GateEventBase & { relay_at: string; opened_at: string };
+  /** The gate this opening opened was seen closed again, `open_for_s` seconds after it opened. */
+  'open.gate_closed': GateEventBase & {
+    relay_at: string;
+    opened_at: string;
+    closed_at: string;
+    open_for_s: number;
+  };
+  /** The relay fired, but the gate was not seen moving within the barrier's `limit_s`. */
+  'open.gate_not_moved': GateEventBase & { relay_at: string; not_moved_at: string; limit_s: number };
+  /** The gate this opening opened has stayed open past the customer's limit for the barrier (`limit_s`). */
+  'gate.left_open': GateEventBase & { opened_at: string; left_open_at: string; limit_s: number };
+  /** The gate of a `gate.left_open` closed at last. */
+  'gate.closed': GateEventBase & {
+    opened_at: string;
+    left_open_at: string;
+    closed_at: string;
+    open_for_s: number;
+  };
   /** A test event, sent when a member asks for one in the company area (cloud/faces/company-area/events-routes.tsx). */
   ping: { message: string };
 }
@@ -69,6 +96,16 @@ export const OPEN_EVENT_FIELDS = Object.keys({
 
 function requestFields(request: RequestFields): RequestFields {
   return { code: request.code, ref: request.ref, state: request.state };
+}
+
+/** A step time of an opening, as step events give it. */
+export function stepTime(at: Date): string {
+  return at.toISOString();
+}
+
+/** Seconds between two step times, to a tenth, as the customer's journal says them. */
+export function secondsBetween(from: Date, to: Date): number {
+  return Math.round((to.getTime() - from.getTime()) / 100) / 10;
 }
 
 /** A test event: it goes through the outbox, the order and the signature like every other. */

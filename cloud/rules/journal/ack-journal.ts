@@ -9,7 +9,7 @@ import { ackOutcome, applyAck, lateDetailOf } from './journal.js';
  * Acknowledgements written into the journal many at a time (docs/design.md section 5.1). An ack is accepted
  * from its controller only once its entry is committed, and a broker hands one controller's packets over one
  * after another, so each commit holds up that controller's next packet. Acks of different controllers arriving
- * together share one statement and one commit instead, each through complete_entry exactly as alone: once per
+ * together share one statement and one commit instead, each through complete_entry_signed exactly as alone: once per
  * command, with its event. A batch the database refuses is applied ack by ack, so that one bad ack never holds
  * up the others.
  */
@@ -44,19 +44,21 @@ export class AckJournal {
     }
   }
 
-  /** complete_entry for each ack, in order, in one statement: one round trip and one commit. */
+  /** complete_entry_signed for each ack, in order, in one statement: one round trip and one commit. */
   async #inOneStatement(acks: Ack[]): Promise<boolean[]> {
     const rows = acks.map((ack) => ({ ack, ...ackOutcome(ack) }));
     const column = <T>(pick: (row: (typeof rows)[number]) => T) => rows.map(pick);
     const { rows: applied } = await sql<{ n: string | number; id: number | null }>`
-      select batch.n, complete_entry(null, batch.command_id, batch.device_id, batch.outcome, batch.detail,
-          batch.late_detail, batch.acked_at, ${this.#ctx.clock.now()}::timestamptz, batch.event_id) as id
+      select batch.n, complete_entry_signed(null, batch.command_id, batch.device_id, batch.outcome,
+          batch.detail, batch.late_detail, batch.acked_at, ${this.#ctx.clock.now()}::timestamptz, batch.event_id,
+          batch.ack::jsonb) as id
         from unnest(
           ${column((r) => r.ack.command_id)}::uuid[], ${column((r) => r.ack.device_id)}::text[],
           ${column((r) => r.outcome)}::text[], ${column((r) => r.detail)}::text[],
           ${column((r) => lateDetailOf(r.detail))}::text[],
-          ${column((r) => new Date(r.ack.finished_at).toISOString())}::timestamptz[], ${column(() => randomUUID())}::uuid[]
-        ) with ordinality as batch (command_id, device_id, outcome, detail, late_detail, acked_at, event_id, n)
+          ${column((r) => new Date(r.ack.finished_at).toISOString())}::timestamptz[], ${column(() => randomUUID())}::uuid[],
+          ${column((r) => JSON.stringify(r.ack))}::text[]
+        ) with ordinality as batch (command_id, device_id, outcome, detail, late_detail, acked_at, event_id, ack, n)
        order by batch.n`.execute(this.#ctx.db);
     const byPosition = new Map(applied.map((row) => [Number(row.n), row.id !== null]));
     return acks.map((_, i) => byPosition.get(i + 1) ?? false);

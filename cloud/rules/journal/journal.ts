@@ -21,6 +21,8 @@ export interface Completion {
   detail: string | null;
   ackedAt: Date | null;
   now: Date;
+  /** The controller's signed acknowledgement, kept on the entry (docs/design.md section 5.3); none for a verdict. */
+  ack?: Ack | null;
 }
 
 /** Said of an ack that arrives after the caller was answered 504. */
@@ -40,9 +42,16 @@ export const completeEntryResult = {
   returns: 'integer',
 } as const satisfies ScalarResult<SqlType>;
 
+/** What complete_entry_signed returns (complete-entry-signed.sql): complete_entry's id, the signed ack kept. */
+export const completeEntrySignedResult = {
+  function: 'complete_entry_signed',
+  returns: 'integer',
+} as const satisfies ScalarResult<SqlType>;
+
 /**
  * Completes a journal entry and records its event for the company, once, in one call of the database's
- * `complete_entry` (cloud/rules/journal/complete-entry.sql): it takes only an entry not acknowledged yet (and, when
+ * `complete_entry_signed` (cloud/rules/journal/complete-entry-signed.sql), which keeps the controller's signed
+ * ack on the entry and leaves the rest to `complete_entry` (cloud/rules/journal/complete-entry.sql): that takes only an entry not acknowledged yet (and, when
  * matched by id, one with no outcome yet), so an ack applied twice, by two instances, or racing the caller's own
  * timeout verdict, changes the entry exactly once. An acknowledgement replaces a `device_timeout` verdict and
  * says it came late. Returns whether it applied.
@@ -55,12 +64,14 @@ export async function completeEntry(
   const byId = 'id' in match ? match.id : null;
   const byCommand = 'id' in match ? { commandId: null, deviceId: null } : match;
   const lateDetail = lateDetailOf(completion.detail);
+  const ack = completion.ack ? JSON.stringify(completion.ack) : null;
   const result = await sql<{ id: unknown }>`
-    select complete_entry(${byId}::integer, ${byCommand.commandId}::uuid, ${byCommand.deviceId}::text,
+    select complete_entry_signed(${byId}::integer, ${byCommand.commandId}::uuid, ${byCommand.deviceId}::text,
       ${completion.outcome}::text, ${completion.detail}::text, ${lateDetail}::text,
-      ${completion.ackedAt}::timestamptz, ${completion.now}::timestamptz, ${randomUUID()}::uuid) as id
+      ${completion.ackedAt}::timestamptz, ${completion.now}::timestamptz, ${randomUUID()}::uuid,
+      ${ack}::jsonb) as id
   `.execute(db);
-  return readValue(completeEntryResult, result.rows[0]?.id ?? null) !== null;
+  return readValue(completeEntrySignedResult, result.rows[0]?.id ?? null) !== null;
 }
 
 /** Maps an acknowledgement to the journal's words. */
@@ -77,7 +88,7 @@ export function applyAck(ctx: CloudContext, ack: Ack): Promise<boolean> {
   return completeEntry(
     ctx.db,
     { commandId: ack.command_id, deviceId: ack.device_id },
-    { ...ackOutcome(ack), ackedAt: new Date(ack.finished_at), now: ctx.clock.now() },
+    { ...ackOutcome(ack), ackedAt: new Date(ack.finished_at), now: ctx.clock.now(), ack },
   );
 }
 

@@ -1,6 +1,7 @@
 import { type Ack, ackSchema } from '../../../../shared/protocol/messages.js';
 import { verifyAck } from '../../../../shared/protocol/signing.js';
-import type { DeviceMessageContext, DeviceMessageHandler } from './handler.js';
+import type { DeviceMessageHandler } from './handler.js';
+import { verifiedBy } from './verified-by.js';
 
 /**
  * `.../ack`: a controller's signed acknowledgement. Past the dispatcher's checks (the schema, the device named
@@ -18,7 +19,7 @@ export const ackHandler: DeviceMessageHandler<Ack> = {
   foreign: 'dropped an acknowledgement naming another device',
   async handle(deps, deviceId, ack) {
     const { ctx, keys, waiters, acks } = deps;
-    if (!(await verifiedBy(keys, deviceId, ack))) {
+    if (!(await verifiedBy(keys, deviceId, (key) => verifyAck(key, ack)))) {
       ctx.log.warn(
         { deviceId, commandId: ack.command_id },
         'dropped an acknowledgement with a bad signature',
@@ -34,11 +35,3 @@ export const ackHandler: DeviceMessageHandler<Ack> = {
     ctx.log.info({ deviceId, commandId: ack.command_id, outcome: ack.outcome, applied }, 'acknowledgement');
   },
 };
-
-/** Verifies under the remembered key, and once more under the stored one in case the device was re-provisioned. */
-async function verifiedBy(keys: DeviceMessageContext['keys'], deviceId: string, ack: Ack): Promise<boolean> {
-  const remembered = await keys.forDevice(deviceId);
-  if (remembered && verifyAck(remembered, ack)) return true;
-  const stored = await keys.forDevice(deviceId, { fresh: true });
-  return stored !== null && verifyAck(stored, ack);
-}

@@ -31,5 +31,7 @@ export interface DeviceMessageHandler<T extends { device_id: string }> {
   malformed: string;
   /** The log line of a message naming another device than its topic's. */
   foreign: string;
+  /** Counts a message the dispatcher dropped, for a kind that is counted (position reports). */
+  dropped?(ctx: CloudContext, reason: 'malformed' | 'foreign'): void;
   handle(deps: DeviceMessageContext, deviceId: string, message: T): Promise<void>;
 }
