@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssembledContext } from '../../cloud/context.js';
 import { CommandWaiters } from '../../cloud/links/controllers/command-waiters.js';
 import { DeviceMessages } from '../../cloud/links/controllers/device-messages.js';
-import { readBarrierLimits, setBarrierLimits } from '../../cloud/rules/positions/barrier-limits.js';
+import { barrierGates, setGateLimits } from '../../cloud/rules/positions/gate-display.js';
 import { sweepGates, sweepLeftOpen, sweepNotMoved } from '../../cloud/rules/positions/gate-sweeps.js';
-import { barrierPositions } from '../../cloud/rules/positions/object-positions.js';
 import { ApiError } from '../../shared/errors.js';
 import { type Ack, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
 import { type Position, type PositionReport, signPositionReport } from '../../shared/protocol/positions.js';
@@ -458,27 +457,23 @@ describe('a barrier’s limits and positions, for its customer', () => {
   it('reads and sets the limits, refusing values out of bounds and another customer', async () => {
     const gate = await Gate.make({ sensor: true });
     const customerId = await owned(gate);
-    expect(await readBarrierLimits(ctx, customerId, gate.id)).toEqual({
-      left_open_limit_s: 600,
-      move_timeout_s: 30,
+    const limits = (customer: number) => barrierGates(ctx.db, customer, gate.id).then((g) => g.limits);
+    const set = (customer: number, leftOpenLimitS: number, moveTimeoutS: number) =>
+      setGateLimits(ctx.db, {
+        customerId: customer,
+        deviceId: gate.id,
+        limits: { leftOpenLimitS, moveTimeoutS },
+      });
+    expect(await limits(customerId)).toEqual({ leftOpenLimitS: 600, moveTimeoutS: 30 });
+    await set(customerId, 120, 10);
+    await expect(set(customerId, 30, 10)).rejects.toMatchObject({
+      code: 'invalid_field',
+      field: 'left_open_minutes',
     });
-    expect(
-      await setBarrierLimits(ctx, customerId, gate.id, { left_open_limit_s: '120', move_timeout_s: 10 }),
-    ).toEqual({ left_open_limit_s: 120, move_timeout_s: 10 });
-    await expect(
-      setBarrierLimits(ctx, customerId, gate.id, { left_open_limit_s: 30, move_timeout_s: 10 }),
-    ).rejects.toMatchObject({ code: 'invalid_field', field: 'left_open_limit_s' });
-    await expect(
-      setBarrierLimits(ctx, customerId, gate.id, { left_open_limit_s: 120, move_timeout_s: 601 }),
-    ).rejects.toBeInstanceOf(ApiError);
-    await expect(
-      setBarrierLimits(ctx, customerId + 1000, gate.id, { left_open_limit_s: 300, move_timeout_s: 10 }),
-    ).rejects.toMatchObject({ code: 'not_found' });
-    expect(await readBarrierLimits(ctx, customerId + 1000, gate.id)).toBeNull();
-    expect(await readBarrierLimits(ctx, customerId, gate.id)).toEqual({
-      left_open_limit_s: 120,
-      move_timeout_s: 10,
-    });
+    await expect(set(customerId, 120, 601)).rejects.toBeInstanceOf(ApiError);
+    await expect(set(customerId + 1000, 300, 10)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(limits(customerId + 1000)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await limits(customerId)).toEqual({ leftOpenLimitS: 120, moveTimeoutS: 10 });
 
     // The sweeps follow the limits set.
     const journalId = await gate.open();
@@ -492,16 +487,17 @@ describe('a barrier’s limits and positions, for its customer', () => {
     const customerId = await owned(gate);
     const report = gate.report('open');
     await gate.send('ack', report);
-    expect(await barrierPositions(ctx, customerId, gate.id)).toEqual([
+    expect((await barrierGates(ctx.db, customerId, gate.id)).objects).toEqual([
       {
         numberId: gate.objectId,
         label: 'Gate',
-        hasSensor: true,
         position: 'open',
         since: new Date(report.changed_at),
         leftOpenAt: null,
       },
     ]);
-    expect(await barrierPositions(ctx, customerId + 1000, gate.id)).toEqual([]);
+    await expect(barrierGates(ctx.db, customerId + 1000, gate.id)).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });
