@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { removeBarrier, replaceController } from '../../cloud/rules/devices/device-lifecycle.js';
+import { applyAck } from '../../cloud/rules/journal/journal.js';
 import { checkChain, checkChains } from '../../cloud/rules/receipts/chain-check.js';
 import { RECEIPTS_TAG } from '../../cloud/rules/receipts/receipts-export.js';
 import { sealChainBatch, sealFinalEntries } from '../../cloud/rules/receipts/sealing.js';
@@ -294,6 +295,38 @@ describe('sealing', () => {
     clock.advance(25 * HOUR);
     await sealFinalEntries(cloud.ctx);
     expect(await sealed([pending, timedOut])).toEqual([timedOut]);
+  });
+
+  it('a late acknowledgement of an entry already sealed as timed out changes nothing', async () => {
+    const on = await gate();
+    const timedOut = await entry(on, { outcome: 'device_timeout' });
+    const commandId = randomUUID();
+    await cloud.ctx.db
+      .updateTable('journal')
+      .set({ command_id: commandId })
+      .where('id', '=', timedOut)
+      .execute();
+    clock.advance(25 * HOUR);
+    await sealFinalEntries(cloud.ctx);
+    expect(await sealed([timedOut])).toEqual([timedOut]);
+    const late = signAck(on.key, {
+      v: 1,
+      command_id: commandId,
+      device_id: on.deviceId,
+      outcome: 'opened',
+      received_at: clock.now().getTime(),
+      finished_at: clock.now().getTime() + 500,
+    });
+    expect(await applyAck(cloud.ctx, late)).toBe(false);
+    const row = await cloud.ctx.db
+      .selectFrom('journal')
+      .select(['outcome', 'ack'])
+      .where('id', '=', timedOut)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ outcome: 'device_timeout', ack: null });
+    const file = await exportOf(on);
+    expect(file.lines.map((line) => line.entry.id)).toEqual([timedOut]);
+    expectIntact(file, 1);
   });
 
   it('waits for the gate of an opening with a sensor: closed, did not move, or a day', async () => {

@@ -23,6 +23,14 @@ as $body$
 declare
   v_id integer;
 begin
+  -- An acknowledgement arriving after its entry was sealed (a device_timeout verdict, final 24 h on) changes
+  -- nothing: the sealed entry is what the receipts hold (docs/design.md section 5.3).
+  if p_entry is null and exists (
+    select 1 from journal
+     where journal.command_id = p_command and journal.device_id = p_device and journal.chain_seq is not null
+  ) then
+    return null;
+  end if;
   v_id := complete_entry(p_entry, p_command, p_device, p_outcome, p_detail, p_late_detail, p_acked_at, p_now,
                          p_event);
   -- A sealed entry is final (docs/design.md section 5.3); one just completed never is.
