@@ -145,6 +145,7 @@ describe('gatelink-device status and test', () => {
         signal: null,
         modem: null,
         outbox: 1,
+        sensors: [],
         last_command: {
           id: 'a3c1f1de-5b7e-4c4c-9a55-0b7a4f1f2a10',
           object: 'gate',

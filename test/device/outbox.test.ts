@@ -283,7 +283,7 @@ describe('outbox', () => {
     const duplicate = JSON.stringify(ack('11111111-1111-4111-8111-111111111111', 'refused'));
     const lines = [`P ${opened}`, `P ${duplicate}`, 'D 11111111-1111-4111-8111-111111111111', 'not a record'];
     expect(replay(lines)).toEqual({
-      entries: [{ commandId: '11111111-1111-4111-8111-111111111111', payload: duplicate }],
+      entries: [{ key: '11111111-1111-4111-8111-111111111111', payload: duplicate }],
       skipped: 1,
     });
   });
