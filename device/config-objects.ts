@@ -41,9 +41,7 @@ const gpioLine = {
  * that opens its contact when the gate is shut.
  */
 const gpioSensor = z.strictObject({
-  type: z.literal('gpio', {
-    error: 'expected type: gpio (a relay or gsm object reads its gate on a GPIO input)',
-  }),
+  type: z.literal('gpio'),
   ...gpioLine,
   /** True when the input reads low while the switch is made (a switch to ground with a pull-up). */
   active_low: z.boolean({ error: 'expected true or false' }).default(false),
@@ -58,9 +56,7 @@ const gpioSensor = z.strictObject({
 
 /** A simulated sensor for a simulated object: it follows the simulated output's pulses (section 12.5). */
 const simulatedSensor = z.strictObject({
-  type: z.literal('simulated', {
-    error: 'expected type: simulated (a simulated object has a simulated sensor)',
-  }),
+  type: z.literal('simulated'),
   /** How long after the pulse starts the gate is seen open (its travel time). */
   open_after_ms: int('how long the gate takes to open, in milliseconds', 0, 600_000).default(1500),
   /**
@@ -77,6 +73,17 @@ const simulatedSensor = z.strictObject({
   stuck: z.boolean({ error: 'expected true or false' }).default(false),
 });
 
+/**
+ * The sensor an object of each kind may have, as a union on `type` so that a wrong type is one line that says
+ * which one fits, not a list of the other type's missing keys.
+ */
+const gpioSensorOnly = z.discriminatedUnion('type', [gpioSensor], {
+  error: 'expected type: gpio (a relay or gsm object reads its gate on a GPIO input)',
+});
+const simulatedSensorOnly = z.discriminatedUnion('type', [simulatedSensor], {
+  error: 'expected type: simulated (a simulated object has a simulated sensor)',
+});
+
 const relayObject = z.strictObject({
   id: objectId,
   label,
@@ -85,7 +92,7 @@ const relayObject = z.strictObject({
   /** True when the relay board switches on with a low level (most opto-isolated boards do). */
   active_low: z.boolean({ error: 'expected true or false' }).default(true),
   pulse_ms: pulseMs.default(800),
-  sensor: gpioSensor.optional(),
+  sensor: gpioSensorOnly.optional(),
 });
 
 const gsmObject = z.strictObject({
@@ -102,7 +109,7 @@ const gsmObject = z.strictObject({
   ring_timeout_ms: int('the ring timeout in milliseconds', 500, 120_000).default(7000),
   /** How long to let it ring once it rings, if the module does not drop the call by itself. */
   ring_hold_ms: int('how long to let it ring in milliseconds', 0, 30_000).default(1500),
-  sensor: gpioSensor.optional(),
+  sensor: gpioSensorOnly.optional(),
 });
 
 const simulatedObject = z.strictObject({
@@ -116,7 +123,7 @@ const simulatedObject = z.strictObject({
       error: 'expected one of relay_fault, no_carrier, busy, no_answer, no_network, modem_error',
     })
     .optional(),
-  sensor: simulatedSensor.optional(),
+  sensor: simulatedSensorOnly.optional(),
 });
 
 export const objectConfigSchema = z.discriminatedUnion('kind', [relayObject, gsmObject, simulatedObject], {

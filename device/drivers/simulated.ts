@@ -77,6 +77,11 @@ export class SimulatedDriver implements Driver {
     return () => this.#watchers.delete(listener);
   }
 
+  /** How many listeners follow the outputs; read by tests (a stopped simulated sensor follows none). */
+  get watchers(): number {
+    return this.#watchers.size;
+  }
+
   isActive(objectId: string): boolean {
     return this.#active.has(objectId);
   }
