@@ -109,8 +109,8 @@ function lines(
 /** One row per position sensor: the gate's position and since when (docs/design.md section 12.5). */
 function sensorLines(sensors: DaemonStatus['sensors'], at: (ms: number) => string): [string, string][] {
   return sensors.map((sensor) => [
-    `gate ${sensor.object}`,
-    `${sensor.position}${sensor.since === null ? ' (since when is known once the clock is synchronised)' : ` since ${at(sensor.since)}`}`,
+    'sensor',
+    `${sensor.object}: gate ${sensor.position}${sensor.since === null ? ' (since when is known once the clock is synchronised)' : ` since ${at(sensor.since)}`}`,
   ]);
 }
 
