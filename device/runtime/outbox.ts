@@ -35,6 +35,9 @@ export interface OutboxOptions {
 /** The log in the outbox folder. */
 export const OUTBOX_LOG = 'outbox.log';
 
+/** How long a lazy record (a position report) may wait for a durable write to take it to the disk. */
+export const LAZY_FLUSH_MS = 1000;
+
 /** What travels on the device's `ack` topic: acknowledgements and position reports (docs/design.md 7.5). */
 export type OutboxMessage = Ack | PositionReport;
 
@@ -79,6 +82,8 @@ export class Outbox {
   /** Sends waiting for the broker's answer; each settles once the entry is forgotten or back to waiting. */
   readonly #inFlight = new Set<Promise<void>>();
   #stopped = false;
+  /** The timer that writes lazy records out if no durable one takes them first. */
+  #lazyFlush: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
@@ -110,17 +115,26 @@ export class Outbox {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    if (this.#lazyFlush) clearTimeout(this.#lazyFlush);
+    this.#lazyFlush = null;
     await this.#settled();
     await this.#log.close();
   }
 
-  /** Persists the message durably, then tries to send it. Resolves once it is on disk. */
-  async put(message: OutboxMessage): Promise<void> {
+  /**
+   * Persists the message durably, then tries to send it. Resolves once it is on disk. With `lazy` (position
+   * reports, docs/design.md section 12.5) the record costs no write of its own: it reaches the disk with the
+   * next acknowledgement's, or within LAZY_FLUSH_MS, and is sent at once meanwhile. A power cut in that window
+   * loses at most that report, which the next connect's report of the current position makes up for; an
+   * opening never waits behind it.
+   */
+  async put(message: OutboxMessage, options: { lazy?: boolean } = {}): Promise<void> {
     const entry: Entry = { key: outboxKey(message), payload: JSON.stringify(message), durable: false };
     // In the list before the record is written, so that a compaction asked for meanwhile keeps it.
     this.#entries.push(entry);
     try {
-      await this.#log.append(`P ${entry.payload}\n`);
+      await this.#log.append(`P ${entry.payload}\n`, { durable: !options.lazy });
+      if (options.lazy) this.#flushSoon();
     } catch (error) {
       this.#entries = this.#entries.filter((candidate) => candidate !== entry);
       throw error;
@@ -143,6 +157,17 @@ export class Outbox {
       if (!entry.sending) this.#send(entry);
     }
     return this.#settled();
+  }
+
+  #flushSoon(): void {
+    if (this.#lazyFlush) return;
+    this.#lazyFlush = setTimeout(() => {
+      this.#lazyFlush = null;
+      this.#log
+        .append('', { durable: true })
+        .catch((error: Error) => this.#options.log?.(`outbox: cannot write reports: ${error.message}`));
+    }, LAZY_FLUSH_MS);
+    this.#lazyFlush.unref?.();
   }
 
   #send(entry: Entry): void {

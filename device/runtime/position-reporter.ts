@@ -21,7 +21,7 @@ export interface PositionReporterOptions {
   deviceId: string;
   deviceKey: SigningKey;
   sensors: readonly PositionSensor[];
-  outbox: { put(report: PositionReport): Promise<void> };
+  outbox: { put(report: PositionReport, options: { lazy: boolean }): Promise<void> };
   clock: TrustedClock;
   /** The wall clock (Unix ms). */
   now: () => number;
@@ -160,7 +160,8 @@ export class PositionReporter {
           changed_at: changedAt,
           at: Math.max(changedAt, Math.round(o.now())),
         });
-        await o.outbox.put(report);
+        // Lazy: a report never makes an opening wait for a disk write of its own (./outbox.ts).
+        await o.outbox.put(report, { lazy: true });
       })
       .catch((error: Error) => o.log?.(`sensor ${object}: report not kept: ${error.message}`));
   }

@@ -290,6 +290,31 @@ describe('outbox', () => {
     expect(await countWaiting(dir)).toBe(0);
   });
 
+  it("writes a report put lazily with the next acknowledgement's record, ahead of it", async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const first = await started(publisher);
+    const [opened, a] = [report('open'), ack()];
+    await first.put(opened, { lazy: true });
+    expect(await countWaiting(dir)).toBe(0);
+    await first.put(a);
+    expect(await countWaiting(dir)).toBe(2);
+    // No stop: the process is killed here.
+
+    const after = new FakePublisher();
+    await started(after);
+    expect(keysOf(after.sent)).toEqual([`report ${opened.id}`, `ack ${a.command_id}`]);
+  });
+
+  it('writes a lazy report at stop when no acknowledgement took it to the disk', async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const first = await started(publisher);
+    await first.put(report('closed'), { lazy: true });
+    await first.stop();
+    expect(await countWaiting(dir)).toBe(1);
+  });
+
   it('reads a log written before reports existed, and confirms a report by its id', async () => {
     const a = ack();
     const r = report();
