@@ -25,7 +25,9 @@ import { MqttRoundTrip } from './mqtt-baseline.js';
  * on the cloud's event loop. Beside it, the floor (floor.ts): the same guarantees, two commits, one durable
  * write on the controller's side and four Ed25519 operations, done bare, which tells how much of the time
  * is ours and how much any implementation of them pays. `serverUrl` undefined means PGlite, otherwise a
- * PostgreSQL server on which a fresh database is made.
+ * PostgreSQL server on which a fresh database is made. A second controller, the same but with a simulated gate
+ * sensor on each object that toggles at every opening, measures open with position reports flowing (issue
+ * target: p50 within 1.05x of the run without; docs/design.md section 12.5).
  */
 const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import.meta.url));
 /** A controller runs one operation per object at a time: concurrent calls each keep to their own object. */
