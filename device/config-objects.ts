@@ -15,10 +15,8 @@ const label = text('a label of 1 to 64 characters')
   .max(64, { error: 'expected a label of 1 to 64 characters' })
   .regex(PRINTABLE_TEXT, { error: 'expected a label without control characters' });
 
-const relayObject = z.strictObject({
-  id: objectId,
-  label,
-  kind: z.literal('relay'),
+/** How a line is found on a GPIO chip: the same keys for a relay's output and a sensor's input. */
+const gpioLine = {
   /** The GPIO line on the chip (for a Raspberry Pi: the BCM number, e.g. 17 for header pin 11). */
   line: int('the GPIO line number on the chip (BCM number on a Raspberry Pi)', 0, 1023),
   /**
@@ -35,9 +33,66 @@ const relayObject = z.strictObject({
       error: 'expected auto or the sysfs base number (an integer from 0 to 4096)',
     })
     .default('auto'),
+};
+
+/**
+ * A gate position sensor on a GPIO input (docs/design.md section 12.5): a reed switch or limit switch at the
+ * closed end, which makes contact when the gate is shut (`closed_when: active`), or the opposite for a switch
+ * that opens its contact when the gate is shut.
+ */
+const gpioSensor = z.strictObject({
+  type: z.literal('gpio'),
+  ...gpioLine,
+  /** True when the input reads low while the switch is made (a switch to ground with a pull-up). */
+  active_low: z.boolean({ error: 'expected true or false' }).default(false),
+  closed_when: z
+    .enum(['active', 'inactive'], {
+      error: 'expected active (the switch is made when the gate is shut) or inactive',
+    })
+    .default('active'),
+  /** A contact that bounces is read as settled only once it kept its level this long. */
+  debounce_ms: int('the debounce time in milliseconds', 0, 2000).default(50),
+});
+
+/** A simulated sensor for a simulated object: it follows the simulated output's pulses (section 12.5). */
+const simulatedSensor = z.strictObject({
+  type: z.literal('simulated'),
+  /** How long after the pulse starts the gate is seen open (its travel time). */
+  open_after_ms: int('how long the gate takes to open, in milliseconds', 0, 600_000).default(1500),
+  /**
+   * `auto-close`: the gate closes again `close_after_ms` after it opened; `toggle`: each pulse moves it the
+   * other way, as many gate controllers do, so it stays open until the next pulse.
+   */
+  mode: z.enum(['auto-close', 'toggle'], { error: 'expected auto-close or toggle' }).default('auto-close'),
+  close_after_ms: int(
+    'how long the gate stays open in auto-close mode, in milliseconds',
+    0,
+    86_400_000,
+  ).default(20_000),
+  /** True: the gate never moves, so the cloud sees an opening whose gate did not move. */
+  stuck: z.boolean({ error: 'expected true or false' }).default(false),
+});
+
+/**
+ * The sensor an object of each kind may have, as a union on `type` so that a wrong type is one line that says
+ * which one fits, not a list of the other type's missing keys.
+ */
+const gpioSensorOnly = z.discriminatedUnion('type', [gpioSensor], {
+  error: 'expected type: gpio (a relay or gsm object reads its gate on a GPIO input)',
+});
+const simulatedSensorOnly = z.discriminatedUnion('type', [simulatedSensor], {
+  error: 'expected type: simulated (a simulated object has a simulated sensor)',
+});
+
+const relayObject = z.strictObject({
+  id: objectId,
+  label,
+  kind: z.literal('relay'),
+  ...gpioLine,
   /** True when the relay board switches on with a low level (most opto-isolated boards do). */
   active_low: z.boolean({ error: 'expected true or false' }).default(true),
   pulse_ms: pulseMs.default(800),
+  sensor: gpioSensorOnly.optional(),
 });
 
 const gsmObject = z.strictObject({
@@ -54,6 +109,7 @@ const gsmObject = z.strictObject({
   ring_timeout_ms: int('the ring timeout in milliseconds', 500, 120_000).default(7000),
   /** How long to let it ring once it rings, if the module does not drop the call by itself. */
   ring_hold_ms: int('how long to let it ring in milliseconds', 0, 30_000).default(1500),
+  sensor: gpioSensorOnly.optional(),
 });
 
 const simulatedObject = z.strictObject({
@@ -67,6 +123,7 @@ const simulatedObject = z.strictObject({
       error: 'expected one of relay_fault, no_carrier, busy, no_answer, no_network, modem_error',
     })
     .optional(),
+  sensor: simulatedSensorOnly.optional(),
 });
 
 export const objectConfigSchema = z.discriminatedUnion('kind', [relayObject, gsmObject, simulatedObject], {
@@ -105,3 +162,6 @@ export type RelayObjectConfig = Extract<ObjectConfig, { kind: 'relay' }>;
 export type GsmObjectConfig = Extract<ObjectConfig, { kind: 'gsm' }>;
 export type SimulatedObjectConfig = Extract<ObjectConfig, { kind: 'simulated' }>;
 export type ModemConfig = z.output<typeof modemSchema>;
+export type GpioSensorConfig = z.output<typeof gpioSensor>;
+export type SimulatedSensorConfig = z.output<typeof simulatedSensor>;
+export type SensorConfig = GpioSensorConfig | SimulatedSensorConfig;

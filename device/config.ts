@@ -109,6 +109,7 @@ const configSchema = z
       ctx.addIssue({ code: 'custom', path: ['mqtt', 'url'], message: plainRemoteProblem(plain) });
     const seen = new Map<string, number>();
     const lines = new Map<string, number>();
+    const inputs: { index: number; line: { chip: string; line: number } }[] = [];
     config.objects.forEach((object, index) => {
       const first = seen.get(object.id);
       if (first !== undefined) {
@@ -129,6 +130,7 @@ const configSchema = z
           });
         } else lines.set(key, index);
       }
+      if (object.kind !== 'simulated' && object.sensor) inputs.push({ index, line: object.sensor });
       if (object.kind === 'gsm' && !config.modem) {
         ctx.addIssue({
           code: 'custom',
@@ -137,6 +139,7 @@ const configSchema = z
         });
       }
     });
+    checkSensorLines(ctx, lines, inputs);
     if (config.modem && config.modem.reopen_max_ms < config.modem.reopen_min_ms) {
       ctx.addIssue({
         code: 'custom',
@@ -146,14 +149,48 @@ const configSchema = z
     }
   });
 
+/**
+ * A sensor's input is a line of its own: one a relay drives, or another sensor reads, would be exported twice,
+ * and a relay's output would read as a gate moving (docs/design.md section 12.5).
+ */
+function checkSensorLines(
+  ctx: z.RefinementCtx,
+  relayLines: ReadonlyMap<string, number>,
+  inputs: readonly { index: number; line: { chip: string; line: number } }[],
+): void {
+  const sensorLines = new Map<string, number>();
+  for (const { index, line } of inputs) {
+    const key = `${line.chip}:${line.line}`;
+    const relay = relayLines.get(key);
+    const sensor = sensorLines.get(key);
+    const path = ['objects', index, 'sensor', 'line'];
+    if (relay !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `expected a line that no relay uses; line ${line.line} is the relay of objects[${relay}]: wire the sensor to a free GPIO input`,
+      });
+    } else if (sensor !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `expected a line that no other sensor uses; line ${line.line} is also the sensor of objects[${sensor}]`,
+      });
+    } else sensorLines.set(key, index);
+  }
+}
+
 type ParsedConfig = z.output<typeof configSchema>;
 
 export type {
+  GpioSensorConfig,
   GsmObjectConfig,
   ModemConfig,
   ObjectConfig,
   RelayObjectConfig,
+  SensorConfig,
   SimulatedObjectConfig,
+  SimulatedSensorConfig,
 } from './config-objects.js';
 export { objectConfigSchema } from './config-objects.js';
 
@@ -303,5 +340,11 @@ function deepFreeze<T>(value: T): DeepReadonly<T> {
 
 /** The objects as the cloud sees them (protocol `deviceObjectSchema`). */
 export function publicObjects(config: Pick<DeviceConfig, 'objects'>) {
-  return config.objects.map((object) => ({ id: object.id, label: object.label, kind: object.kind }));
+  // `sensor` only when there is one: a state without it reads as before to a cloud that does not know it.
+  return config.objects.map((object) => ({
+    id: object.id,
+    label: object.label,
+    kind: object.kind,
+    ...(object.sensor ? { sensor: true } : {}),
+  }));
 }

@@ -25,15 +25,29 @@ export interface DemoControllerSpec {
   /** Its folder under the demo's data folder. */
   folder: string;
   label: string;
-  objects: { id: string; label: string }[];
+  objects: { id: string; label: string; sensor?: DemoSensor }[];
 }
+
+/**
+ * A simulated position sensor (docs/design.md section 12.5), so that the demo shows a gate opening and closing:
+ * `auto-close` closes by itself after `close_after_ms`; `toggle` stays open until the next opening, so that a
+ * visitor can leave it open past the barrier's limit and see the alert.
+ */
+export type DemoSensor =
+  | { mode: 'auto-close'; open_after_ms: number; close_after_ms: number }
+  | { mode: 'toggle'; open_after_ms: number };
 
 export const DEMO_BARRIER: DemoControllerSpec = {
   folder: 'device',
   label: 'Demo barrier',
   objects: [
-    { id: 'gate', label: 'Main gate' },
-    { id: 'garage', label: 'Garage door' },
+    {
+      id: 'gate',
+      label: 'Main gate',
+      sensor: { mode: 'auto-close', open_after_ms: 1500, close_after_ms: 20_000 },
+    },
+    // A garage door opens with one press and closes with the next: it stays open until opened again.
+    { id: 'garage', label: 'Garage door', sensor: { mode: 'toggle', open_after_ms: 1500 } },
   ],
 };
 
@@ -47,14 +61,22 @@ export const SPARE_BARRIER: DemoControllerSpec = {
   ],
 };
 
-function objectsYaml(spec: DemoControllerSpec): string {
+/** The objects file an installer would write for a demo controller (exported for its test). */
+export function objectsYaml(spec: DemoControllerSpec): string {
   const objects = spec.objects
     .map(
       (object) =>
-        `  - id: ${object.id}\n    label: ${object.label}\n    kind: simulated\n    pulse_ms: 300\n`,
+        `  - id: ${object.id}\n    label: ${object.label}\n    kind: simulated\n    pulse_ms: 300\n${sensorYaml(object.sensor)}`,
     )
     .join('');
-  return `# ${spec.label}: simulated outputs (no relay board or modem attached)\nobjects:\n${objects}clock:\n  check: none\ntelemetry:\n  interval_s: 30\n`;
+  return `# ${spec.label}: simulated outputs and gate sensors (no relay board, modem or switch attached)\nobjects:\n${objects}clock:\n  check: none\ntelemetry:\n  interval_s: 30\n`;
+}
+
+function sensorYaml(sensor: DemoSensor | undefined): string {
+  if (!sensor) return '';
+  const lines = [`type: simulated`, `mode: ${sensor.mode}`, `open_after_ms: ${sensor.open_after_ms}`];
+  if (sensor.mode === 'auto-close') lines.push(`close_after_ms: ${sensor.close_after_ms}`);
+  return `    sensor:\n${lines.map((line) => `      ${line}\n`).join('')}`;
 }
 
 export function demoDeviceFolder(dataDir: string, spec: DemoControllerSpec = DEMO_BARRIER): string {

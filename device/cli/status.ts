@@ -91,6 +91,7 @@ function lines(
       rows.push(['modem', `${status.modem}${status.signal !== null ? `, signal ${status.signal}/31` : ''}`]);
     }
   }
+  if (alive) rows.push(...sensorLines(status?.sensors ?? [], at));
   const last = status?.last_command;
   rows.push([
     'last command',
@@ -98,8 +99,19 @@ function lines(
       ? `${at(last.finished_at)} ${last.object}: ${last.outcome}${last.reason ? ` (${last.reason})` : ''}, id ${last.id}`
       : 'none yet',
   ]);
-  rows.push(['outbox', outbox === 0 ? 'empty' : `${outbox} acknowledgement(s) waiting to be sent`]);
+  rows.push([
+    'outbox',
+    outbox === 0 ? 'empty' : `${outbox} acknowledgement(s) or report(s) waiting to be sent`,
+  ]);
   return rows;
+}
+
+/** One row per position sensor: the gate's position and since when (docs/design.md section 12.5). */
+function sensorLines(sensors: DaemonStatus['sensors'], at: (ms: number) => string): [string, string][] {
+  return sensors.map((sensor) => [
+    'sensor',
+    `${sensor.object}: gate ${sensor.position}${sensor.since === null ? ' (since when is known once the clock is synchronised)' : ` since ${at(sensor.since)}`}`,
+  ]);
 }
 
 /** What status knows of the pairing code: the cloud's answer now, else what it last said, else nothing. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { Gpio as OnoffGpio } from 'onoff';
 import type { ObjectConfig, RelayObjectConfig } from '../config.js';
 import { type Driver, DriverError, type OpenOutcome, realSleep, type Sleep } from './driver.js';
 import { DEFAULT_SYSFS_ROOT, NoGpioChipError, sysfsNumber } from './gpio-sysfs.js';
@@ -148,8 +149,9 @@ export class RelayGpioDriver implements Driver {
   }
 }
 
-async function loadOnoff(root: string): Promise<GpioConstructor> {
-  let Gpio: GpioConstructor & { accessible: boolean };
+/** onoff's Gpio class, loaded only when GPIO is used (so that a machine without it can run simulated objects). */
+export async function loadOnoff(root: string): Promise<typeof OnoffGpio> {
+  let Gpio: typeof OnoffGpio;
   try {
     ({ Gpio } = await import('onoff'));
   } catch (error) {

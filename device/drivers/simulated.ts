@@ -29,7 +29,7 @@ export class SimulatedDriver implements Driver {
   /** Objects with an opening in progress. */
   readonly #opening = new Set<string>();
   readonly #sleep: Sleep;
-  readonly #onChange: ((objectId: string, active: boolean) => void) | undefined;
+  readonly #watchers = new Set<(objectId: string, active: boolean) => void>();
   #running = false;
   /** How many times each object was opened; read by tests and the demo. */
   readonly pulses = new Map<string, number>();
@@ -37,7 +37,7 @@ export class SimulatedDriver implements Driver {
   constructor(options: SimulatedDriverOptions) {
     this.#objects = new Map(options.objects.map((object) => [object.id, object]));
     this.#sleep = options.sleep ?? realSleep;
-    this.#onChange = options.onChange;
+    if (options.onChange) this.#watchers.add(options.onChange);
   }
 
   async start(): Promise<void> {
@@ -68,6 +68,20 @@ export class SimulatedDriver implements Driver {
     for (const id of this.#objects.keys()) this.#set(id, false);
   }
 
+  /**
+   * Calls `listener` for every state change of a simulated output, as `onChange` does; the simulated sensors
+   * follow the pulses this way (docs/design.md section 12.5). Returns the function that removes it.
+   */
+  watch(listener: (objectId: string, active: boolean) => void): () => void {
+    this.#watchers.add(listener);
+    return () => this.#watchers.delete(listener);
+  }
+
+  /** How many listeners follow the outputs; read by tests (a stopped simulated sensor follows none). */
+  get watchers(): number {
+    return this.#watchers.size;
+  }
+
   isActive(objectId: string): boolean {
     return this.#active.has(objectId);
   }
@@ -75,6 +89,6 @@ export class SimulatedDriver implements Driver {
   #set(id: string, active: boolean): void {
     if (active) this.#active.add(id);
     else this.#active.delete(id);
-    this.#onChange?.(id, active);
+    for (const watcher of [...this.#watchers]) watcher(id, active);
   }
 }

@@ -87,6 +87,7 @@ export class ClockMonitor {
   #trustedSince: number | null = null;
   #checked = false;
   #timer: ReturnType<typeof setInterval> | null = null;
+  readonly #trustListeners = new Set<() => void>();
 
   constructor(options: ClockMonitorOptions) {
     this.#options = options;
@@ -99,6 +100,19 @@ export class ClockMonitor {
   /** When this run first found the clock synchronised (Unix ms), or null until it does. */
   get trustedSince(): number | null {
     return this.#trustedSince;
+  }
+
+  /**
+   * Calls `listener` once the clock is first found synchronised in this run (at once if it was); the position
+   * reports wait for it (docs/design.md section 12.5). Returns the function that removes it.
+   */
+  whenTrusted(listener: () => void): () => void {
+    if (this.#trustedSince !== null) {
+      listener();
+      return () => undefined;
+    }
+    this.#trustListeners.add(listener);
+    return () => this.#trustListeners.delete(listener);
   }
 
   async start(): Promise<void> {
@@ -115,7 +129,8 @@ export class ClockMonitor {
   async check(): Promise<boolean> {
     const synced = await this.#options.probe().catch(() => false);
     // After the probe answered, never before: the clock may have been set while it ran.
-    if (synced && this.#trustedSince === null) this.#trustedSince = this.#options.now();
+    const trustedNow = synced && this.#trustedSince === null;
+    if (trustedNow) this.#trustedSince = this.#options.now();
     const first = !this.#checked;
     this.#checked = true;
     if (synced !== this.#synced || first) {
@@ -125,6 +140,11 @@ export class ClockMonitor {
         synced ? 'clock: synchronised' : `clock: not synchronised; commands are refused${advice}`,
       );
       this.#options.onChange?.(synced);
+    }
+    if (trustedNow) {
+      const listeners = [...this.#trustListeners];
+      this.#trustListeners.clear();
+      for (const listener of listeners) listener();
     }
     return synced;
   }

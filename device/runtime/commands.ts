@@ -95,6 +95,8 @@ export class CommandHandler {
   readonly #busy = new Set<string>();
   /** Executions in progress by command id, so that a copy arriving meanwhile is answered after the original. */
   readonly #running = new Map<string, Promise<void>>();
+  /** The opening in progress of each object, by object id. */
+  readonly #openings = new Map<string, Promise<void>>();
   #accepting = true;
   /** While an update switches releases: openings are refused busy rather than started. */
   #held = false;
@@ -137,6 +139,15 @@ export class CommandHandler {
   }
 
   /** Stops accepting commands and waits for the operations in progress (and their acknowledgements). */
+  /**
+   * Resolves once no opening of `object` is in progress, its acknowledgement put into the outbox: a position
+   * report waits for it, so that it never overtakes the acknowledgement of the opening that moved the gate
+   * (docs/design.md section 12.5).
+   */
+  async idle(object: string): Promise<void> {
+    await this.#openings.get(object);
+  }
+
   async stop(): Promise<void> {
     this.#accepting = false;
     await Promise.allSettled(this.#running.values());
@@ -147,12 +158,11 @@ export class CommandHandler {
     const object = o.objects.find((candidate) => candidate.id === command.object)!;
     this.#busy.add(object.id);
     let done!: () => void;
-    this.#running.set(
-      command.id,
-      new Promise<void>((resolve) => {
-        done = resolve;
-      }),
-    );
+    const running = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    this.#running.set(command.id, running);
+    this.#openings.set(object.id, running);
     try {
       // Recorded before the driver acts, so that a copy arriving meanwhile is refused.
       o.executed.add(command.id, command.expires_at);
@@ -167,6 +177,7 @@ export class CommandHandler {
     } finally {
       this.#busy.delete(object.id);
       this.#running.delete(command.id);
+      this.#openings.delete(object.id);
       done();
     }
   }

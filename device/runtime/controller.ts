@@ -15,6 +15,8 @@ import { type DeviceConfig, publicObjects } from '../config.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { ModemGsmDriver } from '../drivers/modem-gsm.js';
 import { readDeviceKey } from '../keys.js';
+import { realSensorClock } from '../sensors/position-sensor.js';
+import { type SensorOverrides, SensorSet } from '../sensors/sensor-set.js';
 import { selfCheck } from '../updates/health.js';
 import { type Schedule, Updater } from '../updates/updater.js';
 import { VERSION } from '../version.js';
@@ -22,13 +24,14 @@ import { ClockMonitor, type ClockProbe, clockAdvice, clockProbe } from './clock.
 import { CommandHandler } from './commands.js';
 import { ExecutedIds, removeEarlierRecords } from './executed.js';
 import { Outbox } from './outbox.js';
+import { PositionReporter } from './position-reporter.js';
 import { Session } from './session.js';
 import { StatusFile } from './status.js';
 import { type IntervalTimers, type NotifySend, SystemdNotifier } from './systemd-notify.js';
 import { TelemetryReporter } from './telemetry.js';
 
 /** What tests and the demo replace; the daemon uses none of it. */
-export interface ControllerDeps extends DriverOverrides {
+export interface ControllerDeps extends DriverOverrides, SensorOverrides {
   now?: () => number;
   clockProbe?: ClockProbe;
   connect?: (url: string, options: IClientOptions) => MqttClient;
@@ -49,14 +52,16 @@ export interface ControllerDeps extends DriverOverrides {
 
 /**
  * The controller daemon, composed from its components (each with start/stop):
- * systemd watchdog, state folder, clock monitor, drivers (outputs released), outbox, MQTT session,
- * command handler, telemetry, status refresh, systemd readiness. `stop()` runs in reverse: systemd is told the
+ * systemd watchdog, state folder, clock monitor, drivers (outputs released), position sensors, outbox, position
+ * reports, MQTT session, command handler, telemetry, status refresh, systemd readiness. `stop()` runs in reverse: systemd is told the
  * daemon is stopping, no new commands, operations in progress finish and are acknowledged, the device is marked
  * offline, then every output is made safe, and the watchdog pings last.
  */
 export class Controller {
   readonly config: DeviceConfig;
   readonly drivers: DriverSet;
+  readonly sensors: SensorSet;
+  readonly positions: PositionReporter;
   readonly session: Session;
   readonly outbox: Outbox;
   readonly commands: CommandHandler;
@@ -96,6 +101,7 @@ export class Controller {
         signal: null,
         modem: null,
         outbox: 0,
+        sensors: [],
         last_command: null,
       },
     });
@@ -150,6 +156,20 @@ export class Controller {
       now,
       log,
       onSize: (size) => this.status.update({ outbox: size }),
+    });
+    this.sensors = new SensorSet(config, this.drivers.drivers, { ...deps, log });
+    const sensorClock = deps.sensorClock ?? realSensorClock;
+    this.positions = new PositionReporter({
+      deviceId: config.device_id,
+      deviceKey,
+      sensors: this.sensors.sensors,
+      outbox: this.outbox,
+      clock: this.clock,
+      now,
+      monotonic: () => sensorClock.now(),
+      idle: (object) => this.commands.idle(object),
+      onPositions: (sensors) => this.status.update({ sensors: [...sensors] }),
+      log,
     });
     this.commands = new CommandHandler({
       deviceId: config.device_id,
@@ -206,6 +226,7 @@ export class Controller {
     });
     this.session.onConnect(() => {
       this.updater.checkHealth();
+      this.positions.reportCurrent();
       void this.outbox.flush();
       void this.telemetry.publishNow();
     });
@@ -238,7 +259,13 @@ export class Controller {
         },
         stop: () => this.drivers.stop(),
       },
+      // After the drivers: a simulated sensor follows its driver's pulses; stopped before them, so that the
+      // outputs made safe last are not read as a gate moving.
+      this.#named('sensors', this.sensors),
       this.#named('outbox', this.outbox),
+      // After the sensors and the outbox it reads and fills; stopped before the outbox, so that the reports on
+      // their way are on disk when it closes.
+      this.#named('position reports', this.positions),
       this.#named('mqtt session', this.session),
       // Stopped before the session, so that operations in progress are acknowledged while still connected.
       { name: 'commands', start: async () => undefined, stop: () => this.commands.stop() },

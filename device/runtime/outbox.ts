@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Ack, ackSchema } from '../../shared/protocol/messages.js';
+import { type PositionReport, positionReportSchema } from '../../shared/protocol/positions.js';
 import { AppendLog } from '../append-log.js';
 import { syncDirectory } from '../files.js';
 
@@ -34,9 +35,20 @@ export interface OutboxOptions {
 /** The log in the outbox folder. */
 export const OUTBOX_LOG = 'outbox.log';
 
+/** How long a lazy record (a position report) may wait for a durable write to take it to the disk. */
+export const LAZY_FLUSH_MS = 1000;
+
+/** What travels on the device's `ack` topic: acknowledgements and position reports (docs/design.md 7.5). */
+export type OutboxMessage = Ack | PositionReport;
+
+/** The key a message is confirmed by: an acknowledgement's command id, a report's own id. */
+export function outboxKey(message: OutboxMessage): string {
+  return 'type' in message ? message.id : message.command_id;
+}
+
 interface Entry {
-  commandId: string;
-  /** The signed acknowledgement, exactly as sent. */
+  key: string;
+  /** The signed message, exactly as sent. */
   payload: string;
   /** Set once its record is on disk; only then may it be sent. */
   durable: boolean;
@@ -47,17 +59,19 @@ interface Entry {
 }
 
 /**
- * Signed acknowledgements on their way to the cloud (docs/design.md section 7). Each is on disk
+ * Signed acknowledgements and position reports on their way to the cloud (docs/design.md sections 7 and 12.5),
+ * in one queue so that a report never overtakes the acknowledgement of the opening that moved the gate. Each is on disk
  * before any attempt to send it, sent at QoS 1 in the order written, and forgotten only once the broker
  * acknowledged the publish. Whatever is left is sent again after a reconnect or a restart; the cloud applies an
- * acknowledgement once, by command id, so a second copy does no harm. An acknowledgement does not wait for
+ * acknowledgement once, by command id, and a report once, by its `changed_at`, so a second copy does no harm. An acknowledgement does not wait for
  * the broker's answer to the one before: the cloud's broker answers only once the journal holds it.
  *
- * On disk: `<dir>/outbox.log`, one record a line: `P <ack JSON>` when an acknowledgement is put, and
- * `D <command_id>` once the broker has it. A `D` has no flush of its own: it reaches the disk in front of the
+ * On disk: `<dir>/outbox.log`, one record a line: `P <JSON>` when a message is put, and `D <key>` once the
+ * broker has it (the key is an acknowledgement's command id or a report's id; logs of versions before reports
+ * hold acknowledgements only and read the same). A `D` has no flush of its own: it reaches the disk in front of the
  * next `P`, or when the outbox stops, so an opening costs one durable write; should a `D` be lost to a power
  * cut, the acknowledgement is only sent again, and the cloud applies it once. A `D`
- * cancels the oldest `P` for the same command id that is still waiting: acknowledgements are confirmed in the
+ * cancels the oldest `P` for the same key that is still waiting: acknowledgements are confirmed in the
  * order they were written, and two may share a command id (the outcome, then a `duplicate` refusal).
  */
 export class Outbox {
@@ -68,13 +82,15 @@ export class Outbox {
   /** Sends waiting for the broker's answer; each settles once the entry is forgotten or back to waiting. */
   readonly #inFlight = new Set<Promise<void>>();
   #stopped = false;
+  /** The timer that writes lazy records out if no durable one takes them first. */
+  #lazyFlush: ReturnType<typeof setTimeout> | null = null;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
     this.#log = new AppendLog(join(options.dir, OUTBOX_LOG), { mode: 0o600 });
   }
 
-  /** Acknowledgements on disk and not yet confirmed by the broker. */
+  /** Messages on disk and not yet confirmed by the broker. */
   get size(): number {
     let size = 0;
     for (const entry of this.#entries) if (entry.durable) size++;
@@ -99,17 +115,26 @@ export class Outbox {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    if (this.#lazyFlush) clearTimeout(this.#lazyFlush);
+    this.#lazyFlush = null;
     await this.#settled();
     await this.#log.close();
   }
 
-  /** Persists the acknowledgement durably, then tries to send it. Resolves once it is on disk. */
-  async put(ack: Ack): Promise<void> {
-    const entry: Entry = { commandId: ack.command_id, payload: JSON.stringify(ack), durable: false };
+  /**
+   * Persists the message durably, then tries to send it. Resolves once it is on disk. With `lazy` (position
+   * reports, docs/design.md section 12.5) the record costs no write of its own: it reaches the disk with the
+   * next acknowledgement's, or within LAZY_FLUSH_MS, and is sent at once meanwhile. A power cut in that window
+   * loses at most that report, which the next connect's report of the current position makes up for; an
+   * opening never waits behind it.
+   */
+  async put(message: OutboxMessage, options: { lazy?: boolean } = {}): Promise<void> {
+    const entry: Entry = { key: outboxKey(message), payload: JSON.stringify(message), durable: false };
     // In the list before the record is written, so that a compaction asked for meanwhile keeps it.
     this.#entries.push(entry);
     try {
-      await this.#log.append(`P ${entry.payload}\n`);
+      await this.#log.append(`P ${entry.payload}\n`, { durable: !options.lazy });
+      if (options.lazy) this.#flushSoon();
     } catch (error) {
       this.#entries = this.#entries.filter((candidate) => candidate !== entry);
       throw error;
@@ -134,13 +159,24 @@ export class Outbox {
     return this.#settled();
   }
 
+  #flushSoon(): void {
+    if (this.#lazyFlush) return;
+    this.#lazyFlush = setTimeout(() => {
+      this.#lazyFlush = null;
+      this.#log
+        .append('', { durable: true })
+        .catch((error: Error) => this.#options.log?.(`outbox: cannot write reports: ${error.message}`));
+    }, LAZY_FLUSH_MS);
+    this.#lazyFlush.unref?.();
+  }
+
   #send(entry: Entry): void {
     entry.sending = true;
     const sent = this.#options.publisher.publish(this.#options.topic, entry.payload, { qos: 1 }).then(
       () => this.#forget(entry),
       (error: Error) => {
         entry.sending = false;
-        this.#options.log?.(`outbox: ${entry.commandId} not sent yet: ${error.message}`);
+        this.#options.log?.(`outbox: ${entry.key} not sent yet: ${error.message}`);
       },
     );
     this.#inFlight.add(sent);
@@ -159,12 +195,12 @@ export class Outbox {
         await rm(entry.legacyFile, { force: true });
         await syncDirectory(this.#options.dir);
       } else {
-        await this.#log.append(`D ${entry.commandId}\n`, { durable: false });
+        await this.#log.append(`D ${entry.key}\n`, { durable: false });
       }
       await this.#compactIfNeeded();
     } catch (error) {
       // At worst the acknowledgement is sent again after a restart.
-      this.#options.log?.(`outbox: could not record ${entry.commandId} as sent: ${(error as Error).message}`);
+      this.#options.log?.(`outbox: could not record ${entry.key} as sent: ${(error as Error).message}`);
     }
   }
 
@@ -193,7 +229,7 @@ export class Outbox {
       try {
         const payload = await readFile(path, 'utf8');
         const ack = ackSchema.parse(JSON.parse(payload));
-        entries.push({ commandId: ack.command_id, payload, durable: true, legacyFile: path });
+        entries.push({ key: ack.command_id, payload, durable: true, legacyFile: path });
       } catch (error) {
         this.#options.log?.(`outbox: dropping unreadable ${name}: ${(error as Error).message}`);
         await rm(path, { force: true });
@@ -204,31 +240,32 @@ export class Outbox {
 }
 
 /**
- * The acknowledgements still waiting according to the log's lines: every `P` without a later `D` for the same
- * command id, in the order written. Lines that are not records (a power cut can leave garbage after the last
+ * The messages still waiting according to the log's lines: every `P` without a later `D` for the same key, in
+ * the order written. Lines that are not records (a power cut can leave garbage after the last
  * synced one) are counted and ignored.
  */
 export function replay(lines: readonly string[]): {
-  entries: { commandId: string; payload: string }[];
+  entries: { key: string; payload: string }[];
   skipped: number;
 } {
-  const entries: ({ commandId: string; payload: string } | null)[] = [];
-  /** command id -> indexes in `entries` still waiting, oldest first. */
+  const entries: ({ key: string; payload: string } | null)[] = [];
+  /** key -> indexes in `entries` still waiting, oldest first. */
   const waiting = new Map<string, number[]>();
   let skipped = 0;
   for (const line of lines) {
     if (line === '') continue;
     if (line.startsWith('P ')) {
       const payload = line.slice(2);
-      const parsed = parseAck(payload);
+      const parsed = parseMessage(payload);
       if (!parsed) {
         skipped++;
         continue;
       }
-      const indexes = waiting.get(parsed.command_id) ?? [];
+      const key = outboxKey(parsed);
+      const indexes = waiting.get(key) ?? [];
       indexes.push(entries.length);
-      waiting.set(parsed.command_id, indexes);
-      entries.push({ commandId: parsed.command_id, payload });
+      waiting.set(key, indexes);
+      entries.push({ key, payload });
     } else if (line.startsWith('D ')) {
       const index = waiting.get(line.slice(2))?.shift();
       if (index !== undefined) entries[index] = null;
@@ -239,9 +276,12 @@ export function replay(lines: readonly string[]): {
   return { entries: entries.filter((entry) => entry !== null), skipped };
 }
 
-function parseAck(payload: string): Ack | null {
+function parseMessage(payload: string): OutboxMessage | null {
   try {
-    const result = ackSchema.safeParse(JSON.parse(payload));
+    const raw: unknown = JSON.parse(payload);
+    const isReport =
+      raw !== null && typeof raw === 'object' && (raw as { type?: unknown }).type === 'position';
+    const result = (isReport ? positionReportSchema : ackSchema).safeParse(raw);
     return result.success ? result.data : null;
   } catch {
     return null;
@@ -249,7 +289,7 @@ function parseAck(payload: string): Ack | null {
 }
 
 /**
- * How many acknowledgements wait in an outbox folder, read from disk (for `gatelink-device status`, which may
+ * How many messages (acknowledgements and reports) wait in an outbox folder, read from disk (for `gatelink-device status`, which may
  * run while the daemon does not).
  */
 export async function countWaiting(dir: string): Promise<number> {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ACK_REASONS } from '../../shared/protocol/messages.js';
+import { POSITIONS } from '../../shared/protocol/positions.js';
 import { writeFileAtomic } from '../files.js';
 
 /**
@@ -29,6 +30,19 @@ export const statusSchema = z.object({
   signal: z.number().int().nullable(),
   modem: z.string().nullable(),
   outbox: z.number().int(),
+  /**
+   * Each position sensor's gate (docs/design.md section 12.5); `since` is when it took that position, null
+   * until the clock is trusted. Absent in the files of versions before sensors.
+   */
+  sensors: z
+    .array(
+      z.object({
+        object: z.string(),
+        position: z.enum(POSITIONS),
+        since: z.number().nullable(),
+      }),
+    )
+    .default([]),
   last_command: z
     .object({
       id: z.string(),

@@ -25,7 +25,9 @@ import { MqttRoundTrip } from './mqtt-baseline.js';
  * on the cloud's event loop. Beside it, the floor (floor.ts): the same guarantees, two commits, one durable
  * write on the controller's side and four Ed25519 operations, done bare, which tells how much of the time
  * is ours and how much any implementation of them pays. `serverUrl` undefined means PGlite, otherwise a
- * PostgreSQL server on which a fresh database is made.
+ * PostgreSQL server on which a fresh database is made. A second controller, the same but with a simulated gate
+ * sensor on each object that toggles at every opening, measures open with position reports flowing (issue
+ * target: p50 within 1.05x of the run without; docs/design.md section 12.5).
  */
 const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import.meta.url));
 /** A controller runs one operation per object at a time: concurrent calls each keep to their own object. */
@@ -42,6 +44,7 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
   let cloud: RunningCloud | undefined;
   let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
   let controller: DeviceProcess | undefined;
+  let sensedController: DeviceProcess | undefined;
   let mqttBaseline: MqttRoundTrip | undefined;
   let floor: Floor | undefined;
   let floorClient: Client | undefined;
@@ -55,35 +58,43 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
     });
     baseline = await startBaseline(database.db);
     console.log(`\n## open on ${label} (simulated outputs, 0 ms pulse, controller in its own process)`);
-    const world = await setUp(cloud, dataDir);
+    const world = await setUp(cloud, dataDir, { sensors: false });
     controller = await startController(cloud.ctx, world.configPath, world.deviceId);
+    // The same barrier with a simulated gate sensor on each object: every opening also sends a signed report.
+    const sensed = await setUp(cloud, dataDir, { sensors: true });
+    sensedController = await startController(cloud.ctx, sensed.configPath, sensed.deviceId);
     mqttBaseline = await MqttRoundTrip.start();
     floor = await startFloor(database.db, dataDir);
     floorClient = new Client(floor.url);
 
     api = new Client(cloud.baseUrl);
     bare = new Client(baseline.url);
-    let call = 0;
-    const open = (connection: number): CallSpec => {
-      const body = JSON.stringify({
-        ...world.company,
-        key_ref: world.keyRefs[call++ % world.keyRefs.length],
-        number_id: world.numberIds[connection % world.numberIds.length],
-        actor: 'Bench driver',
-      });
-      return { path: '/api/company.php?a=open', headers: {}, body };
+    const opener = (at: World) => {
+      let call = 0;
+      return (connection: number): CallSpec => {
+        const body = JSON.stringify({
+          ...at.company,
+          key_ref: at.keyRefs[call++ % at.keyRefs.length],
+          number_id: at.numberIds[connection % at.numberIds.length],
+          actor: 'Bench driver',
+        });
+        return { path: '/api/company.php?a=open', headers: {}, body };
+      };
     };
+    const open = opener(world);
+    const openSensed = opener(sensed);
     const insert = (): CallSpec => ({ path: '/baseline', headers: {}, body: '{"actor":"Bench driver"}' });
     const floorCall = (): CallSpec => ({ path: '/floor', headers: {}, body: '{"actor":"Bench driver"}' });
 
     for (const connections of [1, OBJECTS]) {
       const count = (connections === 1 ? 1000 : 250) / ROUNDS;
       const seconds = 20 / ROUNDS;
-      const runs: Record<'base' | 'mqtt' | 'floor' | 'ours', Figures[]> = {
+      const runs: Record<'base' | 'mqtt' | 'floor' | 'ours' | 'sensed', Figures[]> = {
         base: [],
         mqtt: [],
         floor: [],
         ours: [],
+        sensed: [],
       };
       for (let round = 0; round < ROUNDS; round++) {
         const warmup = round === 0 ? 50 : 5;
@@ -91,7 +102,9 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
         runs.mqtt.push(await mqttBaseline.measure({ count: count * 2, connections, seconds, warmup }));
         runs.floor.push(await measure(floorClient, floorCall, { count, connections, seconds, warmup }));
         runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
+        runs.sensed.push(await measure(api, openSensed, { count, connections, seconds, warmup }));
       }
+      const sensedFigures = combined(runs.sensed);
       const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
       const atFloor = combined(runs.floor);
       console.log(connections === 1 ? 'sequential:' : `connections: ${connections} (one object each)`);
@@ -99,7 +112,11 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
       console.log(formatFigures('baseline: Fastify + 1 insert', base));
       console.log(formatFigures('open (200, acknowledged)', ours));
       console.log(formatFigures('floor: the same guarantees, bare', atFloor));
+      console.log(formatFigures('open with sensor reports flowing', sensedFigures));
       console.log(ratioLine(ours, mqtt, base));
+      console.log(
+        `sensor reports: open p50 with / without ${(sensedFigures.p50 / ours.p50).toFixed(2)}x (target <= 1.05x)  p99 ${(sensedFigures.p99 / ours.p99).toFixed(2)}x`,
+      );
       console.log(
         `beside the floor: open p50 / floor p50 ${(ours.p50 / atFloor.p50).toFixed(2)}x, floor p50 / (mqtt p50 + fastify p50) ${(atFloor.p50 / (mqtt.p50 + base.p50)).toFixed(2)}x`,
       );
@@ -111,6 +128,7 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
     await bare?.close();
     await mqttBaseline?.close();
     await controller?.stop();
+    await sensedController?.stop();
     await baseline?.close();
     await cloud?.stop();
     await database.close();
@@ -136,20 +154,28 @@ interface World {
  * A customer with a controller provisioned the way an installer does it (`provision()` against the cloud's
  * HTTP API, its own key pair), paired; a company with a secret, and KEYS keys on all the objects.
  */
-async function setUp(cloud: RunningCloud, dataDir: string): Promise<World> {
+async function setUp(cloud: RunningCloud, dataDir: string, options: { sensors: boolean }): Promise<World> {
   const { ctx } = cloud;
+  const name = options.sensors ? 'sensed' : 'device';
   const customer = await createCustomer(ctx, { displayName: 'Bench customer' });
-  const created = await createDevice(ctx, { label: 'Bench barrier' });
-  const objectsPath = join(dataDir, 'objects.yaml');
+  const created = await createDevice(ctx, {
+    label: `Bench barrier${options.sensors ? ' with sensors' : ''}`,
+  });
+  const objectsPath = join(dataDir, `${name}-objects.yaml`);
+  // A toggling gate seen open at once: each opening moves it, so each sends one report, the most there can be.
+  const sensor = options.sensors
+    ? '    sensor:\n      type: simulated\n      mode: toggle\n      open_after_ms: 0\n'
+    : '';
   const objects = Array.from(
     { length: OBJECTS },
-    (_, i) => `  - id: gate${i + 1}\n    label: Gate ${i + 1}\n    kind: simulated\n    pulse_ms: 0\n`,
+    (_, i) =>
+      `  - id: gate${i + 1}\n    label: Gate ${i + 1}\n    kind: simulated\n    pulse_ms: 0\n${sensor}`,
   );
   writeFileSync(
     objectsPath,
     `objects:\n${objects.join('')}clock:\n  check: none\ntelemetry:\n  interval_s: 3600\n`,
   );
-  const configPath = join(dataDir, 'device', 'device.yaml');
+  const configPath = join(dataDir, name, 'device.yaml');
   const { response } = await provision({
     cloud: cloud.baseUrl.replace('localhost', '127.0.0.1'),
     code: created.provisioning_code,

@@ -145,6 +145,10 @@ describe('gatelink-device status and test', () => {
         signal: null,
         modem: null,
         outbox: 1,
+        sensors: [
+          { object: 'gate', position: 'open', since: Date.UTC(2026, 0, 2, 3, 4, 5) },
+          { object: 'garage', position: 'closed', since: null },
+        ],
         last_command: {
           id: 'a3c1f1de-5b7e-4c4c-9a55-0b7a4f1f2a10',
           object: 'gate',
@@ -179,6 +183,10 @@ describe('gatelink-device status and test', () => {
     expect(text).toMatch(/connection\s+connected to mqtts:\/\/broker\.example\.com/);
     expect(text).toMatch(/clock\s+NOT synchronised/);
     expect(text).toMatch(/last command.*gate: refused \(clock_unsynced\)/);
+    expect(text).toMatch(/sensor\s+gate: gate open since 2026-01-02 03:04:05 UTC/);
+    expect(text).toMatch(
+      /sensor\s+garage: gate closed \(since when is known once the clock is synchronised\)/,
+    );
     // While the daemon runs, its own count: the record that an acknowledgement went may not be on disk yet.
     expect(text).toMatch(/outbox\s+1 acknowledgement/);
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../../device/config.js';
+import { ConfigError, loadConfig, parseConfig, publicObjects } from '../../device/config.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { tempDir } from './fixtures.js';
 
@@ -111,6 +111,79 @@ describe('device config', () => {
       'command_key: expected the cloud command public key: 32 bytes in standard base64',
     );
     expect(lines.join('\n')).not.toContain('AAAA');
+  });
+
+  describe('position sensors', () => {
+    const withSensor = (object: 0 | 1, sensor: string) => {
+      const at = object === 0 ? '    line: 17\n' : "    number: '+491701234567'\n";
+      return validYaml.replace(at, `${at}    sensor:\n${sensor.replace(/^/gm, '      ')}\n`);
+    };
+
+    it('fills the defaults of a GPIO sensor, and the state says which objects have one', () => {
+      const config = parseConfig(withSensor(1, 'type: gpio\nline: 22'), '/etc/gatelink/device.yaml');
+      expect(config.objects[1]?.sensor).toEqual({
+        type: 'gpio',
+        line: 22,
+        chip: 'auto',
+        sysfs_base: 'auto',
+        active_low: false,
+        closed_when: 'active',
+        debounce_ms: 50,
+      });
+      expect(config.objects[0]?.sensor).toBeUndefined();
+      expect(publicObjects(config)).toEqual([
+        { id: 'gate', label: 'Main gate', kind: 'relay' },
+        { id: 'barrier', label: 'Car park barrier', kind: 'gsm', sensor: true },
+      ]);
+    });
+
+    it("refuses a sensor on a relay's line in one line that says what to do", () => {
+      expect(problems(withSensor(1, 'type: gpio\nline: 17'))).toEqual([
+        'objects[1].sensor.line: expected a line that no relay uses; line 17 is the relay of objects[0]: wire the sensor to a free GPIO input',
+      ]);
+    });
+
+    it('refuses two sensors on one line, a bad debounce and a bad closed_when', () => {
+      const twice = withSensor(0, 'type: gpio\nline: 22').replace(
+        "    number: '+491701234567'\n",
+        "    number: '+491701234567'\n    sensor:\n      type: gpio\n      line: 22\n      debounce_ms: 5000\n      closed_when: shut\n",
+      );
+      expect(problems(twice)).toEqual([
+        'objects[1].sensor.closed_when: expected active (the switch is made when the gate is shut) or inactive (got "shut")',
+        'objects[1].sensor.debounce_ms: expected the debounce time in milliseconds: an integer from 0 to 2000 (got 5000)',
+      ]);
+      const fixed = twice.replace('      debounce_ms: 5000\n      closed_when: shut\n', '');
+      expect(problems(fixed)).toEqual([
+        'objects[1].sensor.line: expected a line that no other sensor uses; line 22 is also the sensor of objects[0]',
+      ]);
+    });
+
+    it('refuses a simulated sensor on a relay, and a GPIO one on a simulated object', () => {
+      expect(problems(withSensor(0, 'type: simulated'))).toEqual([
+        'objects[0].sensor.type: expected type: gpio (a relay or gsm object reads its gate on a GPIO input)',
+      ]);
+      const simulated = validYaml.replace(
+        '    kind: relay\n    line: 17\n',
+        '    kind: simulated\n    sensor:\n      type: gpio\n      line: 4\n',
+      );
+      expect(problems(simulated)).toEqual([
+        'objects[0].sensor.type: expected type: simulated (a simulated object has a simulated sensor)',
+      ]);
+    });
+
+    it('fills the defaults of a simulated sensor', () => {
+      const simulated = validYaml.replace(
+        '    kind: relay\n    line: 17\n',
+        '    kind: simulated\n    sensor:\n      type: simulated\n      stuck: true\n',
+      );
+      expect(parseConfig(simulated, '/etc/gatelink/device.yaml').objects[0]?.sensor).toEqual({
+        type: 'simulated',
+        open_after_ms: 1500,
+        mode: 'auto-close',
+        close_after_ms: 20_000,
+        stuck: true,
+      });
+    });
   });
 
   it('accepts the example config shipped for installers', () => {

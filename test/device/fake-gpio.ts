@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GpioConstructor, GpioLike } from '../../device/drivers/relay-gpio.js';
+import type { InputGpioConstructor, InputGpioLike } from '../../device/sensors/gpio-sensor.js';
 
 /** A sysfs GPIO folder like the one a Raspberry Pi 4 on a 6.6 kernel has. */
 export async function fakeSysfs(
@@ -46,4 +47,40 @@ export function fakeGpio(options: { stuck?: boolean } = {}) {
     }
   };
   return { Gpio, levels, writes, exported };
+}
+
+/**
+ * Input pins by sysfs number, as onoff's Gpio with edge `both` sees them: `set` changes a level and, when it
+ * changed, calls the pin's watchers as an edge interrupt would.
+ */
+export function fakeInputGpio() {
+  const levels = new Map<number, 0 | 1>();
+  const watchers = new Map<number, ((error: Error | null | undefined, value: 0 | 1) => void)[]>();
+  const exported = new Set<number>();
+  const Gpio: InputGpioConstructor = class implements InputGpioLike {
+    readonly #gpio: number;
+    constructor(gpio: number, direction: 'in', edge: 'both') {
+      if (direction !== 'in' || edge !== 'both') throw new Error('expected an input with edge both');
+      this.#gpio = gpio;
+      exported.add(gpio);
+    }
+    readSync(): 0 | 1 {
+      return levels.get(this.#gpio) ?? 0;
+    }
+    watch(callback: (error: Error | null | undefined, value: 0 | 1) => void): void {
+      watchers.set(this.#gpio, [...(watchers.get(this.#gpio) ?? []), callback]);
+    }
+    unwatchAll(): void {
+      watchers.delete(this.#gpio);
+    }
+    unexport(): void {
+      exported.delete(this.#gpio);
+    }
+  };
+  const set = (gpio: number, value: 0 | 1) => {
+    if ((levels.get(gpio) ?? 0) === value) return;
+    levels.set(gpio, value);
+    for (const watcher of watchers.get(gpio) ?? []) watcher(null, value);
+  };
+  return { Gpio, levels, watchers, exported, set };
 }

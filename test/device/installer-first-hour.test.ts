@@ -207,6 +207,7 @@ describe('a clock that is not synchronised', () => {
           signal: null,
           modem: null,
           outbox: 0,
+          sensors: [],
           last_command: null,
         },
       });

@@ -13,6 +13,7 @@ import {
 } from '../../device/runtime/outbox.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type Ack, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
+import { type PositionReport, signPositionReport } from '../../shared/protocol/positions.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { DEVICE_ID, fakeClock, keys, tempDir } from './fixtures.js';
 
@@ -83,6 +84,24 @@ describe('outbox', () => {
       ...(outcome === 'refused' ? { reason: 'duplicate' as const } : {}),
       received_at: clock.now(),
       finished_at: clock.now(),
+    });
+
+  const report = (position: PositionReport['position'] = 'open'): PositionReport =>
+    signPositionReport(device, {
+      v: PROTOCOL_VERSION,
+      type: 'position',
+      id: randomUUID(),
+      device_id: DEVICE_ID,
+      object: 'gate',
+      position,
+      changed_at: clock.now(),
+      at: clock.now(),
+    });
+  /** The key each sent payload is confirmed by: a command id, or a report's id. */
+  const keysOf = (payloads: readonly string[]) =>
+    payloads.map((payload) => {
+      const message = JSON.parse(payload) as Ack | PositionReport;
+      return 'type' in message ? `report ${message.id}` : `ack ${message.command_id}`;
     });
 
   /** An outbox on `dir`; a second one on the same folder is the controller after a restart or a crash. */
@@ -249,6 +268,72 @@ describe('outbox', () => {
     expect(await countWaiting(dir)).toBe(0);
   });
 
+  it('carries acknowledgements and position reports in one queue, in order, across a restart', async () => {
+    const publisher = new FakePublisher();
+    const first = await started(publisher);
+    const [a, opened, b, closed] = [ack(), report('open'), ack(), report('closed')];
+    await first.put(a);
+    await first.put(opened);
+    await first.flush();
+    publisher.connected = false;
+    await first.put(b);
+    await first.put(closed);
+    expect(await countWaiting(dir)).toBe(2);
+    // No stop: the process is killed here.
+
+    const after = new FakePublisher();
+    const second = await started(after);
+    expect(keysOf(publisher.sent)).toEqual([`ack ${a.command_id}`, `report ${opened.id}`]);
+    expect(keysOf(after.sent)).toEqual([`ack ${b.command_id}`, `report ${closed.id}`]);
+    expect(JSON.parse(after.sent[1]!)).toEqual(closed);
+    await second.stop();
+    expect(await countWaiting(dir)).toBe(0);
+  });
+
+  it("writes a report put lazily with the next acknowledgement's record, ahead of it", async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const first = await started(publisher);
+    const [opened, a] = [report('open'), ack()];
+    await first.put(opened, { lazy: true });
+    expect(await countWaiting(dir)).toBe(0);
+    await first.put(a);
+    expect(await countWaiting(dir)).toBe(2);
+    // No stop: the process is killed here.
+
+    const after = new FakePublisher();
+    await started(after);
+    expect(keysOf(after.sent)).toEqual([`report ${opened.id}`, `ack ${a.command_id}`]);
+  });
+
+  it('writes a lazy report at stop when no acknowledgement took it to the disk', async () => {
+    const publisher = new FakePublisher();
+    publisher.connected = false;
+    const first = await started(publisher);
+    await first.put(report('closed'), { lazy: true });
+    await first.stop();
+    expect(await countWaiting(dir)).toBe(1);
+  });
+
+  it('reads a log written before reports existed, and confirms a report by its id', async () => {
+    const a = ack();
+    const r = report();
+    await writeFile(logFile(), `P ${JSON.stringify(a)}\nP ${JSON.stringify(r)}\nD ${r.id}\n`);
+    expect(replay((await logLines()).slice()).entries.map((entry) => entry.key)).toEqual([a.command_id]);
+    const publisher = new FakePublisher();
+    await started(publisher);
+    expect(keysOf(publisher.sent)).toEqual([`ack ${a.command_id}`]);
+  });
+
+  it('ignores a record that is neither an acknowledgement nor a valid report', async () => {
+    const forged = { ...report(), position: 'ajar' };
+    await writeFile(logFile(), `P ${JSON.stringify(forged)}\n`);
+    const publisher = new FakePublisher();
+    await started(publisher);
+    expect(publisher.sent).toEqual([]);
+    expect(logs).toContain('outbox: ignored 1 unreadable record(s)');
+  });
+
   it('keeps concurrent puts whole and in the order they were made', async () => {
     const publisher = new FakePublisher();
     publisher.connected = false;
@@ -283,7 +368,7 @@ describe('outbox', () => {
     const duplicate = JSON.stringify(ack('11111111-1111-4111-8111-111111111111', 'refused'));
     const lines = [`P ${opened}`, `P ${duplicate}`, 'D 11111111-1111-4111-8111-111111111111', 'not a record'];
     expect(replay(lines)).toEqual({
-      entries: [{ commandId: '11111111-1111-4111-8111-111111111111', payload: duplicate }],
+      entries: [{ key: '11111111-1111-4111-8111-111111111111', payload: duplicate }],
       skipped: 1,
     });
   });
