@@ -33,9 +33,13 @@ export interface DemoControllerSpec {
  * `auto-close` closes by itself after `close_after_ms`; `toggle` stays open until the next opening, so that a
  * visitor can leave it open past the barrier's limit and see the alert.
  */
-export type DemoSensor =
+export type DemoSensor = (
   | { mode: 'auto-close'; open_after_ms: number; close_after_ms: number }
-  | { mode: 'toggle'; open_after_ms: number };
+  | { mode: 'toggle'; open_after_ms: number }
+) & {
+  /** A gate that never moves, whatever the relay does: the journal then says "relay fired, gate did not move". */
+  stuck?: boolean;
+};
 
 export const DEMO_BARRIER: DemoControllerSpec = {
   folder: 'device',
@@ -54,10 +58,20 @@ export const DEMO_BARRIER: DemoControllerSpec = {
 export const SPARE_BARRIER: DemoControllerSpec = {
   folder: 'spare-device',
   label: 'Demo controller for your account',
+  // The visitor's own barrier shows every story a sensor tells: a gate that closes by itself, one stuck, and a
+  // door left open until opened again.
   objects: [
-    { id: 'front', label: 'Front gate' },
-    { id: 'side', label: 'Side gate' },
-    { id: 'garage', label: 'Garage door' },
+    {
+      id: 'front',
+      label: 'Front gate',
+      sensor: { mode: 'auto-close', open_after_ms: 1500, close_after_ms: 20_000 },
+    },
+    {
+      id: 'side',
+      label: 'Side gate (stuck)',
+      sensor: { mode: 'auto-close', open_after_ms: 1500, close_after_ms: 20_000, stuck: true },
+    },
+    { id: 'garage', label: 'Garage door', sensor: { mode: 'toggle', open_after_ms: 1500 } },
   ],
 };
 
@@ -76,6 +90,7 @@ function sensorYaml(sensor: DemoSensor | undefined): string {
   if (!sensor) return '';
   const lines = [`type: simulated`, `mode: ${sensor.mode}`, `open_after_ms: ${sensor.open_after_ms}`];
   if (sensor.mode === 'auto-close') lines.push(`close_after_ms: ${sensor.close_after_ms}`);
+  if (sensor.stuck) lines.push('stuck: true');
   return `    sensor:\n${lines.map((line) => `      ${line}\n`).join('')}`;
 }
 
