@@ -59,6 +59,8 @@ clock:
   check: none
 `;
 const MIN = 60_000;
+/** The barriers' default move timeout (docs/design.md section 7.5). */
+const MOVE_TIMEOUT_S = 30;
 
 interface Barrier {
   deviceId: string;
@@ -281,6 +283,11 @@ describe('the story of a gate, from the opening to its receipts', () => {
     expect((await objectRow(barrier, 'garage')).left_open_at).toBeNull();
     const after = visibleText((await customer.get('/barriers')).html);
     expect(after).not.toContain('Garage door left open');
+    // The opening that closed the gate found it open: there was no opening to see, so it is never marked as
+    // one whose gate did not move.
+    advance(MOVE_TIMEOUT_S * 1000 + 1000);
+    await sweepNotMoved(cloud.ctx);
+    expect((await entryRow(closing.entry)).gate_not_moved_at).toBeNull();
   });
 
   /**
