@@ -8,7 +8,7 @@ import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
-import { Controller } from '../../device/runtime/controller.js';
+import { Controller, type ControllerDeps } from '../../device/runtime/controller.js';
 import { type Answer, secretCompany, type TestCloud } from './cloud.js';
 import { waitFor } from './wait-for.js';
 
@@ -62,14 +62,22 @@ export async function provisionedConfig(cloud: TestCloud, objectsYaml: string) {
   return { dir, configPath, response, numberOf };
 }
 
-/** The controller daemon in this process on simulated outputs, resolved once the cloud sees it online. */
-export async function startSimulatedController(cloud: TestCloud, configPath: string) {
+/**
+ * The controller daemon in this process on simulated outputs, resolved once the cloud sees it online; `deps`
+ * replaces what a test needs to (its wall clock, say).
+ */
+export async function startSimulatedController(
+  cloud: TestCloud,
+  configPath: string,
+  deps: ControllerDeps = {},
+) {
   const config = loadConfig(configPath);
   const driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated') });
   const controller = new Controller(config, {
     drivers: { simulated: driver },
     reconnectMinMs: 50,
     log: () => {},
+    ...deps,
   });
   await controller.start();
   await waitDeviceOnline(cloud, config.device_id);

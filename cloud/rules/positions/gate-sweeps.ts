@@ -20,7 +20,8 @@ export async function sweepGates(ctx: CloudContext): Promise<{ notMoved: number;
 /**
  * Openings whose relay fired more than the barrier's `move_timeout_s` ago on an object with a sensor, and whose
  * gate was not seen open: "relay fired, gate did not move", with `open.gate_not_moved`. An opening of a gate that
- * was already open when the relay fired is left alone: there was no movement to see. Only the last 24 hours:
+ * was already open when the relay fired is left alone: there was no movement to see; so is one after which the
+ * gate closed, which it could only do from open. Only the last 24 hours:
  * an opening older than that is sealed as it is (docs/design.md section 5.3).
  */
 export async function sweepNotMoved(ctx: CloudContext): Promise<number> {
@@ -35,6 +36,9 @@ export async function sweepNotMoved(ctx: CloudContext): Promise<number> {
          and journal.acked_at < ${now}::timestamptz - make_interval(secs => d.move_timeout_s)
          and journal.acked_at > ${now}::timestamptz - interval '24 hours'
          and not coalesce(o.position = 'open' and o.position_since <= journal.acked_at, false)
+         -- Closed since the relay fired: the gate was open then and this opening closed it (a toggle) or
+         -- found it closing (an auto-close timer); either way it moved.
+         and not coalesce(o.position = 'closed' and o.position_since > journal.acked_at, false)
       returning journal.id, d.move_timeout_s as limit_s`.execute(trx);
     for (const row of rows) {
       const entry = await steppedEntry(trx, row.id);
