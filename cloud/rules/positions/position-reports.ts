@@ -22,8 +22,11 @@ export type PositionResult = 'applied' | 'repeat' | 'stale' | 'future' | 'unknow
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 
 /**
- * Applies a report only if newer than the object's stored position (a later `changed_at`): an equal one is a
+ * Applies a report only if newer than the object's latest report (a later `changed_at`): an equal one is a
  * repeat (the report of the current position on each connect), an older one is stale (replayed or reordered).
+ * A newer report of the position the object already has changes nothing but that mark: a restarted controller
+ * dates its first reading at its start, and the gate has stood where it stands since before that, so the
+ * customer's "open since" and the left-open alert keep counting from the change the cloud saw.
  * The position, the journal step and its event are written in one transaction; the object's row is locked for
  * it, so two instances applying reports of one object take turns and the newer one wins. The lock is `no key
  * update`: an opening's journal insert takes `key share` on the object (its foreign key), and must never wait
@@ -39,16 +42,24 @@ export async function applyPositionReport(
   return ctx.db.transaction().execute(async (trx) => {
     const object = await trx
       .selectFrom('device_objects')
-      .select(['id', 'position_since', 'left_open_at', 'left_open_entry'])
+      .select(['id', 'position', 'position_report', 'left_open_at', 'left_open_entry'])
       .where('device_id', '=', report.device_id)
       .where('local_id', '=', report.object)
       .where('removed_at', 'is', null)
       .forNoKeyUpdate()
       .executeTakeFirst();
     if (!object) return 'unknown_object';
-    const since = object.position_since?.getTime();
-    if (since !== undefined && report.changed_at === since) return 'repeat';
-    if (since !== undefined && report.changed_at < since) return 'stale';
+    const latest = latestChange(object.position_report);
+    if (latest !== null && report.changed_at === latest) return 'repeat';
+    if (latest !== null && report.changed_at < latest) return 'stale';
+    if (object.position === report.position) {
+      await trx
+        .updateTable('device_objects')
+        .set({ position_report: jsonb(report) })
+        .where('id', '=', object.id)
+        .execute();
+      return 'repeat';
+    }
     await trx
       .updateTable('device_objects')
       .set({ position: report.position, position_since: changedAt, position_report: jsonb(report) })
@@ -58,6 +69,12 @@ export async function applyPositionReport(
     else await attachClosed(trx, object, report, now);
     return 'applied';
   });
+}
+
+/** The `changed_at` of the object's latest report: the mark every later report must pass. */
+function latestChange(report: unknown): number | null {
+  const changedAt = (report as { changed_at?: unknown } | null)?.changed_at;
+  return typeof changedAt === 'number' ? changedAt : null;
 }
 
 /**
