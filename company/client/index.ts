@@ -29,9 +29,16 @@ export {
 } from './gatelink-error.js';
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  type DeliveredEvent,
+  type EventData,
+  type EventKind,
+  isEventOf,
+  isKnownEvent,
+  type UnknownWebhookEvent,
   type VerifyWebhookInput,
   verifyWebhook,
   type WebhookEvent,
+  type WebhookEventOf,
   type WebhookFailure,
   type WebhookHeaders,
   WebhookVerificationError,

@@ -1,4 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import {
+  EVENT_KINDS,
+  type EventData,
+  type EventKind,
+  type EventOf,
+  eventSchema,
+  type KnownEvent,
+} from '../../shared/company-api/events.js';
 import { decodeBase64, KeyError, strictPublicKeyFromBase64, VerifyKey } from '../../shared/crypto/ed25519.js';
 import {
   WEBHOOK_HEADERS,
@@ -33,13 +41,39 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** One event as delivered (cloud/README.md, "Events at your callback address"); new fields pass. */
-export interface WebhookEvent {
+/**
+ * One event as delivered (cloud/README.md, "Events at your callback address"), discriminated by `type`, so a
+ * `switch (event.type)` types each branch's `data`. Fields added later pass, untyped.
+ */
+export type WebhookEvent = KnownEvent;
+export type WebhookEventOf<K extends EventKind> = EventOf<K>;
+export type { EventData, EventKind };
+
+/**
+ * An event of a kind newer than this client (version 1 only grows): verified, but not typed. It is a separate
+ * type, not a member of WebhookEvent, because a member whose `type` is any string would keep every branch of a
+ * `switch (event.type)` from narrowing `data`; `isKnownEvent` tells the two apart first.
+ */
+export interface UnknownWebhookEvent {
   type: string;
   id: string;
   at: string;
-  data: Record<string, unknown>;
-  [field: string]: unknown;
+  data: unknown;
+}
+
+/** What verifyWebhook returns: an event of a kind this client knows, checked with its schema, or a newer one. */
+export type DeliveredEvent = WebhookEvent | UnknownWebhookEvent;
+
+const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
+
+/** Whether the event is of a kind this client knows; narrows it to WebhookEvent for a `switch (event.type)`. */
+export function isKnownEvent(event: DeliveredEvent): event is WebhookEvent {
+  return KINDS.has(event.type);
+}
+
+/** Whether the event is of kind `kind`; narrows its `data` to that kind's. */
+export function isEventOf<K extends EventKind>(event: DeliveredEvent, kind: K): event is WebhookEventOf<K> {
+  return event.type === kind;
 }
 
 export type WebhookHeaders = IncomingHttpHeaders | Headers | Record<string, string | string[] | undefined>;
@@ -55,8 +89,11 @@ export interface VerifyWebhookInput {
   toleranceSeconds?: number;
 }
 
-/** The verified event, or a WebhookVerificationError saying why the delivery is refused. */
-export function verifyWebhook(input: VerifyWebhookInput): WebhookEvent {
+/**
+ * The verified event, or a WebhookVerificationError saying why the delivery is refused. An event of a kind this
+ * client knows is checked with that kind's schema too (shared/company-api/events.ts), so its type holds.
+ */
+export function verifyWebhook(input: VerifyWebhookInput): DeliveredEvent {
   const id = header(input.headers, WEBHOOK_HEADERS.id);
   const timestamp = header(input.headers, WEBHOOK_HEADERS.timestamp);
   const signatures = header(input.headers, WEBHOOK_HEADERS.signature);
@@ -129,7 +166,7 @@ function anySignatureVerifies(header: string, content: Uint8Array, key: VerifyKe
     });
 }
 
-function parseEvent(body: Uint8Array): WebhookEvent {
+function parseEvent(body: Uint8Array): DeliveredEvent {
   let event: unknown;
   try {
     event = JSON.parse(Buffer.from(body).toString('utf8'));
@@ -139,10 +176,20 @@ function parseEvent(body: Uint8Array): WebhookEvent {
   if (!isEvent(event)) {
     throw new WebhookVerificationError('not_json', 'The body is not an event object {type, id, at, data}.');
   }
+  if (!isKnownEvent(event)) return event;
+  const checked = eventSchema(event.type).safeParse(event);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new WebhookVerificationError(
+      'not_json',
+      `The body is not a ${event.type} event: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+    );
+  }
+  // The event as sent, fields added later included; the check only vouches for the declared ones.
   return event;
 }
 
-function isEvent(value: unknown): value is WebhookEvent {
+function isEvent(value: unknown): value is UnknownWebhookEvent {
   if (typeof value !== 'object' || value === null) return false;
   const event = value as Record<string, unknown>;
   return (

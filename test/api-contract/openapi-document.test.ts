@@ -4,11 +4,14 @@ import { ACTION_ERRORS } from '../../cloud/faces/api-contract/action-errors.js';
 import {
   ACTION_SCHEMAS,
   actionPath,
+  eventSchemaName,
   type OpenApiDocument,
   openApiDocument,
 } from '../../cloud/faces/api-contract/openapi-document.js';
 import { ACTIONS } from '../../shared/company-api/calls.js';
+import { EVENT_KINDS, eventSchema } from '../../shared/company-api/events.js';
 import { SIGNATURE_HEADERS } from '../../shared/crypto/request-signing.js';
+import { WEBHOOK_HEADERS } from '../../shared/crypto/webhook-signing.js';
 import { ERRORS, type ErrorCode } from '../../shared/errors.js';
 import { DocumentValidator } from './document-validator.js';
 
@@ -147,6 +150,45 @@ describe('the OpenAPI document', () => {
           expect(check(example.value), `${action} ${status}: ${JSON.stringify(check.errors)}`).toBe(true);
           if (status === '200') expect(answer.safeParse(example.value).success).toBe(true);
         }
+      }
+    }
+  });
+
+  it('has every event kind in `webhooks`: a POST of its body, with the Standard Webhooks headers and a 2xx', () => {
+    expect(Object.keys(document.webhooks)).toEqual([...EVENT_KINDS]);
+    const headers = document.components.parameters;
+    for (const kind of EVENT_KINDS) {
+      const { post } = document.webhooks[kind];
+      const named = post.parameters.map((parameter) => {
+        const found = headers[parameter.$ref.replace('#/components/parameters/', '')]!;
+        return [found.name, found.in, found.required];
+      });
+      expect(named).toEqual(Object.values(WEBHOOK_HEADERS).map((name) => [name, 'header', true]));
+      expect(post.description).toContain('2xx status within 10 s');
+      expect(Object.keys(post.responses)).toEqual(['2XX']);
+      const schema = document.components.schemas[eventSchemaName(kind)]!;
+      expect(post.requestBody.content['application/json'].schema).toEqual({
+        $ref: `#/components/schemas/${eventSchemaName(kind)}`,
+      });
+      expect(schema.properties!.type).toMatchObject({ const: kind });
+      expect(schema.required).toEqual(['type', 'id', 'at', 'data']);
+    }
+    expect(headers.WebhookSignature!.description).toContain('v1a,');
+  });
+
+  it("shows for every event kind an example its own schema and the zod schema accept, and no other kind's", () => {
+    const validator = new DocumentValidator(document);
+    for (const kind of EVENT_KINDS) {
+      const examples = Object.values(
+        document.webhooks[kind].post.requestBody.content['application/json'].examples,
+      );
+      expect(examples.length, kind).toBeGreaterThan(0);
+      for (const example of examples) {
+        const check = validator.component(eventSchemaName(kind));
+        expect(check(example.value), `${kind}: ${JSON.stringify(check.errors)}`).toBe(true);
+        expect(eventSchema(kind).safeParse(example.value).success, kind).toBe(true);
+        const other = EVENT_KINDS.find((candidate) => candidate !== kind)!;
+        expect(validator.component(eventSchemaName(other))(example.value), `${kind} as ${other}`).toBe(false);
       }
     }
   });

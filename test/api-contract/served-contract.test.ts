@@ -4,6 +4,7 @@ import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/a
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import type { Action } from '../../shared/company-api/calls.js';
+import { EVENT_KINDS } from '../../shared/company-api/events.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { insertBarrier, type SecretAuth } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -117,6 +118,8 @@ describe('the served contract', () => {
     for (const action of ['request', 'status', 'open']) {
       expect(answer.body).toContain(`POST /api/company.php?a=${action}`);
     }
+    for (const kind of EVENT_KINDS) expect(answer.body).toContain(`id="event-${kind}"`);
+    expect(answer.body).toContain('2xx status within 10 s');
     expect(answer.body).not.toMatch(/<script>|<style|style="/);
   });
 });

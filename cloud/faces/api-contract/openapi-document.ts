@@ -11,9 +11,17 @@ import {
   statusAnswerSchema,
   statusBodySchema,
 } from '../../../shared/company-api/calls.js';
+import {
+  EVENT_EXAMPLES,
+  EVENT_KINDS,
+  type EventKind,
+  eventSchema,
+} from '../../../shared/company-api/events.js';
 import { SIGNATURE_HEADERS } from '../../../shared/crypto/request-signing.js';
+import { WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_VERSION } from '../../../shared/crypto/webhook-signing.js';
 import { ERRORS, type ErrorCode } from '../../../shared/errors.js';
 import { BODY_LIMIT_BYTES, say, TIMESTAMP_TOLERANCE_SECONDS } from '../../../shared/limits.js';
+import { DEFAULT_DELIVERY } from '../../links/event-delivery/delivery-worker.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../rules/idempotency/idempotency.js';
 import { errorsByStatus, IDEMPOTENT_ACTIONS } from './action-errors.js';
 
@@ -22,7 +30,9 @@ import { errorsByStatus, IDEMPOTENT_ACTIONS } from './action-errors.js';
  * zod schemas of shared/company-api/calls.ts, the error table and the base URL: every field, limit, description
  * and example comes from the schemas through `z.toJSONSchema` (JSON Schema 2020-12, OpenAPI 3.1's dialect),
  * never from a second copy. Each action is its own path, `/api/company.php?a=<action>`, since one path has one
- * POST; design.md section 1.1 says why the action is in the path key and not an `a` parameter.
+ * POST; design.md section 1.1 says why the action is in the path key and not an `a` parameter. The events the
+ * cloud sends to a company's callback address are its `webhooks`, one per kind, from the schemas of
+ * shared/company-api/events.ts.
  */
 
 export type JsonSchema = core.JSONSchema.JSONSchema;
@@ -72,6 +82,16 @@ export interface Operation {
   responses: Record<string, Response>;
 }
 
+/** What the cloud sends to the company's callback address for one event kind (OpenAPI 3.1 `webhooks`). */
+export interface WebhookOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  parameters: Ref[];
+  requestBody: { required: true; description: string; content: { 'application/json': MediaType } };
+  responses: Record<string, { description: string }>;
+}
+
 export interface SecurityScheme {
   type: 'apiKey';
   in: 'header';
@@ -84,6 +104,7 @@ export interface OpenApiDocument {
   info: { title: string; version: string; summary: string; description: string };
   servers: { url: string; description: string }[];
   paths: Record<string, { post: Operation }>;
+  webhooks: Record<EventKind, { post: WebhookOperation }>;
   components: {
     schemas: Record<string, JsonSchema>;
     securitySchemes: Record<string, SecurityScheme>;
@@ -206,6 +227,7 @@ function components(): OpenApiDocument['components'] {
     schemas[bodyName] = jsonSchemaOf(body);
     schemas[answerName] = jsonSchemaOf(answer);
   }
+  for (const kind of EVENT_KINDS) schemas[eventSchemaName(kind)] = jsonSchemaOf(eventSchema(kind));
   schemas.SecretCredentials = jsonSchemaOf(secretCredentialsSchema);
   schemas.Error = jsonSchemaOf(errorAnswerSchema);
   return {
@@ -222,6 +244,7 @@ function components(): OpenApiDocument['components'] {
           'idempotency_in_progress. A 429 rate_limit is not kept. Keys are per company and per action.',
         schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source, examples: ['ORD-1042-open-1'] },
       },
+      ...webhookParameters(),
     },
     headers: {
       XRequestId: {
@@ -332,6 +355,74 @@ function operation(action: Action): Operation {
   };
 }
 
+/** `OpenGateOpenedEvent` for `open.gate_opened`: the name of a kind's body in `components.schemas`. */
+export function eventSchemaName(kind: EventKind): string {
+  return `${kind
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Event`;
+}
+
+/** The Standard Webhooks headers of every delivery (docs/design.md section 6), as header parameters. */
+const WEBHOOK_PARAMETERS: Record<keyof typeof WEBHOOK_HEADERS, { name: string; description: string }> = {
+  id: { name: 'WebhookId', description: "The event's `id`: drop a repeat by it." },
+  timestamp: {
+    name: 'WebhookTimestamp',
+    description: 'Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock.',
+  },
+  signature: {
+    name: 'WebhookSignature',
+    description:
+      `\`${WEBHOOK_SIGNATURE_VERSION},<standard base64 Ed25519 signature>\`, space-separated if there are several: ` +
+      'the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, ' +
+      '`{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough.',
+  },
+};
+
+function webhookParameters(): Record<string, Parameter> {
+  return Object.fromEntries(
+    (Object.keys(WEBHOOK_PARAMETERS) as (keyof typeof WEBHOOK_HEADERS)[]).map((key) => [
+      WEBHOOK_PARAMETERS[key].name,
+      {
+        name: WEBHOOK_HEADERS[key],
+        in: 'header',
+        required: true,
+        description: WEBHOOK_PARAMETERS[key].description,
+        schema: { type: 'string' },
+      },
+    ]),
+  );
+}
+
+const DELIVERY =
+  `Answer with any 2xx status within ${DEFAULT_DELIVERY.timeoutMs / 1000} s: that is a delivery. Anything else ` +
+  '(another status, a redirect, no answer) is tried again later, with the same body and a fresh ' +
+  '`webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at ' +
+  'least once; kinds and fields may be added, so accept what you do not know.';
+
+function webhook(kind: EventKind): WebhookOperation {
+  const name = eventSchemaName(kind);
+  const schema = eventSchema(kind);
+  const description = z.globalRegistry.get(schema.shape.data)?.description ?? '';
+  return {
+    operationId: `event_${kind.replace('.', '_')}`,
+    summary: description,
+    description: `The \`${kind}\` event, POSTed to your callback address. ${DELIVERY}`,
+    parameters: Object.values(WEBHOOK_PARAMETERS).map(({ name: parameter }) => ref('parameters', parameter)),
+    requestBody: {
+      required: true,
+      description: 'The event, `{"type", "id", "at", "data"}`, signed as the headers say.',
+      content: {
+        'application/json': {
+          schema: ref('schemas', name),
+          examples: { [kind]: { summary: `The \`${kind}\` event`, value: EVENT_EXAMPLES[kind] } },
+        },
+      },
+    },
+    responses: { '2XX': { description: 'Delivered: nothing more is sent for this event.' } },
+  };
+}
+
 const DESCRIPTION = [
   'Every call is `POST /api/company.php?a=<action>` with a JSON object as body; success is 200 with a JSON ' +
     'object, and every answer carries `X-Request-Id`. Version 1 for good: changes are only additive (new ' +
@@ -339,6 +430,7 @@ const DESCRIPTION = [
   'Sign each call with the four `X-Service-*` headers, or, for a company without a domain, send `org_id` and ' +
     '`secret` in the body. In this document the signature is one security requirement naming all four header ' +
     'schemes, and secret mode is the empty requirement beside it, its fields the `SecretCredentials` schema.',
+  'The events Gatelink POSTs to your callback address are the `webhooks`, one per kind.',
 ].join('\n\n');
 
 /** The document for a cloud served at `baseUrl` (BASE_URL). */
@@ -353,6 +445,10 @@ export function openApiDocument(baseUrl: string): OpenApiDocument {
     },
     servers: [{ url: baseUrl, description: 'This Gatelink cloud' }],
     paths: Object.fromEntries(ACTIONS.map((action) => [actionPath(action), { post: operation(action) }])),
+    webhooks: Object.fromEntries(EVENT_KINDS.map((kind) => [kind, { post: webhook(kind) }])) as Record<
+      EventKind,
+      { post: WebhookOperation }
+    >,
     components: components(),
   };
 }

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { VNode } from 'preact';
 import { Layout } from '../../foundation/web/page.js';
 import type { Example, OpenApiDocument, Operation } from './openapi-document.js';
-import { type FieldWords, fieldsOf } from './schema-words.js';
+import { type FieldWords, fieldsOf, resolveSchema } from './schema-words.js';
 
 /**
  * The company API's reference page (docs/design.md section 1.1), drawn from the OpenAPI document alone: each
@@ -207,6 +207,41 @@ function Action(props: {
   );
 }
 
+/** The events sent to the callback address: each kind with when it comes, its `data` fields and its example. */
+function Events(props: { document: OpenApiDocument }): VNode {
+  const { document } = props;
+  const kinds = Object.entries(document.webhooks);
+  const first = kinds[0]?.[1].post;
+  return (
+    <section class="card api-section" id="events" aria-labelledby="events-title">
+      <h2 id="events-title">Events at your callback address</h2>
+      {first ? (
+        <p>
+          <Prose text={first.description.replace(/^The `[^`]+` event, /, 'Each event is ')} />
+        </p>
+      ) : null}
+      {kinds.map(([kind, { post }]) => {
+        const body = post.requestBody.content['application/json'];
+        const data = resolveSchema(document, body.schema).properties?.data;
+        return (
+          <section key={kind} id={`event-${kind}`} aria-labelledby={`event-${kind}-title`}>
+            <h3 id={`event-${kind}-title`}>
+              <code>{kind}</code>
+            </h3>
+            <p>
+              <Prose text={post.summary} />
+            </p>
+            {typeof data === 'object' ? (
+              <Fields fields={fieldsOf(document, data)} label={`${kind} data`} />
+            ) : null}
+            <Examples examples={body.examples} />
+          </section>
+        );
+      })}
+    </section>
+  );
+}
+
 function Authentication(props: { document: OpenApiDocument }): VNode {
   const { document } = props;
   const schemes = Object.values(document.components.securitySchemes);
@@ -294,6 +329,9 @@ export function ReferencePage(props: { document: OpenApiDocument }): VNode {
               <a href="#authentication">Authentication</a>
             </li>
             <li>
+              <a href="#events">Events at your callback address</a>
+            </li>
+            <li>
               <a href="#retries">Retries and request ids</a>
             </li>
           </ul>
@@ -313,6 +351,7 @@ export function ReferencePage(props: { document: OpenApiDocument }): VNode {
       </section>
       <Authentication document={document} />
       <Retries document={document} />
+      <Events document={document} />
     </Layout>
   );
 }

@@ -1,98 +1,45 @@
+import {
+  type EventData,
+  type EventKind,
+  type OpenEventData,
+  openEventDataSchema,
+} from '../../../shared/company-api/events.js';
 import type { JournalOutcome, RequestState } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
 
 /**
- * The `data` of every event kind a company receives at its callback address, declared here and nowhere else.
- * The request and key events are built here, by the functions below, for the transactions that make their
- * change (cloud/rules/requests/claim.ts, cloud/rules/access-keys/access-keys.ts, cloud/rules/access-keys/expiry.ts). The open events are built in the database, in
- * the transaction that journals the opening, by open_event_data (cloud/rules/events/open-event.sql), for open_attempt
- * and complete_entry alike; their fields are declared here all the same, and a test checks that both functions
- * give exactly these. Timestamps are in the company API's form (cloud/README.md, "`status` fields").
+ * Builds the `data` of the events a company receives at its callback address. Every kind's fields are declared
+ * once, as zod schemas in shared/company-api/events.ts, which the OpenAPI document and the company client read
+ * too; the types here are theirs. The request and key events are built here, by the functions below, for the
+ * transactions that make their change (cloud/rules/requests/claim.ts, cloud/rules/access-keys/access-keys.ts,
+ * cloud/rules/access-keys/expiry.ts). The open events are built in the database, in the transaction that
+ * journals the opening, by open_event_data (cloud/rules/events/open-event.sql), for open_attempt and
+ * complete_entry alike; a test checks that both functions give exactly the declared fields. Timestamps are in
+ * the company API's form (cloud/README.md, "`status` fields").
  */
+export type { EventData, OpenEventData };
+export type EventType = EventKind;
 
 /** What a request or key event says of its request: the fields `status` answers with. */
-export interface RequestFields {
-  code: string;
-  ref: string | null;
-  state: RequestState;
-}
+export type RequestFields = Pick<EventData['request.claimed'], 'code' | 'ref' | 'state'>;
 
-export interface IssuedNumber {
-  number_id: number;
-  label: string;
-}
-
-/** An opening's event: its journal entry, and the key and object it was made with. */
-export interface OpenEventData {
-  code: string;
-  ref: string | null;
-  key_ref: number;
-  /** null when the object named is not in the key (`forbidden`). */
-  number_id: number | null;
-  actor: string;
-  journal_id: number;
-  outcome: JournalOutcome;
-  /** Only when the entry has one: a device failure's reason, a late acknowledgement. */
-  detail?: string;
-}
+export type IssuedNumber = EventData['request.issued']['numbers'][number];
 
 /**
  * What every step event of an opening says of it (docs/design.md section 5.2): the fields of its `open.*` event
  * but the outcome (it was `opened`), so a company finds the opening by `journal_id` or by its own `ref`.
- * Step times are ISO 8601 with milliseconds, not the company API's seconds: "gate open after 1.8 s" needs them.
  */
 export type GateEventBase = Omit<OpenEventData, 'outcome' | 'detail'>;
 
-export interface EventData {
-  'request.claimed': RequestFields & { claimed_at: string };
-  'request.issued': RequestFields & {
-    key_ref: number;
-    issued_at: string;
-    numbers: IssuedNumber[];
-    /** Only when the customer set an end to the access. */
-    key_expires_at?: string;
-  };
-  'request.revoked': RequestFields & { key_ref: number; revoked_at: string };
-  'request.expired': RequestFields & { state: 'expired'; expired_at: string };
-  'key.expired': RequestFields & { key_ref: number; key_expires_at: string };
-  'open.succeeded': OpenEventData;
-  'open.failed': OpenEventData;
-  /** The gate was seen open after the relay fired (`relay_at`, the acknowledgement's time). */
-  'open.gate_opened': GateEventBase & { relay_at: string; opened_at: string };
-  /** The gate this opening opened was seen closed again, `open_for_s` seconds after it opened. */
-  'open.gate_closed': GateEventBase & {
-    relay_at: string;
-    opened_at: string;
-    closed_at: string;
-    open_for_s: number;
-  };
-  /** The relay fired, but the gate was not seen moving within the barrier's `limit_s`. */
-  'open.gate_not_moved': GateEventBase & { relay_at: string; not_moved_at: string; limit_s: number };
-  /** The gate this opening opened has stayed open past the customer's limit for the barrier (`limit_s`). */
-  'gate.left_open': GateEventBase & { opened_at: string; left_open_at: string; limit_s: number };
-  /** The gate of a `gate.left_open` closed at last. */
-  'gate.closed': GateEventBase & {
-    opened_at: string;
-    left_open_at: string;
-    closed_at: string;
-    open_for_s: number;
-  };
-  /** A test event, sent when a member asks for one in the company area (cloud/faces/company-area/events-routes.tsx). */
-  ping: { message: string };
-}
-
-export type EventType = keyof EventData;
+/** The database's words and the shared schemas' are the same: a compile error here if either changes alone. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _wordsAgree: [
+  Same<JournalOutcome, OpenEventData['outcome']>,
+  Same<RequestState, RequestFields['state']>,
+] = [true, true];
 
 /** The fields open_event_data gives every open event, whichever function records it; `detail` comes on top. */
-export const OPEN_EVENT_FIELDS = Object.keys({
-  code: true,
-  ref: true,
-  key_ref: true,
-  number_id: true,
-  actor: true,
-  journal_id: true,
-  outcome: true,
-} satisfies Record<Exclude<keyof OpenEventData, 'detail'>, true>);
+export const OPEN_EVENT_FIELDS = Object.keys(openEventDataSchema.shape).filter((field) => field !== 'detail');
 
 function requestFields(request: RequestFields): RequestFields {
   return { code: request.code, ref: request.ref, state: request.state };

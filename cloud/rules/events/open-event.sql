@@ -1,5 +1,5 @@
 -- The `data` of an `open.succeeded` or `open.failed` event, the one place that says which fields it has (the
--- fields of every event kind are listed in cloud/rules/events/event-data.ts). Both functions that record an opening's
+-- fields of every event kind are declared in shared/company-api/events.ts). Both functions that record an opening's
 -- event build it here: open_attempt for a refusal (cloud/rules/opening/open-attempt.sql), complete_entry for an
 -- outcome (cloud/rules/journal/complete-entry.sql), so a company reads the same fields whichever wrote the event.
 --

@@ -64,7 +64,268 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "request.claimed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer opened your link: the request is `claimed`.
+         * @description The `request.claimed` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_request_claimed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer granted access: the key and the objects it opens.
+         * @description The `request.issued` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_request_issued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer withdrew access (or paired the barrier to someone else).
+         * @description The `request.revoked` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_request_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The request lapsed before access was granted.
+         * @description The `request.expired` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_request_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The end the customer set to the access has passed; the request keeps its state.
+         * @description The `key.expired` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_key_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "open.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An `open` call opened the barrier.
+         * @description The `open.succeeded` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_open_succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "open.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An `open` call with one of your keys did not open it: the journal entry's `outcome` says why.
+         * @description The `open.failed` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_open_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "open.gate_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The gate of one of your openings was seen open after the relay fired (controllers with a position sensor).
+         * @description The `open.gate_opened` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_open_gate_opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "open.gate_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The gate your opening opened was seen closed again.
+         * @description The `open.gate_closed` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_open_gate_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "open.gate_not_moved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The relay fired, but the gate was not seen moving within the barrier's limit.
+         * @description The `open.gate_not_moved` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_open_gate_not_moved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gate.left_open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The gate your opening opened has stayed open past the customer's limit for that barrier.
+         * @description The `gate.left_open` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_gate_left_open"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "gate.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The gate of a `gate.left_open` closed at last.
+         * @description The `gate.closed` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_gate_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event: a member pressed **Send a test event** in the company area.
+         * @description The `ping` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -226,6 +487,348 @@ export interface components {
             /** @description The opening's entry in the customer's journal. */
             id: number;
         };
+        RequestClaimedEvent: {
+            /** @constant */
+            type: "request.claimed";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The customer opened your link: the request is `claimed`. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /**
+                 * @description The request's state now.
+                 * @enum {string}
+                 */
+                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                /** @description When the customer claimed the request, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                claimed_at: string;
+            };
+        };
+        RequestIssuedEvent: {
+            /** @constant */
+            type: "request.issued";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The customer granted access: the key and the objects it opens. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /**
+                 * @description The request's state now.
+                 * @enum {string}
+                 */
+                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description When the customer granted access, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                issued_at: string;
+                /** @description The objects the key may open. */
+                numbers: {
+                    /** @description The object, for `open`. */
+                    number_id: number;
+                    /** @description The customer's name for it. */
+                    label: string;
+                }[];
+                /** @description The key's end, only when the customer set one, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                key_expires_at?: string;
+            };
+        };
+        RequestRevokedEvent: {
+            /** @constant */
+            type: "request.revoked";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The customer withdrew access (or paired the barrier to someone else). */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /**
+                 * @description The request's state now.
+                 * @enum {string}
+                 */
+                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description When the customer withdrew access, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                revoked_at: string;
+            };
+        };
+        RequestExpiredEvent: {
+            /** @constant */
+            type: "request.expired";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The request lapsed before access was granted. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @constant */
+                state: "expired";
+                /** @description When the request's lifetime ended, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                expired_at: string;
+            };
+        };
+        KeyExpiredEvent: {
+            /** @constant */
+            type: "key.expired";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The end the customer set to the access has passed; the request keeps its state. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /**
+                 * @description The request's state now.
+                 * @enum {string}
+                 */
+                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The end the customer set, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                key_expires_at: string;
+            };
+        };
+        OpenSucceededEvent: {
+            /** @constant */
+            type: "open.succeeded";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description An `open` call opened the barrier. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /**
+                 * @description The journal entry's outcome.
+                 * @enum {string}
+                 */
+                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden";
+                /** @description Only when the entry has one: a device failure's reason, a late acknowledgement. */
+                detail?: string;
+            };
+        };
+        OpenFailedEvent: {
+            /** @constant */
+            type: "open.failed";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description An `open` call with one of your keys did not open it: the journal entry's `outcome` says why. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /**
+                 * @description The journal entry's outcome.
+                 * @enum {string}
+                 */
+                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden";
+                /** @description Only when the entry has one: a device failure's reason, a late acknowledgement. */
+                detail?: string;
+            };
+        };
+        OpenGateOpenedEvent: {
+            /** @constant */
+            type: "open.gate_opened";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The gate of one of your openings was seen open after the relay fired (controllers with a position sensor). */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /** @description When the relay fired (the acknowledgement), ISO 8601 with milliseconds, UTC. */
+                relay_at: string;
+                /** @description When the gate was seen open, ISO 8601 with milliseconds, UTC. */
+                opened_at: string;
+            };
+        };
+        OpenGateClosedEvent: {
+            /** @constant */
+            type: "open.gate_closed";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The gate your opening opened was seen closed again. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /** @description When the relay fired (the acknowledgement), ISO 8601 with milliseconds, UTC. */
+                relay_at: string;
+                /** @description When the gate was seen open, ISO 8601 with milliseconds, UTC. */
+                opened_at: string;
+                /** @description When the gate was seen closed, ISO 8601 with milliseconds, UTC. */
+                closed_at: string;
+                /** @description How long the gate stood open, in seconds, to a tenth. */
+                open_for_s: number;
+            };
+        };
+        OpenGateNotMovedEvent: {
+            /** @constant */
+            type: "open.gate_not_moved";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The relay fired, but the gate was not seen moving within the barrier's limit. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /** @description When the relay fired (the acknowledgement), ISO 8601 with milliseconds, UTC. */
+                relay_at: string;
+                /** @description When the limit passed without the gate moving, ISO 8601 with milliseconds, UTC. */
+                not_moved_at: string;
+                /** @description The barrier's limit for the gate to move, in seconds. */
+                limit_s: number;
+            };
+        };
+        GateLeftOpenEvent: {
+            /** @constant */
+            type: "gate.left_open";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The gate your opening opened has stayed open past the customer's limit for that barrier. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /** @description When the gate was seen open, ISO 8601 with milliseconds, UTC. */
+                opened_at: string;
+                /** @description When the gate was found open past the limit, ISO 8601 with milliseconds, UTC. */
+                left_open_at: string;
+                /** @description The customer's limit for the gate to stand open, in seconds. */
+                limit_s: number;
+            };
+        };
+        GateClosedEvent: {
+            /** @constant */
+            type: "gate.closed";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The gate of a `gate.left_open` closed at last. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @description The key, as `status` gives it and `open` takes it. */
+                key_ref: number;
+                /** @description The object; null when the object named is not in the key (`forbidden`). */
+                number_id: number | null;
+                /** @description Who opened, as your `open` call named them. */
+                actor: string;
+                /** @description The journal entry: the `id` that `open` answered. */
+                journal_id: number;
+                /** @description When the gate was seen open, ISO 8601 with milliseconds, UTC. */
+                opened_at: string;
+                /** @description When the gate was found open past the limit, ISO 8601 with milliseconds, UTC. */
+                left_open_at: string;
+                /** @description When the gate was seen closed, ISO 8601 with milliseconds, UTC. */
+                closed_at: string;
+                /** @description How long the gate stood open, in seconds, to a tenth. */
+                open_for_s: number;
+            };
+        };
+        PingEvent: {
+            /** @constant */
+            type: "ping";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description A test event: a member pressed **Send a test event** in the company area. */
+            data: {
+                /** @description A sentence saying what the event is. */
+                message: string;
+            };
+        };
         /** @description Secret mode: send `org_id` and `secret` in the body, both or neither. A company with a domain signs instead (403 secret_disabled). */
         SecretCredentials: {
             /**
@@ -255,6 +858,12 @@ export interface components {
     parameters: {
         /** @description For 24 hours the same key with the same body answers the first answer again instead of acting twice; with another body, 422 idempotency_conflict; while the first call runs, 409 idempotency_in_progress. A 429 rate_limit is not kept. Keys are per company and per action. */
         IdempotencyKey: string;
+        /** @description The event's `id`: drop a repeat by it. */
+        WebhookId: string;
+        /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+        WebhookTimestamp: string;
+        /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+        WebhookSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -870,6 +1479,396 @@ export interface operations {
                         error: "device_timeout";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
+            };
+        };
+    };
+    event_request_claimed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestClaimedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_request_issued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestIssuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_request_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_request_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_key_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_open_succeeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_open_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_open_gate_opened: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenGateOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_open_gate_closed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenGateClosedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_open_gate_not_moved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenGateNotMovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_gate_left_open: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GateLeftOpenEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_gate_closed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GateClosedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_ping: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
