@@ -70,6 +70,8 @@ class Gate {
       payload: Buffer.from(JSON.stringify(body)),
       retain: false,
     });
+    // A position report is applied after it was taken (docs/design.md section 7.5).
+    await messages.idle();
   }
 
   /** An opening through this controller, acknowledged "opened" now: its journal entry's id. */

@@ -24,6 +24,8 @@ const MAX_PAYLOAD_BYTES = 16 * 1024;
 export class DeviceMessages {
   readonly #deps: DeviceMessageContext;
   readonly #queues = new Map<string, Promise<void>>();
+  /** Position reports being applied, per device, each after the messages that came before it. */
+  readonly #positions = new Map<string, Promise<void>>();
 
   /** `updates`: by default one that never sends (suites of the messages alone). */
   constructor(
@@ -43,7 +45,8 @@ export class DeviceMessages {
 
   /**
    * Takes one message from the transport. Resolves once it is handled, or dropped as invalid (sending it
-   * again would not help); rejects, after logging, when handling it failed and it should come again.
+   * again would not help); rejects, after logging, when handling it failed and it should come again. A position
+   * report resolves once taken, and is applied in the background (`idle()` waits for it).
    */
   readonly receive = (message: DeviceMessage): Promise<void> => {
     const { log, config } = this.#deps.ctx;
@@ -69,19 +72,42 @@ export class DeviceMessages {
       log.warn({ deviceId, channel }, 'dropped a message that is not JSON');
       return DROPPED;
     }
+    if (channel === 'ack' && isPositionReport(body)) return this.#acceptPosition(deviceId, body);
     return this.#enqueue(deviceId, () => this.#handle(channel, deviceId, body));
   };
 
+  /**
+   * A position report is taken at once and applied after every message of its device received before it (so
+   * after the acknowledgement of the opening that moved the gate), but nothing received after it waits for it:
+   * a broker hands a controller's packets over one after another, and applying a report must not hold up the
+   * acknowledgement of the controller's next opening (docs/design.md section 7.5). A report lost to a failure
+   * here loses a step at most; the position comes again with the controller's next connect.
+   */
+  #acceptPosition(deviceId: string, body: unknown): Promise<void> {
+    const before = Promise.all([this.#queues.get(deviceId), this.#positions.get(deviceId)]);
+    const next = before
+      .then(() => this.#checked(positionHandler, deviceId, body))
+      .catch((error: unknown) => {
+        if (databaseOutage(this.#deps.ctx).failed(error, 'position report')) return;
+        this.#deps.ctx.log.error({ deviceId, err: error }, 'applying a position report failed');
+      });
+    this.#positions.set(deviceId, next);
+    void next.then(() => {
+      if (this.#positions.get(deviceId) === next) this.#positions.delete(deviceId);
+    });
+    return DROPPED;
+  }
+
   /** Resolves once every message received so far has been handled. */
   async idle(): Promise<void> {
-    while (this.#queues.size > 0) await Promise.all(this.#queues.values());
+    while (this.#queues.size > 0 || this.#positions.size > 0) {
+      await Promise.all([...this.#queues.values(), ...this.#positions.values()]);
+    }
   }
 
   #handle(channel: DeviceChannel, deviceId: string, body: unknown): Promise<void> {
     switch (channel) {
       case 'ack':
-        // Position reports share the topic, told apart by `type` (docs/design.md section 7.5).
-        if (isPositionReport(body)) return this.#checked(positionHandler, deviceId, body);
         return this.#checked(ackHandler, deviceId, body);
       case 'state':
         return this.#checked(stateHandler, deviceId, body);
