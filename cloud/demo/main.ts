@@ -300,10 +300,18 @@ function printCustomerSteps(
   say(
     `   curl -s -X POST '${base}/api/company.php?a=open' -H 'Content-Type: application/json' \\\n     -d "$(node -p 'const s = JSON.parse(process.argv[1]); JSON.stringify({${credentials},key_ref: s.key_ref, number_id: s.numbers[0].number_id, actor: "Anna, shift 2"})' "$R")"`,
   );
-  say('   The first object is the Front gate: reload the journal and its line tells the whole opening, "gate open');
-  say('   after 1.5 s", then, 20 s on, "closed after 20 s"; its steps open under the line. numbers[1], the Side');
-  say('   gate, is stuck: its line says "relay fired, gate did not move". numbers[2], the Garage door, stays open');
-  say('   until opened again: on the barrier page set "stays open longer than" to 1 minute, and after a minute');
+  say(
+    '   The first object is the Front gate: reload the journal and its line tells the whole opening, "gate open',
+  );
+  say(
+    '   after 1.5 s", then, 20 s on, "closed after 20 s"; its steps open under the line. numbers[1], the Side',
+  );
+  say(
+    '   gate, is stuck: its line says "relay fired, gate did not move". numbers[2], the Garage door, stays open',
+  );
+  say(
+    '   until opened again: on the barrier page set "stays open longer than" to 1 minute, and after a minute',
+  );
   say('   your list of barriers shows it left open (and the company gets gate.left_open).');
   say('   The journal page exports its receipts: check them with the verifier the page links to,');
   say(`   ${base}/receipts (entries are sealed once final, within seconds).`);
