@@ -11,12 +11,15 @@ export function tagsIn(name: string): string[] {
   return [...name.matchAll(TAG)].map((match) => match[1]!);
 }
 
-/** Every test file below test/, relative to the project's root. */
+/**
+ * Every test file below test/, and every suite that test files run for several kinds of one thing
+ * (`*-suite.ts`, such as the broker suite), relative to the project's root.
+ */
 export function testFiles(folder = join(ROOT, 'test')): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [relative(ROOT, path)] : [];
+    return entry.name.endsWith('.test.ts') || entry.name.endsWith('-suite.ts') ? [relative(ROOT, path)] : [];
   });
 }
 
