@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SigningKey, VerifyKey } from '../crypto/ed25519.js';
 import { LAST_TIME_MS } from './reported-text.js';
-import { canonicalJson, signedBytes, verifySignature } from './signing.js';
+import { signedBytes, verifySignature } from './signing.js';
 import { DEVICE_ID_PATTERN } from './topics.js';
 import { PROTOCOL_VERSION } from './version.js';
 
@@ -50,10 +50,4 @@ export function signPositionReport(key: SigningKey, report: UnsignedPositionRepo
 
 export function verifyPositionReport(key: VerifyKey, report: PositionReport): boolean {
   return verifySignature(key, signedBytes(POSITION_TAG, report), report.sig);
-}
-
-/** The bytes a report is signed over, for a verifier outside this code (the journal's receipts). */
-export function positionReportText(report: PositionReport): string {
-  const { sig: _sig, ...unsigned } = report;
-  return `${POSITION_TAG}\n${canonicalJson(unsigned)}`;
 }
