@@ -12,6 +12,11 @@ export interface BatchLimits {
    * next; two keep one filling while the other runs, which is where the throughput comes from.
    */
   maxInFlight: number;
+  /**
+   * How long a row may wait for others before its statement starts (ms; default 0, the next turn of the event
+   * loop). For rows that nobody waits on: a burst then costs one statement where it would cost one per row.
+   */
+  lingerMs?: number;
 }
 
 interface Waiting<Row, Result> {
@@ -26,6 +31,9 @@ export class StatementBatches<Row, Result> {
   #queue: Waiting<Row, Result>[] = [];
   #inFlight = 0;
   #scheduled = false;
+  #linger: ReturnType<typeof setTimeout> | null = null;
+  /** Set by flush until the rows waiting then have all started: no linger for them. */
+  #flushing = false;
 
   constructor(run: (rows: Row[]) => Promise<Result[]>, limits: BatchLimits) {
     this.#run = run;
@@ -39,8 +47,22 @@ export class StatementBatches<Row, Result> {
     });
   }
 
+  /** Starts what waits now, without its linger: for a caller that must see every row written (a test, a stop). */
+  flush(): void {
+    this.#flushing = this.#queue.length > 0;
+    this.#start();
+  }
+
   #schedule(): void {
     if (this.#scheduled || this.#inFlight >= this.#limits.maxInFlight || this.#queue.length === 0) return;
+    const lingerMs = this.#limits.lingerMs ?? 0;
+    if (lingerMs > 0 && !this.#flushing && this.#queue.length < this.#limits.maxRows) {
+      this.#linger ??= setTimeout(() => {
+        this.#linger = null;
+        this.#start();
+      }, lingerMs);
+      return;
+    }
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
@@ -50,7 +72,10 @@ export class StatementBatches<Row, Result> {
 
   #start(): void {
     if (this.#inFlight >= this.#limits.maxInFlight || this.#queue.length === 0) return;
+    if (this.#linger) clearTimeout(this.#linger);
+    this.#linger = null;
     const batch = this.#queue.splice(0, this.#limits.maxRows);
+    if (this.#queue.length === 0) this.#flushing = false;
     this.#inFlight++;
     this.#runBatch(batch).finally(() => {
       this.#inFlight--;

@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StatementBatches } from '../../cloud/foundation/db/statement-batches.js';
+
+/**
+ * Many callers' rows in one statement (docs/design.md section 2.1), here with a statement that records what it
+ * was given; the linger of rows nobody waits on (position reports, section 7.5) on vitest's fake timers.
+ */
+
+let statements: number[][];
+const run = async (rows: number[]) => {
+  statements.push(rows);
+  return rows.map((row) => row * 10);
+};
+
+beforeEach(() => {
+  statements = [];
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('statement batches', () => {
+  it('without a linger, rows of the same moment share a statement that starts at once', async () => {
+    const batches = new StatementBatches(run, { maxRows: 10, maxInFlight: 1 });
+    const results = [batches.submit(1), batches.submit(2)];
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await Promise.all(results)).toEqual([10, 20]);
+    expect(statements).toEqual([[1, 2]]);
+  });
+
+  it('with a linger, rows arriving within it share one statement, started when it ends', async () => {
+    const batches = new StatementBatches(run, { maxRows: 10, maxInFlight: 1, lingerMs: 100 });
+    const first = batches.submit(1);
+    await vi.advanceTimersByTimeAsync(60);
+    const second = batches.submit(2);
+    await vi.advanceTimersByTimeAsync(39);
+    expect(statements).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+    expect(statements).toEqual([[1, 2]]);
+  });
+
+  it('a full statement does not wait for its linger', async () => {
+    const batches = new StatementBatches(run, { maxRows: 3, maxInFlight: 1, lingerMs: 100 });
+    const results = [1, 2, 3, 4].map((row) => batches.submit(row));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statements).toEqual([[1, 2, 3]]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await Promise.all(results)).toEqual([10, 20, 30, 40]);
+    expect(statements).toEqual([[1, 2, 3], [4]]);
+  });
+
+  it('flush starts what waits without its linger, also behind a statement under way', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = async (rows: number[]) => {
+      statements.push(rows);
+      if (statements.length === 1) await held;
+      return rows.map((row) => row * 10);
+    };
+    const batches = new StatementBatches(slow, { maxRows: 10, maxInFlight: 1, lingerMs: 100 });
+    const first = batches.submit(1);
+    batches.flush();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statements).toEqual([[1]]);
+    const second = batches.submit(2);
+    batches.flush();
+    release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statements).toEqual([[1], [2]]);
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+  });
+});
