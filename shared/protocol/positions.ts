@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SigningKey, VerifyKey } from '../crypto/ed25519.js';
 import { LAST_TIME_MS } from './reported-text.js';
-import { signedBytes, verifySignature } from './signing.js';
+import { signedBytes, verifySignature, verifySignatureOffThread } from './signing.js';
 import { DEVICE_ID_PATTERN } from './topics.js';
 import { PROTOCOL_VERSION } from './version.js';
 
@@ -41,6 +41,31 @@ export const positionReportSchema = z.strictObject({
   sig: z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/),
 });
 export type PositionReport = z.infer<typeof positionReportSchema>;
+
+/**
+ * Reports in one message at most: a burst of changes (every opening of a busy barrier moves its gate) costs the
+ * broker and the cloud one message. 32 of the largest reports (about 300 bytes) stay well within the 16 KiB the
+ * cloud reads of a message.
+ */
+export const MAX_BUNDLED_REPORTS = 32;
+
+/**
+ * Several position reports in one message on the `ack` topic (docs/design.md section 7.5). The envelope is not
+ * signed: each report in it is, and each is checked as if it had come alone, so `reports` is read here only as a
+ * list; what is in it is each report's own business.
+ */
+export const positionBundleSchema = z.strictObject({
+  v: z.literal(PROTOCOL_VERSION),
+  type: z.literal('positions'),
+  device_id: z.string().regex(DEVICE_ID_PATTERN),
+  reports: z.array(z.unknown()).min(1).max(MAX_BUNDLED_REPORTS),
+});
+export type PositionBundle = z.infer<typeof positionBundleSchema>;
+
+/** A bundle made of reports' signed texts as they are stored, without parsing them again. */
+export function bundlePayload(deviceId: string, reports: readonly string[]): string {
+  return `{"v":${PROTOCOL_VERSION},"type":"positions","device_id":${JSON.stringify(deviceId)},"reports":[${reports.join(',')}]}`;
+}
 export type UnsignedPositionReport = Omit<PositionReport, 'sig'>;
 
 export function signPositionReport(key: SigningKey, report: UnsignedPositionReport): PositionReport {
@@ -50,4 +75,12 @@ export function signPositionReport(key: SigningKey, report: UnsignedPositionRepo
 
 export function verifyPositionReport(key: VerifyKey, report: PositionReport): boolean {
   return verifySignature(key, signedBytes(POSITION_TAG, report), report.sig);
+}
+
+/**
+ * verifyPositionReport on libuv's thread pool: the cloud checks reports many at a time, while its event loop
+ * serves openings (docs/design.md section 7.5).
+ */
+export function verifyPositionReportOffThread(key: VerifyKey, report: PositionReport): Promise<boolean> {
+  return verifySignatureOffThread(key, signedBytes(POSITION_TAG, report), report.sig);
 }

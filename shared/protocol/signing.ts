@@ -57,3 +57,9 @@ export function verifySignature(key: VerifyKey, bytes: Uint8Array, sig: string):
   const signature = decodeBase64(sig);
   return signature !== null && key.verify(bytes, signature);
 }
+
+/** verifySignature on libuv's thread pool, for a server that verifies many messages at once. */
+export function verifySignatureOffThread(key: VerifyKey, bytes: Uint8Array, sig: string): Promise<boolean> {
+  const signature = decodeBase64(sig);
+  return signature === null ? Promise.resolve(false) : key.verifyOffThread(bytes, signature);
+}

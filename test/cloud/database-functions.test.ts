@@ -6,6 +6,7 @@ import { applyFunctions, functionDefinitions } from '../../cloud/foundation/db/f
 import { accessKeyLapseResult } from '../../cloud/rules/access-keys/key-lifetime.js';
 import { completeEntryResult, completeEntrySignedResult } from '../../cloud/rules/journal/journal.js';
 import { openAttemptResult } from '../../cloud/rules/opening/open.js';
+import { applyPositionReportResult } from '../../cloud/rules/positions/position-reports.js';
 import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -20,6 +21,7 @@ const DECLARED: FunctionResult[] = [
   openAttemptResult,
   completeEntryResult,
   completeEntrySignedResult,
+  applyPositionReportResult,
 ];
 
 /** The names the function files define, read from their text. */
@@ -66,9 +68,12 @@ describe('what each function returns', () => {
     expect(DEFINED).toEqual([
       'access_key_lapse',
       'open_event_data',
+      'event_time',
+      'seconds_between',
       'open_attempt',
       'complete_entry',
       'complete_entry_signed',
+      'apply_position_report',
       'events_notify',
     ]);
     const names = (await catalogFunctions(database.db)).map((fn) => fn.name);

@@ -323,6 +323,95 @@ describe('the steps of an opening, seen by a position sensor', () => {
     expect((await entryOf(journalId)).gate_closed_at?.getTime()).toBe(closed.changed_at);
   });
 
+  it('reports arriving together are applied in one go, each as alone and in the order received', async () => {
+    const [first, second] = [await Gate.make({ sensor: true }), await Gate.make({ sensor: true })];
+    const [firstEntry, secondEntry] = [await first.open(), await second.open()];
+    clock.advance(1500);
+    const firstOpen = first.report('open');
+    const secondOpen = second.report('open');
+    clock.advance(8000);
+    const firstClosed = first.report('closed');
+    const stale = second.report('closed', secondOpen.changed_at - 1);
+    const forged: PositionReport = {
+      ...second.report('closed'),
+      sig: Buffer.alloc(64, 9).toString('base64'),
+    };
+    const counted = {
+      applied: await reportsCounted('applied'),
+      stale: await reportsCounted('stale'),
+      bad_signature: await reportsCounted('bad_signature'),
+    };
+    // As a broker hands them over: none waits for the one before it to be applied.
+    for (const [gate, report] of [
+      [first, firstOpen],
+      [second, secondOpen],
+      [first, firstClosed],
+      [second, stale],
+      [second, forged],
+    ] as const) {
+      await messages.receive({
+        topic: deviceTopic(PREFIX, gate.id, 'ack'),
+        payload: Buffer.from(JSON.stringify(report)),
+        retain: false,
+      });
+    }
+    await messages.idle();
+
+    expect(await reportsCounted('applied')).toBe(counted.applied + 3);
+    expect(await reportsCounted('stale')).toBe(counted.stale + 1);
+    expect(await reportsCounted('bad_signature')).toBe(counted.bad_signature + 1);
+    const firstSteps = await entryOf(firstEntry);
+    expect(firstSteps.gate_opened_at?.getTime()).toBe(firstOpen.changed_at);
+    expect(firstSteps.gate_closed_at?.getTime()).toBe(firstClosed.changed_at);
+    expect(firstSteps.gate_reports).toEqual([firstOpen, firstClosed]);
+    expect(await typesOf(firstEntry)).toEqual(['open.succeeded', 'open.gate_opened', 'open.gate_closed']);
+    expect((await eventsOf(firstEntry))[2]!.data).toMatchObject({ open_for_s: 8 });
+    expect((await entryOf(secondEntry)).gate_closed_at).toBeNull();
+    expect(await typesOf(secondEntry)).toEqual(['open.succeeded', 'open.gate_opened']);
+    expect((await first.object()).position).toBe('closed');
+    expect((await second.object()).position).toBe('open');
+  });
+
+  it('reports in one message are each applied as if they had come alone; a message naming another device is not', async () => {
+    const gate = await Gate.make({ sensor: true });
+    const other = await Gate.make({ sensor: true });
+    const journalId = await gate.open();
+    clock.advance(1200);
+    const opened = gate.report('open');
+    clock.advance(30_000);
+    const closed = gate.report('closed');
+    const forged: PositionReport = { ...gate.report('open'), sig: Buffer.alloc(64, 3).toString('base64') };
+    const counted = {
+      malformed: await reportsCounted('malformed'),
+      foreign: await reportsCounted('foreign'),
+    };
+    const bundle = (deviceId: string, reports: unknown[]) => ({
+      v: PROTOCOL_VERSION,
+      type: 'positions',
+      device_id: deviceId,
+      reports,
+    });
+
+    await gate.send('ack', bundle(other.id, [opened]));
+    await gate.send(
+      'ack',
+      bundle(
+        gate.id,
+        Array.from({ length: 33 }, () => opened),
+      ),
+    );
+    expect(await reportsCounted('foreign')).toBe(counted.foreign + 1);
+    expect(await reportsCounted('malformed')).toBe(counted.malformed + 1);
+    expect((await gate.object()).position).toBeNull();
+
+    await gate.send('ack', bundle(gate.id, [opened, { ...closed, position: 'ajar' }, closed, forged]));
+    expect(await reportsCounted('malformed')).toBe(counted.malformed + 2);
+    const entry = await entryOf(journalId);
+    expect(entry.gate_reports).toEqual([opened, closed]);
+    expect(await typesOf(journalId)).toEqual(['open.succeeded', 'open.gate_opened', 'open.gate_closed']);
+    expect((await gate.object()).position).toBe('closed');
+  });
+
   it('a controller without sensors is as before: no position, and never "gate did not move"', async () => {
     const gate = await Gate.make({ sensor: false });
     expect((await gate.object()).has_sensor).toBe(false);

@@ -13,6 +13,7 @@ import * as eventDelivery from './migrations/0007-event-delivery.js';
 import * as serviceKey from './migrations/0008-service-key.js';
 import * as releases from './migrations/0009-releases.js';
 import * as gatePositions from './migrations/0010-gate-positions.js';
+import * as objectOpenings from './migrations/0011-object-openings.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-service-key': serviceKey,
   '0009-releases': releases,
   '0010-gate-positions': gatePositions,
+  '0011-object-openings': objectOpenings,
 };
 
 /**

@@ -9,15 +9,18 @@ import { type Kysely, sql } from 'kysely';
  * made today, runs the definitions in this tree.
  *
  * Each file holds one statement: PGlite's extended protocol takes a single statement per query. Listed in the
- * order they are applied: access_key_lapse and open_event_data first, and complete_entry before
+ * order they are applied: access_key_lapse and the event fields first, and complete_entry before
  * complete_entry_signed, as the ones after them call them.
  */
 const FUNCTION_FILES = [
   'rules/access-keys/access-key-lapse.sql',
   'rules/events/open-event.sql',
+  'rules/events/event-time.sql',
+  'rules/events/seconds-between.sql',
   'rules/opening/open-attempt.sql',
   'rules/journal/complete-entry.sql',
   'rules/journal/complete-entry-signed.sql',
+  'rules/positions/apply-position-report.sql',
   'rules/events/events-notify.sql',
 ];
 

@@ -1,8 +1,10 @@
+import { positionBundleSchema } from '../../../shared/protocol/positions.js';
 import { type DeviceChannel, parseDeviceTopic } from '../../../shared/protocol/topics.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { databaseOutage } from '../../foundation/db/database-outage.js';
 import { DeviceStates } from '../../rules/devices/device-states.js';
 import { AckJournal } from '../../rules/journal/ack-journal.js';
+import { PositionReports } from '../../rules/positions/position-reports.js';
 import { UpdateDelivery } from '../../rules/rollouts/update-delivery.js';
 import type { CommandWaiters } from './command-waiters.js';
 import { DeviceKeys } from './device-keys.js';
@@ -24,7 +26,7 @@ const MAX_PAYLOAD_BYTES = 16 * 1024;
 export class DeviceMessages {
   readonly #deps: DeviceMessageContext;
   readonly #queues = new Map<string, Promise<void>>();
-  /** Position reports being applied, per device, each after the messages that came before it. */
+  /** Position reports being checked and handed on, per device, each after the messages that came before it. */
   readonly #positions = new Map<string, Promise<void>>();
 
   /** `updates`: by default one that never sends (suites of the messages alone). */
@@ -39,6 +41,7 @@ export class DeviceMessages {
       updates,
       keys: new DeviceKeys(ctx),
       acks: new AckJournal(ctx),
+      positions: new PositionReports(ctx),
       states: new DeviceStates(ctx.db, ctx.clock),
     };
   }
@@ -72,17 +75,37 @@ export class DeviceMessages {
       log.warn({ deviceId, channel }, 'dropped a message that is not JSON');
       return DROPPED;
     }
-    if (channel === 'ack' && isPositionReport(body)) return this.#acceptPosition(deviceId, body);
+    if (channel === 'ack' && typeOf(body) === 'position') return this.#acceptPosition(deviceId, body);
+    if (channel === 'ack' && typeOf(body) === 'positions') return this.#acceptPositions(deviceId, body);
     return this.#enqueue(deviceId, () => this.#handle(channel, deviceId, body));
   };
 
   /**
-   * A position report is taken at once and applied after every message of its device received before it (so
+   * A position report is taken at once and handed on after every message of its device received before it (so
    * after the acknowledgement of the opening that moved the gate), but nothing received after it waits for it:
    * a broker hands a controller's packets over one after another, and applying a report must not hold up the
-   * acknowledgement of the controller's next opening (docs/design.md section 7.5). A report lost to a failure
-   * here loses a step at most; the position comes again with the controller's next connect.
+   * acknowledgement of the controller's next opening (docs/design.md section 7.5). Reports of a device are handed
+   * on in the order received, and applied in that order with others in one statement
+   * (cloud/rules/positions/position-reports.ts). A report lost to a failure here loses a step at most; the
+   * position comes again with the controller's next connect.
    */
+  /**
+   * Several reports in one message (shared/protocol/positions.ts): each taken as if it had come alone, in the
+   * order they are listed. The envelope must name the device of its topic; what is in it is each report's own
+   * business, checked as every report is.
+   */
+  #acceptPositions(deviceId: string, body: unknown): Promise<void> {
+    const parsed = positionBundleSchema.safeParse(body);
+    if (!parsed.success || parsed.data.device_id !== deviceId) {
+      const { ctx } = this.#deps;
+      ctx.log.warn({ deviceId, named: parsed.data?.device_id }, 'dropped a message of position reports');
+      ctx.metrics.positionReport(parsed.success ? 'foreign' : 'malformed');
+      return DROPPED;
+    }
+    for (const report of parsed.data.reports) void this.#acceptPosition(deviceId, report);
+    return DROPPED;
+  }
+
   #acceptPosition(deviceId: string, body: unknown): Promise<void> {
     const before = Promise.all([this.#queues.get(deviceId), this.#positions.get(deviceId)]);
     const next = before
@@ -98,11 +121,14 @@ export class DeviceMessages {
     return DROPPED;
   }
 
-  /** Resolves once every message received so far has been handled. */
+  /** Resolves once every message received so far has been handled, position reports applied. */
   async idle(): Promise<void> {
-    while (this.#queues.size > 0 || this.#positions.size > 0) {
-      await Promise.all([...this.#queues.values(), ...this.#positions.values()]);
-    }
+    do {
+      while (this.#queues.size > 0 || this.#positions.size > 0) {
+        await Promise.all([...this.#queues.values(), ...this.#positions.values()]);
+      }
+      await this.#deps.positions.settled();
+    } while (this.#queues.size > 0 || this.#positions.size > 0);
   }
 
   #handle(channel: DeviceChannel, deviceId: string, body: unknown): Promise<void> {
@@ -162,8 +188,9 @@ export class DeviceMessages {
 
 const DROPPED = Promise.resolve();
 
-function isPositionReport(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'position';
+/** A message's `type`: position reports have one, acknowledgements none. */
+function typeOf(body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
 }
 
 function unreachable(value: never): never {

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CloudContext } from '../../../foundation/context.js';
 import type { DeviceStates } from '../../../rules/devices/device-states.js';
 import type { AckJournal } from '../../../rules/journal/ack-journal.js';
+import type { PositionReports } from '../../../rules/positions/position-reports.js';
 import type { UpdateDelivery } from '../../../rules/rollouts/update-delivery.js';
 import type { CommandWaiters } from '../command-waiters.js';
 import type { DeviceKeys } from '../device-keys.js';
@@ -13,6 +14,8 @@ export interface DeviceMessageContext {
   waiters: CommandWaiters;
   /** Acknowledgements into the journal, many controllers' in one commit (docs/design.md section 5.1). */
   acks: AckJournal;
+  /** Position reports onto their objects and openings, many in one statement (docs/design.md section 7.5). */
+  positions: PositionReports;
   /** Devices' `state` reports, many devices' in one statement (docs/design.md section 7.3). */
   states: DeviceStates;
   /** Rollouts' update commands, sent at once to a controller that comes online (docs/design.md section 12.4.2). */

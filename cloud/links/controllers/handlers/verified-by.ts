@@ -9,10 +9,10 @@ import type { DeviceMessageContext } from './handler.js';
 export async function verifiedBy(
   keys: DeviceMessageContext['keys'],
   deviceId: string,
-  verify: (key: VerifyKey) => boolean,
+  verify: (key: VerifyKey) => boolean | Promise<boolean>,
 ): Promise<boolean> {
   const remembered = await keys.forDevice(deviceId);
-  if (remembered && verify(remembered)) return true;
+  if (remembered && (await verify(remembered))) return true;
   const stored = await keys.forDevice(deviceId, { fresh: true });
-  return stored !== null && verify(stored);
+  return stored !== null && (await verify(stored));
 }
