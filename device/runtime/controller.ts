@@ -151,6 +151,7 @@ export class Controller {
     });
     this.outbox = new Outbox({
       dir: config.outbox_dir,
+      deviceId: config.device_id,
       topic: topic('ack'),
       publisher: this.session,
       now,

@@ -1,7 +1,12 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Ack, ackSchema } from '../../shared/protocol/messages.js';
-import { type PositionReport, positionReportSchema } from '../../shared/protocol/positions.js';
+import {
+  bundlePayload,
+  MAX_BUNDLED_REPORTS,
+  type PositionReport,
+  positionReportSchema,
+} from '../../shared/protocol/positions.js';
 import { AppendLog } from '../append-log.js';
 import { syncDirectory } from '../files.js';
 
@@ -14,12 +19,21 @@ export interface Publisher {
 
 export interface OutboxOptions {
   dir: string;
+  /** The controller's id, named by a message that carries several reports. */
+  deviceId: string;
   /** The device's `ack` topic. */
   topic: string;
   publisher: Publisher;
   now: () => number;
   log?: (line: string) => void;
   onSize?: (size: number) => void;
+  /**
+   * How long a report waits for others to travel with it in one message (ms, default REPORT_LINGER_MS; 0 sends
+   * each at once, alone). Acknowledgements never wait.
+   */
+  reportLingerMs?: number;
+  /** Replaces setTimeout and clearTimeout for the reports' linger (tests). */
+  timers?: { set(run: () => void, ms: number): unknown; clear(timer: unknown): void };
   /** When the log is rewritten (bytes); the defaults suit a controller, tests make them small. */
   compaction?: {
     /** Once everything is sent, a log larger than this is emptied (default 64 KiB). */
@@ -37,6 +51,18 @@ export const OUTBOX_LOG = 'outbox.log';
 
 /** How long a lazy record (a position report) may wait for a durable write to take it to the disk. */
 export const LAZY_FLUSH_MS = 1000;
+
+/**
+ * How long a position report waits in the outbox for others (docs/design.md section 12.5): reports made within
+ * it travel in one message, so that a burst of changes costs the broker and the cloud one message, not one each.
+ * A gate's position reaching the cloud a tenth of a second later is unseen.
+ */
+export const REPORT_LINGER_MS = 100;
+
+const REAL_TIMERS = {
+  set: (run: () => void, ms: number) => setTimeout(run, ms),
+  clear: (timer: unknown) => clearTimeout(timer as ReturnType<typeof setTimeout>),
+};
 
 /** What travels on the device's `ack` topic: acknowledgements and position reports (docs/design.md 7.5). */
 export type OutboxMessage = Ack | PositionReport;
@@ -56,6 +82,8 @@ interface Entry {
   sending?: boolean;
   /** A file of a previous version's outbox, removed once sent (instead of a `D` record). */
   legacyFile?: string;
+  /** A position report: it may wait for others and travel with them (REPORT_LINGER_MS). */
+  report?: boolean;
 }
 
 /**
@@ -84,6 +112,8 @@ export class Outbox {
   #stopped = false;
   /** The timer that writes lazy records out if no durable one takes them first. */
   #lazyFlush: ReturnType<typeof setTimeout> | null = null;
+  /** The timer at the end of which the reports waiting are sent. */
+  #linger: unknown = null;
 
   constructor(options: OutboxOptions) {
     this.#options = options;
@@ -117,6 +147,7 @@ export class Outbox {
     this.#stopped = true;
     if (this.#lazyFlush) clearTimeout(this.#lazyFlush);
     this.#lazyFlush = null;
+    this.#cancelLinger();
     await this.#settled();
     await this.#log.close();
   }
@@ -129,7 +160,12 @@ export class Outbox {
    * opening never waits behind it.
    */
   async put(message: OutboxMessage, options: { lazy?: boolean } = {}): Promise<void> {
-    const entry: Entry = { key: outboxKey(message), payload: JSON.stringify(message), durable: false };
+    const entry: Entry = {
+      key: outboxKey(message),
+      payload: JSON.stringify(message),
+      durable: false,
+      report: 'type' in message,
+    };
     // In the list before the record is written, so that a compaction asked for meanwhile keeps it.
     this.#entries.push(entry);
     try {
@@ -146,17 +182,62 @@ export class Outbox {
 
   /**
    * Sends everything waiting that is not on its way yet, oldest first, each without waiting for the answer to
-   * the one before: one connection delivers them in the order sent. A send fails when the connection drops,
-   * and with it every one after it; the next call (after reconnecting) sends them again, in order. Resolves
-   * once every send started so far is answered or failed.
+   * the one before: one connection delivers them in the order sent. Reports wait REPORT_LINGER_MS for others
+   * and then travel together (`sendReports`); an acknowledgement never waits for them, so one may overtake a
+   * report written before it, never the other way round. A send fails when the connection drops, and with it
+   * every one after it; the next call (after reconnecting) sends them again. Resolves once every send started
+   * so far is answered or failed.
    */
   flush(): Promise<void> {
+    const lingerMs = this.#options.reportLingerMs ?? REPORT_LINGER_MS;
     for (const entry of this.#entries) {
       // One not yet on disk is sent by the flush its `put` starts once it is.
       if (!entry.durable || this.#stopped || !this.#options.publisher.connected) break;
-      if (!entry.sending) this.#send(entry);
+      if (entry.sending) continue;
+      if (entry.report && lingerMs > 0) this.#lingerReports(lingerMs);
+      else if (entry.report) this.#sendReports();
+      else this.#send([entry], entry.payload);
     }
     return this.#settled();
+  }
+
+  #lingerReports(lingerMs: number): void {
+    if (this.#linger !== null) return;
+    const timers = this.#options.timers ?? REAL_TIMERS;
+    this.#linger = timers.set(() => {
+      this.#linger = null;
+      this.#sendReports();
+    }, lingerMs);
+  }
+
+  #cancelLinger(): void {
+    if (this.#linger === null) return;
+    (this.#options.timers ?? REAL_TIMERS).clear(this.#linger);
+    this.#linger = null;
+  }
+
+  /**
+   * Sends the reports waiting, in the order written, up to MAX_BUNDLED_REPORTS in each message: a lone report as
+   * it is, several as one `positions` message (shared/protocol/positions.ts) made of their signed texts.
+   */
+  #sendReports(): void {
+    this.#cancelLinger();
+    const waiting: Entry[] = [];
+    for (const entry of this.#entries) {
+      if (!entry.durable || this.#stopped || !this.#options.publisher.connected) break;
+      if (entry.report && !entry.sending) waiting.push(entry);
+    }
+    for (let i = 0; i < waiting.length; i += MAX_BUNDLED_REPORTS) {
+      const group = waiting.slice(i, i + MAX_BUNDLED_REPORTS);
+      const payload =
+        group.length === 1
+          ? group[0]!.payload
+          : bundlePayload(
+              this.#options.deviceId,
+              group.map((entry) => entry.payload),
+            );
+      this.#send(group, payload);
+    }
   }
 
   #flushSoon(): void {
@@ -170,13 +251,17 @@ export class Outbox {
     this.#lazyFlush.unref?.();
   }
 
-  #send(entry: Entry): void {
-    entry.sending = true;
-    const sent = this.#options.publisher.publish(this.#options.topic, entry.payload, { qos: 1 }).then(
-      () => this.#forget(entry),
+  /** Publishes `payload`, which carries `entries`; each is forgotten once the broker has it. */
+  #send(entries: Entry[], payload: string): void {
+    for (const entry of entries) entry.sending = true;
+    const sent = this.#options.publisher.publish(this.#options.topic, payload, { qos: 1 }).then(
+      async () => {
+        for (const entry of entries) await this.#forget(entry);
+      },
       (error: Error) => {
-        entry.sending = false;
-        this.#options.log?.(`outbox: ${entry.key} not sent yet: ${error.message}`);
+        for (const entry of entries) entry.sending = false;
+        const what = entries.length === 1 ? entries[0]!.key : `${entries.length} reports`;
+        this.#options.log?.(`outbox: ${what} not sent yet: ${error.message}`);
       },
     );
     this.#inFlight.add(sent);
@@ -245,10 +330,10 @@ export class Outbox {
  * synced one) are counted and ignored.
  */
 export function replay(lines: readonly string[]): {
-  entries: { key: string; payload: string }[];
+  entries: { key: string; payload: string; report: boolean }[];
   skipped: number;
 } {
-  const entries: ({ key: string; payload: string } | null)[] = [];
+  const entries: ({ key: string; payload: string; report: boolean } | null)[] = [];
   /** key -> indexes in `entries` still waiting, oldest first. */
   const waiting = new Map<string, number[]>();
   let skipped = 0;
@@ -265,7 +350,7 @@ export function replay(lines: readonly string[]): {
       const indexes = waiting.get(key) ?? [];
       indexes.push(entries.length);
       waiting.set(key, indexes);
-      entries.push({ key, payload });
+      entries.push({ key, payload, report: 'type' in parsed });
     } else if (line.startsWith('D ')) {
       const index = waiting.get(line.slice(2))?.shift();
       if (index !== undefined) entries[index] = null;

@@ -7,6 +7,7 @@ import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type Ack, ackSchema, type DeviceState, stateSchema } from '../../shared/protocol/messages.js';
 import {
   type PositionReport,
+  positionBundleSchema,
   positionReportSchema,
   verifyPositionReport,
 } from '../../shared/protocol/positions.js';
@@ -17,14 +18,21 @@ import { AedesBroker } from './aedes-broker.js';
 import { FakeSensorClock } from './fake-sensor-clock.js';
 import { command, DEVICE_ID, keys, makeConfig, tempDir } from './fixtures.js';
 
-/** Plays the cloud: everything on the device's `ack` topic, acknowledgements and reports, in arrival order. */
+/**
+ * Plays the cloud: everything on the device's `ack` topic, acknowledgements and reports (alone or several in one
+ * message), in arrival order.
+ */
 async function cloudClient(url: string) {
   const client: MqttClient = await connectAsync(url, { clientId: 'cloud', reconnectPeriod: 100 });
   const onAck: (Ack | PositionReport)[] = [];
   const states: DeviceState[] = [];
   client.on('message', (topic, payload) => {
     const body = JSON.parse(payload.toString());
-    if (topic.endsWith('/ack'))
+    if (topic.endsWith('/ack') && body.type === 'positions')
+      onAck.push(
+        ...positionBundleSchema.parse(body).reports.map((report) => positionReportSchema.parse(report)),
+      );
+    else if (topic.endsWith('/ack'))
       onAck.push(body.type === 'position' ? positionReportSchema.parse(body) : ackSchema.parse(body));
     if (topic.endsWith('/state')) states.push(stateSchema.parse(body));
   });

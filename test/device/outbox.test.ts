@@ -13,7 +13,11 @@ import {
 } from '../../device/runtime/outbox.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
 import { type Ack, PROTOCOL_VERSION } from '../../shared/protocol/messages.js';
-import { type PositionReport, signPositionReport } from '../../shared/protocol/positions.js';
+import {
+  type PositionReport,
+  positionBundleSchema,
+  signPositionReport,
+} from '../../shared/protocol/positions.js';
 import { signAck } from '../../shared/protocol/signing.js';
 import { DEVICE_ID, fakeClock, keys, tempDir } from './fixtures.js';
 
@@ -108,6 +112,9 @@ describe('outbox', () => {
   const outbox = (publisher: Publisher, options: Partial<OutboxOptions> = {}) => {
     const created = new Outbox({
       dir,
+      deviceId: DEVICE_ID,
+      // Each report at once, alone, unless a test says otherwise (the linger has tests of its own).
+      reportLingerMs: 0,
       topic: 'test/dev/D0123456789/ack',
       publisher,
       now: clock.now,
@@ -315,6 +322,90 @@ describe('outbox', () => {
     expect(await countWaiting(dir)).toBe(1);
   });
 
+  /** Timers the test runs by hand: the reports' linger. */
+  const handTimers = () => {
+    const due: (() => void)[] = [];
+    return {
+      timers: {
+        set: (run: () => void) => due.push(run),
+        clear: (timer: unknown) => {
+          due[(timer as number) - 1] = () => undefined;
+        },
+      },
+      /** Runs every timer set so far, as if its time had come. */
+      fire: () => {
+        for (const run of due.splice(0)) run();
+      },
+    };
+  };
+
+  it('lets reports wait for others and sends them in one message, while acknowledgements go at once', async () => {
+    const publisher = new FakePublisher();
+    const { timers, fire } = handTimers();
+    const box = await started(publisher, { reportLingerMs: 100, timers });
+    const [opened, a, closed, b] = [report('open'), ack(), report('closed'), ack()];
+    await box.put(opened, { lazy: true });
+    await box.put(a);
+    await box.put(closed, { lazy: true });
+    await box.put(b);
+    await box.flush();
+    expect(keysOf(publisher.sent)).toEqual([`ack ${a.command_id}`, `ack ${b.command_id}`]);
+
+    fire();
+    await box.flush();
+    expect(publisher.sent).toHaveLength(3);
+    const bundle = positionBundleSchema.parse(JSON.parse(publisher.sent[2]!));
+    expect(bundle.device_id).toBe(DEVICE_ID);
+    // The signed texts as they were made: each verifies on its own.
+    expect(bundle.reports).toEqual([opened, closed]);
+    expect(box.size).toBe(0);
+    await box.stop();
+    expect(await countWaiting(dir)).toBe(0);
+  });
+
+  it('sends a lone report as it is, and at most 32 reports in one message', async () => {
+    const publisher = new FakePublisher();
+    const { timers, fire } = handTimers();
+    const box = await started(publisher, { reportLingerMs: 100, timers });
+    const alone = report('open');
+    await box.put(alone, { lazy: true });
+    fire();
+    await box.flush();
+    expect(publisher.sent.map((payload) => JSON.parse(payload))).toEqual([alone]);
+
+    const burst = Array.from({ length: 40 }, (_, i) => report(i % 2 === 0 ? 'closed' : 'open'));
+    for (const each of burst) await box.put(each, { lazy: true });
+    fire();
+    await box.flush();
+    const bundles = publisher.sent.slice(1).map((payload) => positionBundleSchema.parse(JSON.parse(payload)));
+    expect(bundles.map((bundle) => bundle.reports.length)).toEqual([32, 8]);
+    expect(bundles.flatMap((bundle) => bundle.reports)).toEqual(burst);
+    expect(Math.max(...publisher.sent.map((payload) => Buffer.byteLength(payload)))).toBeLessThan(16 * 1024);
+  });
+
+  it('sends the reports of a message that failed again after a reconnect, and waits for none while offline', async () => {
+    const publisher = new FakePublisher();
+    const { timers, fire } = handTimers();
+    const box = await started(publisher, { reportLingerMs: 100, timers });
+    const reports = [report('open'), report('closed')];
+    for (const each of reports) await box.put(each, { lazy: true });
+    publisher.onPublish = () => {
+      throw new Error('the connection to the broker closed');
+    };
+    fire();
+    await box.flush();
+    expect(publisher.sent).toEqual([]);
+    expect(box.size).toBe(2);
+
+    publisher.onPublish = () => undefined;
+    publisher.connected = true;
+    await box.flush();
+    fire();
+    await box.flush();
+    expect(positionBundleSchema.parse(JSON.parse(publisher.sent[0]!)).reports).toEqual(reports);
+    expect(box.size).toBe(0);
+  });
+
   it('reads a log written before reports existed, and confirms a report by its id', async () => {
     const a = ack();
     const r = report();
@@ -368,7 +459,7 @@ describe('outbox', () => {
     const duplicate = JSON.stringify(ack('11111111-1111-4111-8111-111111111111', 'refused'));
     const lines = [`P ${opened}`, `P ${duplicate}`, 'D 11111111-1111-4111-8111-111111111111', 'not a record'];
     expect(replay(lines)).toEqual({
-      entries: [{ key: '11111111-1111-4111-8111-111111111111', payload: duplicate }],
+      entries: [{ key: '11111111-1111-4111-8111-111111111111', payload: duplicate, report: false }],
       skipped: 1,
     });
   });
