@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Lifecycle } from '../../shared/lifecycle/lifecycle.js';
 import { POSITIONS, type Position } from '../../shared/protocol/positions.js';
@@ -33,7 +34,7 @@ export class SensorSet {
   ) {
     const clock = overrides.sensorClock;
     const sensors: PositionSensor[] = [];
-    let memory: GateMemory | undefined;
+    let memory: RememberedGates | undefined;
     for (const object of config.objects) {
       const sensor = object.sensor;
       if (!sensor) continue;
@@ -57,13 +58,16 @@ export class SensorSet {
       }
     }
     this.sensors = sensors;
-    this.#lifecycle = new Lifecycle(
-      sensors.map((sensor) => ({
+    const kept = memory;
+    this.#lifecycle = new Lifecycle([
+      // First, so stopped last: the sensors' last changes are written before the controller stops.
+      ...(kept ? [{ name: 'simulated gates', start: async () => {}, stop: () => kept.settled() }] : []),
+      ...sensors.map((sensor) => ({
         name: `sensor of ${sensor.object}`,
         start: () => sensor.start(),
         stop: () => sensor.stop(),
       })),
-    );
+    ]);
   }
 
   sensorOf(object: string): PositionSensor | undefined {
@@ -79,16 +83,33 @@ export class SensorSet {
   }
 }
 
-/** The state folder's file of simulated gates' positions. */
-export const SIMULATED_GATES = 'simulated-gates.json';
-
 function isPulseSource(driver: Driver): driver is Driver & PulseSource {
   return typeof (driver as Partial<PulseSource>).watch === 'function';
 }
 
-/** The simulated gates' positions in one small file, read once and rewritten on each change. */
-function gateMemory(file: string): GateMemory {
+/** The state folder's file of simulated gates' positions. */
+export const SIMULATED_GATES = 'simulated-gates.json';
+
+interface RememberedGates extends GateMemory {
+  /** Resolves once the latest change is on disk. */
+  settled(): Promise<void>;
+}
+
+/**
+ * How often at most the simulated gates' file is rewritten. It is for restarts only: a controller that stops
+ * writes it out first, and one that crashes forgets at most this much of its simulation.
+ */
+const GATE_MEMORY_WRITE_MS = 1000;
+
+/**
+ * The simulated gates' positions in one small file, read once and rewritten in the background, at most once a
+ * GATE_MEMORY_WRITE_MS with the latest positions, so that a burst of changes costs one write, and the
+ * controller's event loop never waits on the disk for a simulation.
+ */
+function gateMemory(file: string): RememberedGates {
   let gates: Record<string, Position> | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let writing: Promise<void> = Promise.resolve();
   const load = (): Record<string, Position> => {
     if (gates) return gates;
     gates = {};
@@ -102,17 +123,31 @@ function gateMemory(file: string): GateMemory {
     }
     return gates;
   };
+  const writeOut = () => {
+    timer = null;
+    const text = `${JSON.stringify(gates)}\n`;
+    writing = writing
+      .then(async () => {
+        await writeFile(`${file}.tmp`, text);
+        await rename(`${file}.tmp`, file);
+      })
+      .catch(() => {
+        // A simulation that forgets its gate after a restart starts closed; nothing else depends on it.
+      });
+  };
   return {
     read: (object) => load()[object] ?? null,
     write: (object, position) => {
-      const all = { ...load(), [object]: position };
-      gates = all;
-      try {
-        writeFileSync(`${file}.tmp`, `${JSON.stringify(all)}\n`);
-        renameSync(`${file}.tmp`, file);
-      } catch {
-        // A simulation that forgets its gate after a restart starts closed; nothing else depends on it.
+      gates = { ...load(), [object]: position };
+      timer ??= setTimeout(writeOut, GATE_MEMORY_WRITE_MS);
+      timer.unref?.();
+    },
+    settled: async () => {
+      if (timer) {
+        clearTimeout(timer);
+        writeOut();
       }
+      await writing;
     },
   };
 }
