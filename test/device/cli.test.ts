@@ -258,4 +258,37 @@ describe('gatelink-device status and test', () => {
     expect(printed).toContainEqual(expect.stringMatching(/^gate \(Main gate\): opened/));
     expect(printed).toContainEqual(expect.stringMatching(/^garage \(Garage\): FAILED relay_fault/));
   });
+
+  it("reads each gate's sensor, and says when the gate was seen moving or that it was not", async () => {
+    const { cloud, device } = keys();
+    const configFile = join(dir, 'device.json');
+    await writeFile(
+      configFile,
+      await configJson(dir, cloud, device, [
+        {
+          id: 'gate',
+          label: 'Main gate',
+          kind: 'simulated',
+          pulse_ms: 0,
+          sensor: { type: 'simulated', mode: 'toggle', open_after_ms: 10 },
+        },
+        {
+          id: 'side',
+          label: 'Side gate',
+          kind: 'simulated',
+          pulse_ms: 0,
+          sensor: { type: 'simulated', mode: 'toggle', open_after_ms: 10, stuck: true },
+        },
+      ]),
+    );
+    const code = await testCommand({ configPath: configFile, moveWaitMs: 300, print: (l) => printed.push(l) });
+    expect(code).toBe(1);
+    expect(printed).toContain('gate (Main gate): gate closed');
+    expect(printed).toContainEqual(expect.stringMatching(/^gate \(Main gate\): gate seen open after \d+\.\d s$/));
+    expect(printed).toContain('side (Side gate): gate closed');
+    expect(printed).toContainEqual(
+      expect.stringMatching(/^side \(Side gate\): FAILED gate not seen moving within 0\.3 s: check the sensor's wiring/),
+    );
+    expect(printed.at(-1)).toBe('1 of 2 object(s) failed.');
+  });
 });
