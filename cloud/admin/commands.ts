@@ -290,6 +290,23 @@ export const COMMANDS: readonly AdminCommand[] = [
     },
   },
   {
+    name: 'receipts check',
+    args: 'DEVICE-ID',
+    help: "check every receipt chain of a controller's barrier in full now (the customer's page shows the verdict)",
+    async run({ connection, arg }) {
+      const id = deviceId(arg, 'receipts check');
+      const answer = await call(connection, 'POST', `/ops/devices/${id}/receipts/check`);
+      const chains = answer.chains as Row[];
+      const lines = chains.map((chain) =>
+        chain.intact
+          ? `Customer ${chain.customer_id}: intact, ${chain.entries} sealed entries checked from the first.`
+          : `Customer ${chain.customer_id}: BROKEN at entry ${chain.broken_entry ?? '(missing)'} (place ${chain.broken_seq}): ${chain.reason}.`,
+      );
+      if (lines.length === 0) lines.push(`No entry of ${id} is sealed yet: there is no chain to check.`);
+      return { answer, text: () => lines.join('\n') };
+    },
+  },
+  {
     name: 'device remove',
     args: 'DEVICE-ID',
     help: 'retire a controller: its keys revoked, its broker account removed, never pairable again',

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
@@ -25,6 +25,7 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { newDeviceId } from '../support/fake-device.js';
+import { runProgram } from '../support/program-run.js';
 
 /**
  * The journal's receipts (docs/design.md section 5.3, docs/receipts.md): entries sealed once final, one chain
@@ -39,6 +40,8 @@ let client: BrowserClient;
 let tmp: string;
 
 const HOUR = 3_600_000;
+const ROOT = resolve(import.meta.dirname, '../..');
+const ADMIN = resolve(ROOT, 'bin/gatelink-admin.mjs');
 const VERIFIER_MARK = '<!-- verify_receipts.py';
 
 beforeAll(async () => {
@@ -504,6 +507,39 @@ describe('tampering', () => {
     });
     const page = visibleText((await client.get(`/barriers/${on.deviceId}`)).html);
     expect(page).toContain(`broken at entry ${ids[2]}: its content does not match its hash`);
+  });
+
+  it('the operator checks a barrier in full on demand: gatelink-admin receipts check', async () => {
+    const { on, ids } = await sealedGate();
+    const admin = (args: string[]) => {
+      const { OPERATOR_TOKEN: _token, GATELINK_URL: _url, ...env } = process.env;
+      return runProgram([ADMIN, '--url', cloud.baseUrl, '--token', cloud.operatorToken, ...args], {
+        cwd: ROOT,
+        env,
+      });
+    };
+    const intact = await admin(['receipts', 'check', on.deviceId]);
+    expect(intact.code, intact.stderr).toBe(0);
+    expect(intact.stdout).toContain(
+      `Customer ${customerId}: intact, 5 sealed entries checked from the first.`,
+    );
+
+    await cloud.ctx.db
+      .updateTable('journal')
+      .set({ actor: 'Someone else' })
+      .where('id', '=', ids[3]!)
+      .execute();
+    const broken = await admin(['receipts', 'check', on.deviceId]);
+    expect(broken.code, broken.stderr).toBe(0);
+    expect(broken.stdout).toContain(
+      `Customer ${customerId}: BROKEN at entry ${ids[3]} (place 4): its content does not match its hash.`,
+    );
+    const page = visibleText((await client.get(`/barriers/${on.deviceId}`)).html);
+    expect(page).toContain(`broken at entry ${ids[3]}: its content does not match its hash`);
+
+    const unknown = await admin(['receipts', 'check', 'D0000000000']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No controller D0000000000');
   });
 
   it('[attack:receipts.deleted-entry] an entry deleted from the database breaks the chain at the next one', async () => {

@@ -15,7 +15,7 @@ import type { OperatorApiContext } from './operator-api-context.js';
  * The operator's side of a controller's life (docs/design.md section 9.1), behind the operator bearer of
  * `opsRoutes`: issuing a pairing code, retiring a record, replacing a broken controller by a new one.
  */
-const deviceParams = z.object({
+export const deviceParams = z.object({
   id: z.string().refine(isDeviceId, { message: 'id is not a device id.' }),
 });
 const replaceBody = z.strictObject({

@@ -26,6 +26,7 @@ import { deviceLifecycleRoutes } from './device-lifecycle-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import type { OperatorApiContext } from './operator-api-context.js';
 import { requireOperatorToken } from './operator-bearer.js';
+import { receiptsRoutes } from './receipts-routes.js';
 import { releaseRoutes } from './release-routes.js';
 
 /**
@@ -165,5 +166,6 @@ export async function opsRoutes(
 
   await eventsRoutes(app, ctx);
   await deviceLifecycleRoutes(app, { ctx, accounts: options.accounts });
+  await receiptsRoutes(app, ctx);
   await app.register(releaseRoutes, { ctx });
 }

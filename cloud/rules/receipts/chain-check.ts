@@ -49,6 +49,28 @@ export async function checkChains(ctx: CloudContext, options: { full?: boolean }
   return due.length + fresh.length;
 }
 
+/**
+ * Every chain of a controller's barrier (one per owner it had), checked in full now: what an operator asks for
+ * (`gatelink-admin receipts check`), after a restore or a suspicion, without waiting for the daily pass.
+ */
+export async function checkDeviceChains(
+  ctx: CloudContext,
+  deviceId: string,
+): Promise<{ customerId: number; verdict: ChainVerdict }[]> {
+  const chains = await ctx.db
+    .selectFrom('journal_chains')
+    .select('customer_id')
+    .where('device_id', '=', deviceId)
+    .orderBy('customer_id')
+    .execute();
+  const checked: { customerId: number; verdict: ChainVerdict }[] = [];
+  for (const chain of chains) {
+    const verdict = await checkChain(ctx, { deviceId, customerId: chain.customer_id }, { full: true });
+    if (verdict) checked.push({ customerId: chain.customer_id, verdict });
+  }
+  return checked;
+}
+
 export async function checkChain(
   ctx: CloudContext,
   chain: ChainId,
