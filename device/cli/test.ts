@@ -69,7 +69,8 @@ export async function testCommand(options: TestOptions): Promise<number> {
       }
       const moved = await moving.seen;
       const waited = seconds(options.moveWaitMs ?? MOVE_WAIT_MS);
-      if (moved) print(`${object.id} (${object.label}): gate seen ${moved.position} after ${seconds(moved.afterMs)}`);
+      if (moved)
+        print(`${object.id} (${object.label}): gate seen ${moved.position} after ${seconds(moved.afterMs)}`);
       else {
         failures++;
         print(

@@ -281,13 +281,21 @@ describe('gatelink-device status and test', () => {
         },
       ]),
     );
-    const code = await testCommand({ configPath: configFile, moveWaitMs: 300, print: (l) => printed.push(l) });
+    const code = await testCommand({
+      configPath: configFile,
+      moveWaitMs: 300,
+      print: (l) => printed.push(l),
+    });
     expect(code).toBe(1);
     expect(printed).toContain('gate (Main gate): gate closed');
-    expect(printed).toContainEqual(expect.stringMatching(/^gate \(Main gate\): gate seen open after \d+\.\d s$/));
+    expect(printed).toContainEqual(
+      expect.stringMatching(/^gate \(Main gate\): gate seen open after \d+\.\d s$/),
+    );
     expect(printed).toContain('side (Side gate): gate closed');
     expect(printed).toContainEqual(
-      expect.stringMatching(/^side \(Side gate\): FAILED gate not seen moving within 0\.3 s: check the sensor's wiring/),
+      expect.stringMatching(
+        /^side \(Side gate\): FAILED gate not seen moving within 0\.3 s: check the sensor's wiring/,
+      ),
     );
     expect(printed.at(-1)).toBe('1 of 2 object(s) failed.');
   });
