@@ -91,12 +91,14 @@ function nextChange(sensor: PositionSensor, clock: SensorClock, waitMs: number) 
   const since = clock.now();
   let cancel = () => {};
   const seen = new Promise<{ position: Position; afterMs: number } | null>((resolve) => {
-    const timer = clock.setTimeout(() => finish(null), waitMs);
+    // A timer of its own, not the sensor clock's: those do not keep the process alive, and the command must
+    // stay up until the gate moves or the wait ends.
+    const timer = setTimeout(() => finish(null), waitMs);
     const unsubscribe = sensor.onChange((position, settledAt) =>
       finish({ position, afterMs: Math.max(0, settledAt - since) }),
     );
     function finish(change: { position: Position; afterMs: number } | null) {
-      clock.clearTimeout(timer);
+      clearTimeout(timer);
       unsubscribe();
       resolve(change);
     }
