@@ -91,6 +91,8 @@ describe('the hardware guide, "Try it on a laptop"', () => {
 
     const tested = await run(process.execPath, argv(test), { cwd: ROOT, env });
     expect(tested.stdout).toContain('All objects opened.');
+    // The command stays up until the simulated gate is seen moving, 1.5 s after its pulse.
+    expect(tested.stdout).toMatch(/^gate \(Laptop gate\): gate seen open after 1\.\d s$/m);
 
     let output = '';
     daemon = spawn(process.execPath, argv(daemonLine), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
