@@ -54,8 +54,9 @@ interface Handed {
  * Reports checked and written many at a time: those arriving within REPORT_LINGER_MS of each other have their
  * signatures checked together (on libuv's thread pool) and share one statement, in the order received, each
  * applied exactly as alone. The checks wait with them: an Ed25519 verification costs about a twentieth of an
- * opening, and made together a moment later, off the event loop, they leave the openings of that moment alone. A statement the database refuses is
- * applied again report by report, so that one bad report never loses the others.
+ * opening, and made together a moment later, off the event loop, they leave the openings of that moment alone.
+ * A statement the database refuses is applied again report by report, so that one bad report never loses the
+ * others.
  */
 export class PositionReports {
   readonly #ctx: CloudContext;
