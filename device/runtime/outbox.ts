@@ -218,14 +218,17 @@ export class Outbox {
 
   /**
    * Sends the reports waiting, in the order written, up to MAX_BUNDLED_REPORTS in each message: a lone report as
-   * it is, several as one `positions` message (shared/protocol/positions.ts) made of their signed texts.
+   * it is, several as one `positions` message (shared/protocol/positions.ts) made of their signed texts. Only
+   * those ahead of the first acknowledgement not sent yet: a report never goes ahead of one written before it.
    */
   #sendReports(): void {
     this.#cancelLinger();
     const waiting: Entry[] = [];
     for (const entry of this.#entries) {
       if (!entry.durable || this.#stopped || !this.#options.publisher.connected) break;
-      if (entry.report && !entry.sending) waiting.push(entry);
+      if (entry.sending) continue;
+      if (!entry.report) break;
+      waiting.push(entry);
     }
     for (let i = 0; i < waiting.length; i += MAX_BUNDLED_REPORTS) {
       const group = waiting.slice(i, i + MAX_BUNDLED_REPORTS);
