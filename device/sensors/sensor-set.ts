@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Lifecycle } from '../../shared/lifecycle/lifecycle.js';
 import { POSITIONS, type Position } from '../../shared/protocol/positions.js';
 import type { DeviceConfig } from '../config.js';
 import type { Driver } from '../drivers/driver.js';
+import { writeFileAtomic } from '../files.js';
 import { GpioSensor, type InputGpioConstructor } from './gpio-sensor.js';
 import type { PositionSensor, SensorClock } from './position-sensor.js';
 import { type GateMemory, type PulseSource, SimulatedSensor } from './simulated-sensor.js';
@@ -127,10 +127,7 @@ function gateMemory(file: string): RememberedGates {
     timer = null;
     const text = `${JSON.stringify(gates)}\n`;
     writing = writing
-      .then(async () => {
-        await writeFile(`${file}.tmp`, text);
-        await rename(`${file}.tmp`, file);
-      })
+      .then(() => writeFileAtomic(file, text))
       .catch(() => {
         // A simulation that forgets its gate after a restart starts closed; nothing else depends on it.
       });
