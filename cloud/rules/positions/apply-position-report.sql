@@ -29,6 +29,9 @@ declare
   e record;
   v_changed timestamptz := timestamptz 'epoch' + p_changed_at * interval '1 millisecond';
   v_latest bigint;
+  -- The step's event, when the entry it attached to fired its relay: its kind and the step's times.
+  v_type text;
+  v_times jsonb;
 begin
   select device_objects.id, device_objects.position, device_objects.position_report,
          device_objects.left_open_at, device_objects.left_open_entry
@@ -76,46 +79,44 @@ begin
               journal.acked_at
       into e;
     if found and e.acked_at is not null then
-      insert into events (id, company_id, type, data, at, next_attempt_at)
-      select gen_random_uuid(), e.company_id, 'open.gate_opened',
-             (open_event_data(requests.code, requests.ref, e.key_id, e.object_id, e.actor, e.id, null, null)
-               - 'outcome')
-             || jsonb_build_object('relay_at', event_time(e.acked_at), 'opened_at', event_time(v_changed)),
-             p_now, p_now
-        from keys join requests on requests.id = keys.request_id
-       where keys.id = e.key_id;
+      v_type := 'open.gate_opened';
+      v_times := jsonb_build_object('relay_at', event_time(e.acked_at), 'opened_at', event_time(v_changed));
     end if;
-    return 'applied';
+  else
+    -- Closed: the newest unsealed opening of the object seen open and not closed yet.
+    update journal
+       set gate_closed_at = v_changed,
+           gate_reports = coalesce(journal.gate_reports, '[]'::jsonb) || jsonb_build_array(p_report)
+     where journal.id = (
+             select j.id from journal j
+              where j.object_id = o.id and j.chain_seq is null
+                and j.gate_opened_at is not null and j.gate_closed_at is null
+              order by j.id desc limit 1)
+       and journal.chain_seq is null and journal.gate_closed_at is null
+    returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor,
+              journal.acked_at, journal.gate_opened_at
+      into e;
+    if found and e.acked_at is not null then
+      v_type := 'open.gate_closed';
+      v_times := jsonb_build_object('relay_at', event_time(e.acked_at),
+                                    'opened_at', event_time(e.gate_opened_at),
+                                    'closed_at', event_time(v_changed),
+                                    'open_for_s', seconds_between(e.gate_opened_at, v_changed));
+    end if;
   end if;
 
-  -- Closed: the newest unsealed opening of the object seen open and not closed yet.
-  update journal
-     set gate_closed_at = v_changed,
-         gate_reports = coalesce(journal.gate_reports, '[]'::jsonb) || jsonb_build_array(p_report)
-   where journal.id = (
-           select j.id from journal j
-            where j.object_id = o.id and j.chain_seq is null
-              and j.gate_opened_at is not null and j.gate_closed_at is null
-            order by j.id desc limit 1)
-     and journal.chain_seq is null and journal.gate_closed_at is null
-  returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor,
-            journal.acked_at, journal.gate_opened_at
-    into e;
-  if found and e.acked_at is not null then
+  if v_type is not null then
     insert into events (id, company_id, type, data, at, next_attempt_at)
-    select gen_random_uuid(), e.company_id, 'open.gate_closed',
+    select gen_random_uuid(), e.company_id, v_type,
            (open_event_data(requests.code, requests.ref, e.key_id, e.object_id, e.actor, e.id, null, null)
-             - 'outcome')
-           || jsonb_build_object('relay_at', event_time(e.acked_at), 'opened_at', event_time(e.gate_opened_at),
-                                 'closed_at', event_time(v_changed),
-                                 'open_for_s', seconds_between(e.gate_opened_at, v_changed)),
+             - 'outcome') || v_times,
            p_now, p_now
       from keys join requests on requests.id = keys.request_id
      where keys.id = e.key_id;
   end if;
 
   -- A gate that was left open has its alert cleared, and the company whose opening left it open is told.
-  if o.left_open_at is not null then
+  if p_position = 'closed' and o.left_open_at is not null then
     update device_objects set left_open_at = null, left_open_entry = null where device_objects.id = o.id;
     insert into events (id, company_id, type, data, at, next_attempt_at)
     select gen_random_uuid(), journal.company_id, 'gate.closed',
