@@ -2,8 +2,12 @@ import { loadConfig } from '../config.js';
 import { openSafely } from '../drivers/driver.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { readStatus } from '../runtime/status.js';
-import type { Position, PositionSensor, SensorClock } from '../sensors/position-sensor.js';
-import { realSensorClock } from '../sensors/position-sensor.js';
+import {
+  type Position,
+  type PositionSensor,
+  realSensorClock,
+  type SensorClock,
+} from '../sensors/position-sensor.js';
 import { type SensorOverrides, SensorSet } from '../sensors/sensor-set.js';
 import { cliError } from './cli-error.js';
 import { daemonAlive } from './daemon-running.js';
@@ -44,6 +48,7 @@ export async function testCommand(options: TestOptions): Promise<number> {
   const drivers = new DriverSet(config, { log: print, ...options.overrides });
   const sensors = new SensorSet(config, drivers.drivers, { log: print, ...options.overrides });
   const clock = options.overrides?.sensorClock ?? realSensorClock;
+  const moveWaitMs = options.moveWaitMs ?? MOVE_WAIT_MS;
   let failures = 0;
   try {
     await drivers.start();
@@ -51,7 +56,7 @@ export async function testCommand(options: TestOptions): Promise<number> {
     for (const object of objects) {
       const sensor = sensors.sensorOf(object.id);
       if (sensor) print(`${object.id} (${object.label}): gate ${sensor.current() ?? 'not read'}`);
-      const moving = sensor ? nextChange(sensor, clock, options.moveWaitMs ?? MOVE_WAIT_MS) : null;
+      const moving = sensor ? nextChange(sensor, clock, moveWaitMs) : null;
       const started = Date.now();
       const result = await openSafely(drivers.driverFor(object), object);
       const took = `${Date.now() - started} ms`;
@@ -68,13 +73,12 @@ export async function testCommand(options: TestOptions): Promise<number> {
         continue;
       }
       const moved = await moving.seen;
-      const waited = seconds(options.moveWaitMs ?? MOVE_WAIT_MS);
       if (moved)
         print(`${object.id} (${object.label}): gate seen ${moved.position} after ${seconds(moved.afterMs)}`);
       else {
         failures++;
         print(
-          `${object.id} (${object.label}): FAILED gate not seen moving within ${waited}: check the sensor's wiring and its config (hardware/README.md, "Wiring a gate position sensor")`,
+          `${object.id} (${object.label}): FAILED gate not seen moving within ${seconds(moveWaitMs)}: check the sensor's wiring and its config (hardware/README.md, "Wiring a gate position sensor")`,
         );
       }
     }

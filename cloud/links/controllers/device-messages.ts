@@ -81,15 +81,6 @@ export class DeviceMessages {
   };
 
   /**
-   * A position report is taken at once and handed on after every message of its device received before it (so
-   * after the acknowledgement of the opening that moved the gate), but nothing received after it waits for it:
-   * a broker hands a controller's packets over one after another, and applying a report must not hold up the
-   * acknowledgement of the controller's next opening (docs/design.md section 7.5). Reports of a device are handed
-   * on in the order received, and applied in that order with others in one statement
-   * (cloud/rules/positions/position-reports.ts). A report lost to a failure here loses a step at most; the
-   * position comes again with the controller's next connect.
-   */
-  /**
    * Several reports in one message (shared/protocol/positions.ts): each taken as if it had come alone, in the
    * order they are listed. The envelope must name the device of its topic; what is in it is each report's own
    * business, checked as every report is.
@@ -106,6 +97,15 @@ export class DeviceMessages {
     return DROPPED;
   }
 
+  /**
+   * A position report is taken at once and handed on after every message of its device received before it (so
+   * after the acknowledgement of the opening that moved the gate), but nothing received after it waits for it:
+   * a broker hands a controller's packets over one after another, and applying a report must not hold up the
+   * acknowledgement of the controller's next opening (docs/design.md section 7.5). Reports of a device are handed
+   * on in the order received, and applied in that order with others in one statement
+   * (cloud/rules/positions/position-reports.ts). A report lost to a failure here loses a step at most; the
+   * position comes again with the controller's next connect.
+   */
   #acceptPosition(deviceId: string, body: unknown): Promise<void> {
     const before = Promise.all([this.#queues.get(deviceId), this.#positions.get(deviceId)]);
     const next = before
