@@ -16,6 +16,7 @@ import {
 import { type DatabaseHandle, openDatabase } from './foundation/db/database.js';
 import type { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
+import { Foreground } from './foundation/priority/foreground.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
 import type { PeriodicJob } from './jobs/periodic-job.js';
 import { updateDeliveryJob } from './jobs/update-delivery-job.js';
@@ -166,6 +167,7 @@ export class ContextComponent implements Part {
       ...this.#services,
       db,
       serviceKey: this.#folder.serviceKey,
+      foreground: new Foreground(),
       companyCache: new CompanyCache(clock),
       nonces: new NonceLedger(db, clock),
     };

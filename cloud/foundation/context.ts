@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { CloudConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { CloudMetrics } from './metrics/cloud-metrics.js';
+import type { Foreground } from './priority/foreground.js';
 
 /**
  * What every part of the cloud stands on: configuration, database, clock, logger, the cloud's own key and its
@@ -20,6 +21,8 @@ export interface CloudContext {
   readonly serviceKey: SigningKey;
   /** This instance's Prometheus metrics (docs/design.md section 8.1), its own registry. */
   readonly metrics: CloudMetrics;
+  /** The openings under way on this instance, which background work gives way to (./priority/foreground.ts). */
+  readonly foreground: Foreground;
   /** Settled once the HTTP server listens (the port may be chosen by the system). */
   baseUrl(): string;
 }

@@ -9,7 +9,7 @@ import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { createDevice, pairDevice } from '../../cloud/rules/devices/devices.js';
-import { REPORT_LINGER_MS } from '../../cloud/rules/positions/position-reports.js';
+import { REPORT_HOLD_MAX_MS, REPORT_LINGER_MS } from '../../cloud/rules/positions/position-reports.js';
 import { provision } from '../../device/cli/provision.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
@@ -36,10 +36,16 @@ const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import
 const OBJECTS = 4;
 /**
  * Keys taken in turn, each with the default rate limit (10 openings a minute) and so the rolling-minute count
- * of a real key: the run makes about 2,150 openings in well under a minute, at most 7 per key. With fewer keys
- * and a raised limit, every call would count hundreds of attempts that no real key makes.
+ * of a real key: the run makes about 3,700 openings per barrier in about a minute, at most 8 per key. With fewer
+ * keys and a raised limit, every call would count hundreds of attempts that no real key makes.
  */
-const KEYS = 320;
+const KEYS = 480;
+/**
+ * Untimed openings before each timed run of `open`, with and without reports: more than REPORT_HOLD_MAX_MS of
+ * them, so that reports held back for a pause are applied inside the timed run as they would be under a load
+ * that never stops, and none of their cost slips into the gap after it.
+ */
+const STEADY_WARMUP = 150;
 export async function benchOpen(label: string, serverUrl: string | undefined): Promise<void> {
   const database = await createTestDatabase(serverUrl);
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
@@ -103,8 +109,9 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
         runs.base.push(await measure(bare, insert, { count: count * 2, connections, seconds, warmup }));
         runs.mqtt.push(await mqttBaseline.measure({ count: count * 2, connections, seconds, warmup }));
         runs.floor.push(await measure(floorClient, floorCall, { count, connections, seconds, warmup }));
-        runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
-        runs.sensed.push(await measure(api, openSensed, { count, connections, seconds, warmup }));
+        const steady = { count, connections, seconds, warmup: Math.max(warmup, STEADY_WARMUP) };
+        runs.ours.push(await measure(api, open, steady));
+        runs.sensed.push(await measure(api, openSensed, steady));
       }
       const sensedFigures = combined(runs.sensed);
       const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
@@ -145,8 +152,8 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
  */
 async function stepsSeen(ctx: AssembledContext, deviceId: string): Promise<string> {
   // The last reports wait for others on the controller and in the cloud (REPORT_LINGER_MS each) to travel in one
-  // message and be applied in one statement.
-  await new Promise((resolve) => setTimeout(resolve, 5 * REPORT_LINGER_MS));
+  // message and be applied in one statement, and in the cloud for a pause in the openings.
+  await new Promise((resolve) => setTimeout(resolve, 5 * REPORT_LINGER_MS + REPORT_HOLD_MAX_MS));
   const row = await ctx.db
     .selectFrom('journal')
     .select((eb) => [

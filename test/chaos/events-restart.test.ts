@@ -7,6 +7,7 @@ import type { AssembledContext } from '../../cloud/context.js';
 import { systemClock } from '../../cloud/foundation/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
+import { Foreground } from '../../cloud/foundation/priority/foreground.js';
 import { logMailer } from '../../cloud/links/mail/mailer.js';
 import { CompanyCache } from '../../cloud/rules/call-auth/company-cache.js';
 import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
@@ -58,6 +59,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
         nonces: new NonceLedger(handle.db, systemClock),
         mailer: logMailer(recordingLogger()),
         metrics: new CloudMetrics(),
+        foreground: new Foreground(),
         baseUrl: () => 'http://127.0.0.1',
       };
       return await work(ctx);

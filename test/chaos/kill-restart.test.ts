@@ -8,6 +8,7 @@ import type { AssembledContext } from '../../cloud/context.js';
 import { systemClock } from '../../cloud/foundation/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
+import { Foreground } from '../../cloud/foundation/priority/foreground.js';
 import { logMailer } from '../../cloud/links/mail/mailer.js';
 import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { CompanyCache } from '../../cloud/rules/call-auth/company-cache.js';
@@ -216,6 +217,7 @@ class ChaosSystem {
       nonces: new NonceLedger(handle.db, systemClock),
       mailer: logMailer(recordingLogger()),
       metrics: new CloudMetrics(),
+      foreground: new Foreground(),
       baseUrl: () => this.baseUrl,
     };
     try {

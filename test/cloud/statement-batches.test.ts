@@ -74,4 +74,44 @@ describe('statement batches', () => {
     expect(statements).toEqual([[1], [2]]);
     expect(await Promise.all([first, second])).toEqual([10, 20]);
   });
+
+  it('rows that give way wait past their linger until released, and rows arriving meanwhile join them', async () => {
+    let release!: () => void;
+    const hold = () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    const batches = new StatementBatches(run, {
+      maxRows: 10,
+      maxInFlight: 1,
+      lingerMs: 100,
+      holdUntil: hold,
+    });
+    const first = batches.submit(1);
+    await vi.advanceTimersByTimeAsync(500);
+    const second = batches.submit(2);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(statements).toEqual([]);
+    release();
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+    expect(statements).toEqual([[1, 2]]);
+  });
+
+  it('a full statement and a flush do not wait to be released', async () => {
+    const batches = new StatementBatches(run, {
+      maxRows: 2,
+      maxInFlight: 1,
+      lingerMs: 100,
+      holdUntil: () => new Promise<void>(() => {}),
+    });
+    const full = [batches.submit(1), batches.submit(2)];
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await Promise.all(full)).toEqual([10, 20]);
+    const flushed = batches.submit(3);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(statements).toEqual([[1, 2]]);
+    batches.flush();
+    expect(await flushed).toBe(30);
+    expect(statements).toEqual([[1, 2], [3]]);
+  });
 });

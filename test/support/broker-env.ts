@@ -4,6 +4,7 @@ import { systemClock } from '../../cloud/foundation/clock.js';
 import { loadCloudConfig } from '../../cloud/foundation/config.js';
 import type { Database } from '../../cloud/foundation/db/database.js';
 import { CloudMetrics } from '../../cloud/foundation/metrics/cloud-metrics.js';
+import { Foreground } from '../../cloud/foundation/priority/foreground.js';
 import type { ControllerLink } from '../../cloud/links/controllers/controller-link.js';
 import {
   type ControllerLinkOptions,
@@ -123,6 +124,7 @@ export class BrokerEnv {
       nonces: new NonceLedger(this.db, systemClock),
       mailer: logMailer(this.log),
       metrics: new CloudMetrics(),
+      foreground: new Foreground(),
       baseUrl: () => 'http://127.0.0.1:0',
     };
   }

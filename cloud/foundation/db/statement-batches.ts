@@ -17,6 +17,12 @@ export interface BatchLimits {
    * loop). For rows that nobody waits on: a burst then costs one statement where it would cost one per row.
    */
   lingerMs?: number;
+  /**
+   * Awaited after the linger, before the rows are taken, for rows that give way to other work (position reports
+   * to openings, ../priority/foreground.ts): rows arriving meanwhile join the statement. A full statement's worth
+   * of rows, and a flush, do not wait.
+   */
+  holdUntil?: () => Promise<void>;
 }
 
 interface Waiting<Row, Result> {
@@ -34,6 +40,8 @@ export class StatementBatches<Row, Result> {
   #linger: ReturnType<typeof setTimeout> | null = null;
   /** Set by flush until the rows waiting then have all started: no linger for them. */
   #flushing = false;
+  /** Set while the linger is over and `holdUntil` is awaited. */
+  #holding = false;
 
   constructor(run: (rows: Row[]) => Promise<Result[]>, limits: BatchLimits) {
     this.#run = run;
@@ -56,10 +64,12 @@ export class StatementBatches<Row, Result> {
   #schedule(): void {
     if (this.#scheduled || this.#inFlight >= this.#limits.maxInFlight || this.#queue.length === 0) return;
     const lingerMs = this.#limits.lingerMs ?? 0;
-    if (lingerMs > 0 && !this.#flushing && this.#queue.length < this.#limits.maxRows) {
+    const full = this.#flushing || this.#queue.length >= this.#limits.maxRows;
+    if (!full && this.#holding) return;
+    if (lingerMs > 0 && !full) {
       this.#linger ??= setTimeout(() => {
         this.#linger = null;
-        this.#start();
+        this.#hold();
       }, lingerMs);
       return;
     }
@@ -68,6 +78,21 @@ export class StatementBatches<Row, Result> {
       this.#scheduled = false;
       this.#start();
     });
+  }
+
+  /** The linger is over: starts the rows once `holdUntil` allows, or at once without one. */
+  #hold(): void {
+    const holdUntil = this.#limits.holdUntil;
+    if (!holdUntil) {
+      this.#start();
+      return;
+    }
+    this.#holding = true;
+    const go = () => {
+      this.#holding = false;
+      this.#start();
+    };
+    holdUntil().then(go, go);
   }
 
   #start(): void {

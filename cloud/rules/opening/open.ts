@@ -133,6 +133,21 @@ export class Opener {
     log: FastifyBaseLogger = this.#ctx.log,
   ): Promise<StoredAnswer> {
     const ctx = this.#ctx;
+    const done = ctx.foreground.begin();
+    try {
+      return await this.#openUnderWay(caller, body, commandId, log);
+    } finally {
+      done();
+    }
+  }
+
+  async #openUnderWay(
+    caller: Caller,
+    body: OpenBody,
+    commandId: string,
+    log: FastifyBaseLogger,
+  ): Promise<StoredAnswer> {
+    const ctx = this.#ctx;
     await this.#unwritten.get(caller.company.id);
     const [decision, early] = await Promise.all([
       decide(ctx, caller, body, commandId),

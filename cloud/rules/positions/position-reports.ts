@@ -44,6 +44,13 @@ export const FUTURE_TOLERANCE_MS = 5 * 60_000;
  */
 export const REPORT_LINGER_MS = 100;
 
+/**
+ * How long reports may wait, past their linger, for a moment with no opening under way (docs/design.md section
+ * 7.5): an opening is waited on, a report is not, so on a busy instance reports give way and go in one
+ * statement at the next pause, or after this at the latest, late but never lost.
+ */
+export const REPORT_HOLD_MAX_MS = 1000;
+
 /** A report handed on, with the check of its signature, made when its statement is about to run. */
 interface Handed {
   report: PositionReport;
@@ -70,6 +77,7 @@ export class PositionReports {
       maxRows: 256,
       maxInFlight: 1,
       lingerMs: options.lingerMs ?? REPORT_LINGER_MS,
+      holdUntil: () => ctx.foreground.quiet(REPORT_HOLD_MAX_MS),
     });
   }
 
