@@ -47,14 +47,33 @@ function codeFor(address: string): string {
   return code!;
 }
 
-/** The fields the code page carries to its form, as the browser would post them. */
-function carried(page: PageAnswer): Record<string, string> {
+/** The hidden fields a page's form (by its action) carries, as the browser would post them. */
+function carried(page: PageAnswer, action = '/signin/code'): Record<string, string> {
   const fields: Record<string, string> = {};
-  const form = /<form method="post" action="\/signin\/code"[\s\S]*?<\/form>/.exec(page.html)?.[0] ?? '';
+  const form =
+    new RegExp(`<form method="post" action="${action}"[\\s\\S]*?</form>`).exec(page.html)?.[0] ?? '';
   for (const match of form.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)"/g)) {
     if (match[1] !== '_csrf') fields[match[1]!] = match[2]!.replace(/&amp;/g, '&');
   }
   return fields;
+}
+
+/** Every address an answer sends the browser to: its Location, and the links and form actions on the page. */
+function urlsIn(answer: PageAnswer): string[] {
+  const urls = answer.location ? [answer.location] : [];
+  for (const match of answer.html.matchAll(/\s(?:href|action|src)="([^"]*)"/g)) {
+    urls.push(match[1]!.replace(/&amp;/g, '&'));
+  }
+  return urls;
+}
+
+/** None of `urls`, read as a browser or a log reader would, holds any of `personal`. */
+function expectNothingPersonal(urls: string[], personal: string[]): void {
+  expect(urls.length).toBeGreaterThan(0);
+  for (const url of urls) {
+    const read = decodeURIComponent(url.replace(/\+/g, ' ')).toLowerCase();
+    for (const word of personal) expect(read, url).not.toContain(word.toLowerCase());
+  }
 }
 
 /** Asks for a sign-in code for `email` and returns the code page. */
@@ -165,11 +184,16 @@ describe('[attack:web.email-code-replay] a used or expired code', () => {
     const anna = new BrowserClient(cloud.app);
     const codePage = await askForCode(anna, 'anna@example.com');
     const code = codeFor('anna@example.com');
+    const pending = anna.cookie('gatelink-pending-code')!;
     expect((await anna.post('/signin/code', { ...carried(codePage), code })).status).toBe(303);
+    // Signed in, Anna's browser waits for no code any more.
+    expect(anna.cookie('gatelink-pending-code')).toBeUndefined();
 
+    // A thief with the code and even a copy of the browser's pending code.
     const thief = new BrowserClient(cloud.app);
-    await thief.get('/signin');
-    const replayed = await thief.post('/signin/code', { email: 'anna@example.com', next: '/barriers', code });
+    thief.setCookie('gatelink-pending-code', pending);
+    await thief.get('/signin/code');
+    const replayed = await thief.post('/signin/code', { next: '/barriers', code });
     expect(replayed.status).toBe(400);
     expect(visibleText(replayed.html)).toContain('This code has already been used: each code works once.');
     expect(thief.cookie('gatelink-session')).toBeUndefined();
@@ -286,9 +310,8 @@ describe('[attack:web.next-redirect] next= naming another site', () => {
     const signin = await client.get('/signin?next=https%3A%2F%2Fevil.example%2Fphish');
     expect(signin.html).not.toContain('evil.example');
     const asked = await client.post('/signin/email', { email: 'anna@example.com', next: '//evil.example' });
-    expect(asked.location).toBe('/signin/code?email=anna%40example.com&next=%2Fbarriers');
+    expect(asked.location).toBe('/signin/code?next=%2Fbarriers');
     const entered = await client.post('/signin/code', {
-      email: 'anna@example.com',
       next: 'https://evil.example/',
       code: codeFor('anna@example.com'),
     });
@@ -381,9 +404,9 @@ describe('[attack:web.next-header-injection] next= that Node cannot put in a hea
     await client.get('/signin');
     const asked = await client.post('/signin/email', { email, next });
     expect(asked.status, visibleText(asked.html)).toBe(303);
-    expect(asked.location).toBe(`/signin/code?email=${encodeURIComponent(email)}&next=%2Fbarriers`);
+    expect(asked.location).toBe('/signin/code?next=%2Fbarriers');
     await client.get(asked.location!);
-    const entered = await client.post('/signin/code', { email, next, code: codeFor(email) });
+    const entered = await client.post('/signin/code', { next, code: codeFor(email) });
     expect(entered.status).toBe(303);
     expect(entered.location).toBe('/barriers');
   });
@@ -396,25 +419,151 @@ describe('confirming an address on the account', () => {
     const client = await BrowserClient.signedIn(cloud, customer.id);
     expect(visibleText((await client.get('/account')).html)).toContain('No e-mail address yet');
     const asked = await client.post('/account/email', { email: 'carl@example.net' });
-    expect(asked.location).toBe('/account/email/code?email=carl%40example.net');
+    expect(asked.location).toBe('/account/email/code');
     expect(visibleText((await client.get('/account')).html)).toContain('No e-mail address yet');
     const codePage = await client.get(asked.location!);
     expect(visibleText(codePage.html)).toContain('Confirm your e-mail address');
-    const confirmed = await client.post('/account/email/code', {
-      email: 'carl@example.net',
-      code: codeFor('carl@example.net'),
-    });
+    expect(visibleText(codePage.html)).toContain('We sent a 6-digit code to carl@example.net');
+    expectNothingPersonal(urlsIn(codePage), ['carl', 'example.net']);
+    const confirmed = await client.post('/account/email/code', { code: codeFor('carl@example.net') });
     expect(confirmed.location).toBe('/account?done=email-confirmed');
     expect(visibleText((await client.get(confirmed.location!)).html)).toContain('carl@example.net Confirmed');
 
     await createCustomer(cloud.ctx, { displayName: 'Held', email: 'held@example.net' });
     expect((await client.post('/account/email', { email: 'held@example.net' })).status).toBe(303);
-    const taken = await client.post('/account/email/code', {
-      email: 'held@example.net',
-      code: codeFor('held@example.net'),
-    });
+    const taken = await client.post('/account/email/code', { code: codeFor('held@example.net') });
     expect(taken.status).toBe(409);
     expect(visibleText(taken.html)).toContain('This e-mail address belongs to another Gatelink account');
+  });
+
+  it("shows another account's pending address to nobody but that account", async () => {
+    nextHour();
+    const first = await createCustomer(cloud.ctx, { displayName: 'First On This Device' });
+    const client = await BrowserClient.signedIn(cloud, first.id);
+    await client.get('/account');
+    expect((await client.post('/account/email', { email: 'first@example.net' })).status).toBe(303);
+    // Someone else signed in on the same browser finds no code waiting for them.
+    const second = await createCustomer(cloud.ctx, { displayName: 'Second' });
+    const other = await BrowserClient.signedIn(cloud, second.id);
+    other.setCookie('gatelink-pending-code', client.cookie('gatelink-pending-code')!);
+    await other.get('/account');
+    const page = await other.get('/account/email/code');
+    expect(page.location).toBe('/account');
+    expect((await other.post('/account/email/code', { code: codeFor('first@example.net') })).location).toBe(
+      '/account',
+    );
+    expect(visibleText((await other.get('/account')).html)).toContain('No e-mail address yet');
+  });
+});
+
+describe('the address and the name stay out of every URL', () => {
+  const personal = ['quentin', 'oddname', 'q.hidden', 'hidden@', 'example.org'];
+
+  it('signing up by code: every page and redirect, a reload and a new code, and it still signs in', async () => {
+    nextHour();
+    const client = new BrowserClient(cloud.app);
+    const urls: string[] = [];
+    const seen = (answer: PageAnswer) => {
+      urls.push(...urlsIn(answer));
+      return answer;
+    };
+    seen(await client.get('/signup?next=%2Fc%2FABCDEFGHJKMN'));
+    const asked = seen(
+      await client.post('/signup/email', {
+        display_name: 'Quentin Oddname',
+        email: 'Q.Hidden@Example.org',
+        next: '/c/ABCDEFGHJKMN',
+      }),
+    );
+    expect(asked.status).toBe(303);
+    expect(asked.location).toBe('/signin/code?next=%2Fc%2FABCDEFGHJKMN');
+    const codePage = seen(await client.get(asked.location!));
+    expect(visibleText(codePage.html)).toContain('We sent a 6-digit code to q.hidden@example.org');
+    expect(codePage.html).toContain(
+      '<a href="/signup?next=%2Fc%2FABCDEFGHJKMN">Use another e-mail address</a>',
+    );
+    // A reload shows the same page: nothing it needs was in the address.
+    expect(visibleText(seen(await client.get(asked.location!)).html)).toBe(visibleText(codePage.html));
+
+    const again = seen(await client.post('/signup/email', carried(codePage, '/signup/email')));
+    expect(again.location).toBe(asked.location);
+    const wrong = seen(await client.post('/signin/code', { ...carried(codePage), code: '000000' }));
+    expect(wrong.status).toBe(400);
+    const entered = seen(
+      await client.post('/signin/code', { ...carried(wrong), code: codeFor('q.hidden@example.org') }),
+    );
+    expect(entered.status).toBe(303);
+    expect(entered.location).toBe('/c/ABCDEFGHJKMN');
+    expectNothingPersonal(urls, personal);
+
+    const account = await client.get('/account');
+    expect(account.html).toContain('value="Quentin Oddname"');
+    expect(visibleText(account.html)).toContain('q.hidden@example.org Confirmed');
+  });
+
+  it('signing in by code: every page and redirect, and it still signs in where it was going', async () => {
+    nextHour();
+    await createCustomer(cloud.ctx, { displayName: 'Quentin Oddname', email: 'q.hidden+in@example.org' });
+    const client = new BrowserClient(cloud.app);
+    const urls: string[] = [];
+    const seen = (answer: PageAnswer) => {
+      urls.push(...urlsIn(answer));
+      return answer;
+    };
+    seen(await client.get('/signin?next=%2Faccount'));
+    const asked = seen(
+      await client.post('/signin/email', { email: 'q.hidden+in@example.org', next: '/account' }),
+    );
+    expect(asked.location).toBe('/signin/code?next=%2Faccount');
+    const codePage = seen(await client.get(asked.location!));
+    expect(visibleText(codePage.html)).toContain('We sent a 6-digit code to q.hidden+in@example.org');
+    expect(codePage.html).toContain('<a href="/signin?next=%2Faccount">Use another e-mail address</a>');
+    const again = seen(await client.post('/signin/email', carried(codePage, '/signin/email')));
+    expect(again.location).toBe(asked.location);
+    seen(await client.get(again.location!));
+    const entered = seen(
+      await client.post('/signin/code', { ...carried(codePage), code: codeFor('q.hidden+in@example.org') }),
+    );
+    expect(entered.location).toBe('/account');
+    expectNothingPersonal(urls, personal);
+    expect(visibleText((await client.get('/account')).html)).toContain('q.hidden+in@example.org Confirmed');
+  });
+
+  it('keeps them in a sealed cookie: not readable in it, and a changed one is worth nothing', async () => {
+    nextHour();
+    const client = new BrowserClient(cloud.app);
+    await askForCode(client, 'sealed@example.com');
+    const pending = client.cookie('gatelink-pending-code')!;
+    expect(Buffer.from(pending, 'base64url').toString('latin1')).not.toContain('sealed');
+    // One character of the authentication tag changed (every bit of a character inside the text counts).
+    const flipped = `${pending.slice(0, 20)}${pending[20] === 'A' ? 'B' : 'A'}${pending.slice(21)}`;
+    const forged = new BrowserClient(cloud.app);
+    forged.setCookie('gatelink-pending-code', flipped);
+    expect((await forged.get('/signin/code')).location).toBe('/signin?next=%2Fbarriers');
+    // A browser that waits for no code (none asked for, or one asked for over an hour ago) starts again.
+    expect((await new BrowserClient(cloud.app).get('/signin/code?next=%2Faccount')).location).toBe(
+      '/signin?next=%2Faccount',
+    );
+    clock.advance(HOUR);
+    expect((await client.get('/signin/code')).location).toBe('/signin?next=%2Fbarriers');
+  });
+
+  it('never lets a code sent to one address sign into another', async () => {
+    nextHour();
+    await createCustomer(cloud.ctx, { displayName: 'Bob', email: 'bob@example.com' });
+    const client = new BrowserClient(cloud.app);
+    await askForCode(client, 'bob@example.com');
+    const bobs = codeFor('bob@example.com');
+    // The same browser asks for another address: it now waits for that one's code, and Bob's is not it.
+    const codePage = await askForCode(client, 'mallory@example.com');
+    const tried = await client.post('/signin/code', {
+      ...carried(codePage),
+      email: 'bob@example.com',
+      code: bobs,
+    });
+    expect(tried.status).toBe(400);
+    expect(visibleText(tried.html)).toContain('That is not the code we sent');
+    expect(client.cookie('gatelink-session')).toBeUndefined();
   });
 });
 
@@ -425,12 +574,15 @@ describe('the pages and what stays behind', () => {
       email: 'inline@example.com',
     });
     const signedIn = await BrowserClient.signedIn(cloud, customer.id);
+    const codePage = await askForCode(new BrowserClient(cloud.app), 'inline@example.com');
+    await signedIn.get('/account');
+    await signedIn.post('/account/email', { email: 'inline@example.com' });
     const pages = [
       await new BrowserClient(cloud.app).get('/signin'),
       await new BrowserClient(cloud.app).get('/signup'),
-      await new BrowserClient(cloud.app).get('/signin/code?email=inline%40example.com'),
+      codePage,
       await signedIn.get('/account'),
-      await signedIn.get('/account/email/code?email=inline%40example.com'),
+      await signedIn.get('/account/email/code'),
     ];
     for (const page of pages) {
       expect(page.status).toBe(200);
@@ -446,7 +598,7 @@ describe('the pages and what stays behind', () => {
     await client.get('/account');
     expect((await client.post('/signin/email', { email: 'dan@example.com' })).status).toBe(303);
     const code = codeFor('dan@example.com');
-    expect((await client.post('/signin/code', { email: 'dan@example.com', code })).status).toBe(303);
+    expect((await client.post('/signin/code', { code })).status).toBe(303);
     expect(client.cookie('gatelink-session')).not.toBe(planted);
     const stale = new BrowserClient(cloud.app);
     stale.setCookie('gatelink-session', planted);
@@ -494,7 +646,7 @@ describe('without a mail server', () => {
       await client.get('/signin');
       const asked = await client.post('/signin/email', { email: 'logged@example.com' });
       const code = /is (\d{6}) \(valid 10 minutes\)/.exec(entries.at(-1)?.msg ?? '')?.[1];
-      const entered = await client.post('/signin/code', { email: 'logged@example.com', code: code ?? '' });
+      const entered = await client.post('/signin/code', { code: code ?? '' });
       expect(asked.status).toBe(303);
       expect(entered.location).toBe('/barriers');
     } finally {

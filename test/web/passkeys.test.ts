@@ -204,6 +204,8 @@ describe.skipIf(chromiumMissing)('accounts in Chromium', { timeout: 120_000 }, (
       await expect
         .poll(() => page.locator('main').innerText())
         .toContain(`We sent a 6-digit code to ${email}`);
+      // Neither the address nor the name is in the address bar, nor so in the history.
+      expect(page.url()).not.toMatch(/example|%40|@|Bea/i);
       await look(page, 'signin-code', viewport);
       await page.getByLabel('Code from the e-mail').fill('000000');
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -236,6 +238,7 @@ describe.skipIf(chromiumMissing)('accounts in Chromium', { timeout: 120_000 }, (
     await expect
       .poll(() => page.locator('main').innerText())
       .toContain('We sent a 6-digit code to cleo@example.com');
+    expect(page.url()).not.toMatch(/cleo|example|%40|@/i);
     const before = await cloud.ctx.db
       .selectFrom('customers')
       .select('email')

@@ -9,13 +9,16 @@ import { listPasskeys } from '../../rules/passkeys/passkeys.js';
 import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
 import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { AccountPage, type AccountPageProps } from './account-page.js';
-import { clientKey, withQuery } from './account-session.js';
+import { clientKey } from './account-session.js';
 import { CodePage } from './code-page.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
+import { forgetPendingCode, keepPendingCode, pendingConfirmation } from './pending-code.js';
 
 /**
  * `/account` (docs/design.md section 10.2): the page, the customer's name, and their e-mail address, which is
- * saved only once the code sent to it is entered. The passkeys' own forms are in passkey-routes.tsx.
+ * saved only once the code sent to it is entered. The address waits for its code in this browser's pending
+ * code (pending-code.ts), bound to the account, never in the code page's address. The passkeys' own forms are
+ * in passkey-routes.tsx.
  */
 const NOTICES = {
   'name-saved': 'Your name is saved.',
@@ -29,7 +32,7 @@ const NOTICES = {
 
 const accountQuery = z.object({ done: z.enum(Object.keys(NOTICES) as [keyof typeof NOTICES]).optional() });
 const emailForm = z.object({ email: emailField });
-const codeFields = z.object({ email: emailField, next: nextPath });
+const codeFields = z.object({ next: nextPath });
 
 export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.get('/account', async (request, reply) => {
@@ -50,7 +53,7 @@ export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDep
   });
 
   app.post('/account/email', async (request, reply) => {
-    signedIn(request, reply);
+    const customer = signedIn(request, reply)!;
     const values = { email: textField(request.body, 'email') };
     const form = parseForm(emailForm, request.body);
     if (!form.ok) return sendAccountPage(deps, request, reply, { errors: form.errors, values }, 400);
@@ -60,29 +63,34 @@ export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDep
     );
     if (!sent.ok)
       return sendAccountPage(deps, request, reply, { errors: { email: sent.message }, values }, sent.status);
-    return reply.redirect(withQuery('/account/email/code', { email }), 303);
+    await keepPendingCode(deps, reply, { purpose: 'confirm', email, customerId: customer.customerId });
+    return reply.redirect('/account/email/code', 303);
   });
 
   app.get('/account/email/code', async (request, reply) => {
     if (!signedIn(request, reply)) return reply;
     const query = codeFields.safeParse(request.query);
-    if (!query.success) return reply.redirect('/account', 303);
-    return sendConfirmPage(request, reply, query.data);
+    const email = await pendingConfirmation(deps, request);
+    if (!query.success || !email) return reply.redirect('/account', 303);
+    return sendConfirmPage(request, reply, { email, next: query.data.next });
   });
 
   app.post('/account/email/code', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const fields = codeFields.safeParse(request.body);
-    if (!fields.success) return reply.redirect('/account', 303);
+    const email = await pendingConfirmation(deps, request);
+    if (!fields.success || !email) return reply.redirect('/account', 303);
+    const { next } = fields.data;
+    const shown = { email, next };
     const code = typedCode.safeParse(textField(request.body, 'code'));
-    if (!code.success)
-      return sendConfirmPage(request, reply, fields.data, code.error.issues[0]!.message, 400);
-    const { email, next } = fields.data;
+    if (!code.success) return sendConfirmPage(request, reply, shown, code.error.issues[0]!.message, 400);
     const tried = await onForm(reply, ['too_many_attempts'], () =>
       tryCode(deps.ctx, { email, code: code.data, clientKey: clientKey(request) }),
     );
-    if (!tried.ok) return sendConfirmPage(request, reply, fields.data, tried.message, tried.status);
-    if (!tried.value.ok) return sendConfirmPage(request, reply, fields.data, codeProblem(tried.value), 400);
+    if (!tried.ok) return sendConfirmPage(request, reply, shown, tried.message, tried.status);
+    if (!tried.value.ok) return sendConfirmPage(request, reply, shown, codeProblem(tried.value), 400);
+    // The code is spent either way: the browser waits for it no longer.
+    forgetPendingCode(deps, request, reply);
     const saved = await onForm(reply, ['email_taken'], () =>
       setVerifiedEmail(deps.ctx, customer.customerId, email),
     );
@@ -127,7 +135,7 @@ function sendConfirmPage(
       action="/account/email/code"
       carried={{ next: fields.next }}
       submitLabel="Confirm"
-      resend={{ action: '/account/email', carried: {} }}
+      resend={{ action: '/account/email', carried: { email: fields.email } }}
       elsewhere="/account"
       error={error}
     />,

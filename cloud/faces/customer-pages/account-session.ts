@@ -2,11 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddressKey } from '../../foundation/web/client-address.js';
 import { endSession } from '../../foundation/web/sessions.js';
 import { signInBrowser, type WebDeps } from '../../foundation/web/web-deps.js';
+import { forgetPendingCode } from './pending-code.js';
 
 /**
  * Signs this browser in as `customerId` with a new session (docs/design.md section 10.2). A session the browser
  * had before ends first: signing in never keeps a session that existed before, so a session planted before
- * sign-in is worth nothing after it.
+ * sign-in is worth nothing after it. Nor an e-mail code it waited for: the address stays on no browser past
+ * its use.
  */
 export async function signInAs(
   deps: WebDeps,
@@ -15,6 +17,7 @@ export async function signInAs(
   customerId: number,
 ): Promise<void> {
   if (request.customer) await endSession(deps.ctx, request.customer.idHash);
+  forgetPendingCode(deps, request, reply);
   await signInBrowser(deps, reply, customerId);
 }
 

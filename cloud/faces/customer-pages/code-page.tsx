@@ -13,12 +13,13 @@ import { CODE_LIFETIME_MINUTES } from '../../rules/sign-in-codes/send-code.js';
 export interface CodePageProps {
   page: PageContext;
   title: string;
+  /** Where the code went, said on the page; the routes read it from the browser's pending code. */
   email: string;
   /** Where the code is posted, with the fields it carries. */
   action: string;
   carried: Readonly<Record<string, string | undefined>>;
   submitLabel: string;
-  /** Where "Send a new code" posts, with the fields it carries. */
+  /** Where "Send a new code" posts, with the fields it carries (the address among them). */
   resend: { action: string; carried: Readonly<Record<string, string | undefined>> };
   /** Where to give another address. */
   elsewhere: string;
@@ -38,7 +39,7 @@ export function CodePage(props: CodePageProps): VNode {
         </p>
         <form method="post" action={props.action} novalidate>
           <CsrfField page={props.page} />
-          <Carried fields={{ email: props.email, ...props.carried }} />
+          <Carried fields={props.carried} />
           <TextField
             id="code"
             name="code"
@@ -57,7 +58,7 @@ export function CodePage(props: CodePageProps): VNode {
         <p class="muted">It can take a minute to arrive; look in your spam folder too.</p>
         <form method="post" action={props.resend.action} class="actions">
           <CsrfField page={props.page} />
-          <Carried fields={{ email: props.email, ...props.resend.carried }} />
+          <Carried fields={props.resend.carried} />
           <button type="submit" class="secondary">
             Send a new code
           </button>

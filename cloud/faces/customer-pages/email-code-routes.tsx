@@ -6,20 +6,20 @@ import { sendPage } from '../../foundation/web/page.js';
 import { pageContext, safeNext } from '../../foundation/web/web-deps.js';
 import { accountForVerifiedEmail } from '../../rules/customers/accounts.js';
 import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
-import { displayName, emailField, nextPath, typedCode } from './account-input.js';
+import { emailField, nextPath, typedCode } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
 import { CodePage } from './code-page.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
+import { keepPendingCode, type PendingCode, pendingSignIn } from './pending-code.js';
 import { SignInPage } from './signin-routes.js';
 
 /**
  * Signing in, or up, with a code sent by e-mail (docs/design.md section 10.2). Asking for a code looks the same
  * whether or not the address has an account; entering the right code signs into the account of that address,
- * or makes it (with the name given at sign-up). The address travels from page to page in the query and a
- * hidden field: it is bound to the code, so changing it only makes the code wrong.
+ * or makes it (with the name given at sign-up). The address, and the name at sign-up, wait in this browser's
+ * sealed cookie (pending-code.ts), never in an address: the code page's holds only where to go next.
  */
 const askForm = z.object({ email: emailField, next: nextPath });
-const codeQuery = z.object({ email: emailField, next: nextPath, display_name: displayName.optional() });
 
 export async function emailCodeRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.post('/signin/email', async (request, reply) => {
@@ -38,61 +38,66 @@ export async function emailCodeRoutes(app: FastifyInstance, deps: CustomerPagesD
       sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
     );
     if (!sent.ok) return again({ email: sent.message }, sent.status);
-    return reply.redirect(withQuery('/signin/code', { email, next }), 303);
+    await keepPendingCode(deps, reply, { purpose: 'sign-in', email });
+    return reply.redirect(withQuery('/signin/code', { next }), 303);
   });
 
+  // With no code waiting on this browser (none asked for, or asked for over an hour ago), there is nothing to
+  // enter: the browser starts again at signing in.
   app.get('/signin/code', async (request, reply) => {
-    const query = codeQuery.safeParse(request.query);
-    if (!query.success) return reply.redirect('/signin', 303);
-    return sendCodePage(request, reply, { ...query.data, next: safeNext(query.data.next) });
+    const next = safeNext(textField(request.query, 'next'));
+    const pending = await pendingSignIn(deps, request);
+    if (!pending) return reply.redirect(withQuery('/signin', { next }), 303);
+    return sendCodePage(request, reply, { pending, next });
   });
 
   app.post('/signin/code', async (request, reply) => {
-    const fields = codeQuery.safeParse(request.body);
-    if (!fields.success) return reply.redirect('/signin', 303);
-    const carried = { ...fields.data, next: safeNext(fields.data.next) };
+    const next = safeNext(textField(request.body, 'next'));
+    const pending = await pendingSignIn(deps, request);
+    if (!pending) return reply.redirect(withQuery('/signin', { next }), 303);
+    const carried = { pending, next };
     const code = typedCode.safeParse(textField(request.body, 'code'));
     if (!code.success) return sendCodePage(request, reply, carried, code.error.issues[0]!.message, 400);
     const tried = await onForm(reply, ['too_many_attempts'], () =>
-      tryCode(deps.ctx, { email: carried.email, code: code.data, clientKey: clientKey(request) }),
+      tryCode(deps.ctx, { email: pending.email, code: code.data, clientKey: clientKey(request) }),
     );
     if (!tried.ok) return sendCodePage(request, reply, carried, tried.message, tried.status);
     if (!tried.value.ok) return sendCodePage(request, reply, carried, codeProblem(tried.value), 400);
     const account = await accountForVerifiedEmail(deps.ctx, {
-      email: carried.email,
-      displayName: carried.display_name,
+      email: pending.email,
+      displayName: pending.displayName,
     });
     await signInAs(deps, request, reply, account.customerId);
-    return reply.redirect(carried.next, 303);
+    return reply.redirect(next, 303);
   });
 }
 
 interface Carried {
-  email: string;
+  pending: Extract<PendingCode, { purpose: 'sign-in' }>;
   next: string;
-  display_name?: string | undefined;
 }
 
 function sendCodePage(
   request: FastifyRequest,
   reply: FastifyReply,
-  carried: Carried,
+  { pending, next }: Carried,
   error?: string,
   status = 200,
 ): FastifyReply {
-  const signingUp = carried.display_name !== undefined;
-  const rest = { next: carried.next, display_name: carried.display_name };
+  const signingUp = pending.displayName !== undefined;
+  // A new code is asked for as the first one was, the form's fields posted again (never in an address).
+  const asked = { email: pending.email, display_name: pending.displayName, next };
   return sendPage(
     reply,
     <CodePage
       page={pageContext(request, reply)}
       title="Check your e-mail"
-      email={carried.email}
+      email={pending.email}
       action="/signin/code"
-      carried={rest}
+      carried={{ next }}
       submitLabel={signingUp ? 'Continue' : 'Sign in'}
-      resend={{ action: signingUp ? '/signup/email' : '/signin/email', carried: rest }}
-      elsewhere={withQuery(signingUp ? '/signup' : '/signin', { next: carried.next })}
+      resend={{ action: signingUp ? '/signup/email' : '/signin/email', carried: asked }}
+      elsewhere={withQuery(signingUp ? '/signup' : '/signin', { next })}
       error={error}
     />,
     status,

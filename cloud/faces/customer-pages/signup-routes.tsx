@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../shared/errors.js';
 import { countAttempt } from '../../foundation/web/attempt-limit.js';
@@ -15,6 +15,7 @@ import { sendCode } from '../../rules/sign-in-codes/send-code.js';
 import { displayName, emailField, nextPath, readJson } from './account-input.js';
 import { clientKey, signInAs, withQuery } from './account-session.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
+import { keepPendingCode } from './pending-code.js';
 import { SignUpPage } from './signup-page.js';
 
 /**
@@ -61,10 +62,8 @@ export async function signUpRoutes(app: FastifyInstance, deps: CustomerPagesDeps
       sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
     );
     if (!sent.ok) return again({ email: sent.message }, sent.status);
-    return reply.redirect(
-      withQuery('/signin/code', { email, display_name: form.value.display_name, next }),
-      303,
-    );
+    await keepPendingCode(deps, reply, { purpose: 'sign-in', email, displayName: form.value.display_name });
+    return reply.redirect(withQuery('/signin/code', { next }), 303);
   });
 
   app.post('/signup/passkey/options', async (request) => {
@@ -88,23 +87,27 @@ export async function signUpRoutes(app: FastifyInstance, deps: CustomerPagesDeps
     await signInAs(deps, request, reply, customerId);
     const next = safeNext(body.next);
     if (!body.email) return { redirect: next };
-    return { redirect: await confirmationStep(deps, clientKey(request), body.email, next) };
+    const confirming = { customerId, email: body.email, next };
+    return { redirect: await confirmationStep(deps, reply, clientKey(request), confirming) };
   });
 }
 
 /**
- * After a passkey sign-up with an address: its code goes out, and the browser goes to enter it. When no code
- * can be sent now, the account page says so, and the address can be given again there.
+ * After a passkey sign-up with an address: its code goes out, and the browser goes to enter it, the address
+ * waiting in its pending code (pending-code.ts), not in the page's address. When no code can be sent now, the
+ * account page says so, and the address can be given again there.
  */
 async function confirmationStep(
   deps: CustomerPagesDeps,
+  reply: FastifyReply,
   key: string,
-  email: string,
-  next: string,
+  confirming: { customerId: number; email: string; next: string },
 ): Promise<string> {
+  const { customerId, email, next } = confirming;
   try {
     await sendCode(deps.ctx, { email, clientKey: key });
-    return withQuery('/account/email/code', { email, next });
+    await keepPendingCode(deps, reply, { purpose: 'confirm', email, customerId });
+    return withQuery('/account/email/code', { next });
   } catch (error) {
     if (error instanceof ApiError) return withQuery('/account', { done: 'email-not-sent' });
     throw error;

@@ -8,6 +8,8 @@ export interface CookiePolicy {
   readonly secure: boolean;
   readonly sessionName: string;
   readonly csrfName: string;
+  /** The e-mail code a browser waits for, sealed (docs/design.md section 10.2). */
+  readonly pendingCodeName: string;
   readonly options: {
     readonly httpOnly: true;
     readonly sameSite: 'lax';
@@ -23,6 +25,7 @@ export function cookiePolicy(baseUrl: string): CookiePolicy {
     secure,
     sessionName: `${prefix}gatelink-session`,
     csrfName: `${prefix}gatelink-csrf`,
+    pendingCodeName: `${prefix}gatelink-pending-code`,
     options: { httpOnly: true, sameSite: 'lax', secure, path: '/' },
   };
 }
