@@ -32,6 +32,7 @@ const STATE_MEANING: Record<StatusAnswer['state'], string> = {
   issued: 'the customer granted access',
   revoked: 'the customer withdrew access',
   expired: 'the request lapsed before access was granted',
+  declined: 'the customer declined the request',
 };
 
 export function statusText(answer: StatusAnswer): string {
@@ -47,5 +48,6 @@ ${fieldLines([
   ['number_id', numbers === '' ? 'none' : numbers],
   ['Access ends', utc(answer.key_expires_at)],
   ['Revoked', utc(answer.revoked_at)],
+  ['Declined', utc(answer.declined_at)],
 ])}`;
 }

@@ -26,6 +26,13 @@ import {
   shouldRetry,
 } from './retry-policy.js';
 
+/** Why `waitForAccess` stops waiting, for each state a request ends in without access. */
+const WAIT_ENDS = {
+  expired: (code: string) => `Request ${code} expired before the customer granted access.`,
+  revoked: (code: string) => `The customer withdrew access of request ${code}.`,
+  declined: (code: string) => `The customer declined request ${code}.`,
+} as const;
+
 /**
  * A typed client for the company API (cloud/README.md, "The TypeScript client"; docs/design.md section 11.6).
  * It imports only shared/ and Node's built-ins, so that what it sends is what the cloud's own schemas accept.
@@ -127,7 +134,7 @@ export class GatelinkClient {
 
   /**
    * Polls `status` until the customer grants access. A request that ends otherwise throws a GatelinkError with
-   * code `expired` or `revoked` (status 200: the answer that said so).
+   * code `expired`, `revoked` or `declined` (status 200: the answer that said so).
    */
   async waitForAccess(code: string, options: WaitOptions = {}): Promise<IssuedStatus> {
     const intervalMs = options.intervalMs ?? DEFAULT_POLL_MS;
@@ -143,14 +150,11 @@ export class GatelinkClient {
           attempts: 1,
         });
       }
-      if (status.state === 'expired' || status.state === 'revoked') {
+      if (status.state === 'expired' || status.state === 'revoked' || status.state === 'declined') {
         throw new GatelinkError({
           code: status.state,
           status: 200,
-          message:
-            status.state === 'expired'
-              ? `Request ${status.code} expired before the customer granted access.`
-              : `The customer withdrew access of request ${status.code}.`,
+          message: WAIT_ENDS[status.state](status.code),
           attempts: 1,
         });
       }

@@ -3,12 +3,14 @@ import type { ErrorCode } from '../../shared/errors.js';
 /**
  * The client's own failures, beside the cloud's codes of shared/errors.ts (cloud/README.md, "Errors"). They are
  * kept apart from the cloud's table on purpose: the cloud never answers them, the client makes them up when
- * there is no answer to read (docs/design.md section 11.6).
+ * there is no answer to read, or when an answer says a wait is over (docs/design.md section 11.6).
  * - `network_error`: no answer after the last attempt (refused or reset connection, timeout before an answer);
  * - `unexpected_answer`: an answer that is not the company API's shape (not JSON, a 200 that fails its schema,
- *   a proxy's error page).
+ *   a proxy's error page);
+ * - `declined`: `waitForAccess` read that the customer declined the request (status 200: the answer that said
+ *   so). `expired` and `revoked`, its other ends, are the cloud's own codes.
  */
-export const CLIENT_ERROR_CODES = ['network_error', 'unexpected_answer'] as const;
+export const CLIENT_ERROR_CODES = ['network_error', 'unexpected_answer', 'declined'] as const;
 export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[number];
 
 /** Every code a `GatelinkError` can carry. A code newer than this client is passed on as the cloud sent it. */

@@ -14,6 +14,7 @@ export const EVENT_KINDS = [
   'request.issued',
   'request.revoked',
   'request.expired',
+  'request.declined',
   'key.expired',
   'open.succeeded',
   'open.failed',
@@ -36,6 +37,9 @@ export const JOURNAL_OUTCOMES = [
   'expired',
   'rate_limit',
   'forbidden',
+  'not_started',
+  'outside_hours',
+  'openings_used',
 ] as const;
 
 /** The company API's timestamps, `YYYY-MM-DD HH:MM:SS` in UTC (cloud/README.md, "`status` fields"). */
@@ -128,6 +132,16 @@ export const eventDataSchemas = {
       expired_at: timestamp("When the request's lifetime ended"),
     })
     .meta({ description: 'The request lapsed before access was granted.' }),
+  'request.declined': z
+    .object({
+      ...requestFields,
+      state: z.literal('declined'),
+      declined_at: timestamp('When the customer declined'),
+    })
+    .meta({
+      description:
+        'The customer declined the request: it ends here, and nothing is said of them or their barriers.',
+    }),
   'key.expired': z
     .object({ ...requestFields, key_ref: keyRef, key_expires_at: timestamp('The end the customer set') })
     .meta({ description: 'The end the customer set to the access has passed; the request keeps its state.' }),
@@ -250,6 +264,12 @@ export const EVENT_EXAMPLES: { [K in EventKind]: EventOf<K> } = {
     id: '6c8e0a2b-4d6f-4a8c-9e0b-4d6f8a0c2e4b',
     at: '2026-05-05 10:00:30',
     data: { code: 'P3MW8XK2QZ7N', ref: 'ORD-2', state: 'expired', expired_at: '2026-05-05 10:00:00' },
+  },
+  'request.declined': {
+    type: 'request.declined',
+    id: '9f1b3d5e-7a9c-4e1f-8b3d-5f7a9c1e3b5d',
+    at: '2026-05-06 16:20:05',
+    data: { code: 'H4NC7RW2XK9P', ref: 'ORD-3', state: 'declined', declined_at: '2026-05-06 16:20:05' },
   },
   'key.expired': {
     type: 'key.expired',

@@ -6,6 +6,7 @@ import {
   keyExpired,
   ping,
   requestClaimed,
+  requestDeclined,
   requestExpired,
   requestIssued,
   requestRevoked,
@@ -54,6 +55,7 @@ const built: [EventKind, object][] = [
   ],
   ['request.revoked', requestRevoked({ ...request, state: 'revoked' }, 42, at)],
   ['request.expired', requestExpired({ code: request.code, ref: null, expires_at: at })],
+  ['request.declined', requestDeclined({ code: request.code, ref: null }, at)],
   ['key.expired', keyExpired(request, { id: 42, expires_at: at })],
   ['ping', ping()],
 ];

@@ -126,8 +126,10 @@ describe('the OpenAPI document', () => {
       actor: { type: 'string', maxLength: 128 },
     });
     expect(schemas.StatusAnswer!.properties!.state).toMatchObject({
-      enum: ['new', 'claimed', 'issued', 'revoked', 'expired'],
+      enum: ['new', 'claimed', 'issued', 'revoked', 'expired', 'declined'],
     });
+    expect(schemas.StatusAnswer!.properties!.declined_at).toMatchObject({ type: 'string' });
+    expect(schemas.StatusAnswer!.required).not.toContain('declined_at');
   });
 
   it('shows examples that its own schemas and the zod schemas accept', () => {
@@ -174,6 +176,11 @@ describe('the OpenAPI document', () => {
       expect(schema.required).toEqual(['type', 'id', 'at', 'data']);
     }
     expect(headers.WebhookSignature!.description).toContain('v1a,');
+    const declined = document.components.schemas[eventSchemaName('request.declined')]!;
+    expect(declined.properties!.data).toMatchObject({
+      properties: { state: { const: 'declined' }, declined_at: { type: 'string' } },
+      required: ['code', 'ref', 'state', 'declined_at'],
+    });
   });
 
   it("shows for every event kind an example its own schema and the zod schema accept, and no other kind's", () => {

@@ -3,6 +3,7 @@ import { openApiDocument } from '../../cloud/faces/api-contract/openapi-document
 import { issueAccessKey, revokeAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { declineRequest } from '../../cloud/rules/requests/decline.js';
 import type { Action } from '../../shared/company-api/calls.js';
 import { EVENT_KINDS } from '../../shared/company-api/events.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -151,6 +152,15 @@ describe("a running cloud's answers are the document's", () => {
     const revoked = await cloud.call('status', { ...company, code });
     expect(revoked.body.state).toBe('revoked');
     expectDocumented('status', revoked);
+  });
+
+  it('status of a request the customer declined', async () => {
+    const code = (await cloud.call('request', { ...company, ref: 'ORD-NO' })).body.code as string;
+    await claimRequest(cloud.ctx, { code, customerId });
+    await declineRequest(cloud.ctx, { code, customerId });
+    const declined = await cloud.call('status', { ...company, code });
+    expect(declined.body).toMatchObject({ state: 'declined', declined_at: expect.any(String) });
+    expectDocumented('status', declined);
   });
 
   it('open: opened, refused by the controller, offline, refused by its checks, rate limited', async () => {

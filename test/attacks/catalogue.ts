@@ -426,6 +426,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 13; docs/design.md section 10',
   },
   {
+    id: 'web.decline-foreign-request',
+    attack:
+      "a signed-in customer, or a signed-out browser, posts Decline for a request another account claimed (or one already granted or lapsed), to end a company's request that is not theirs",
+    source: 'docs/design.md section 10.3',
+  },
+  {
     id: 'web.actor-markup',
     attack: "a company sends an actor holding <script> and markup, to run script in the customer's journal",
     source: 'issue 13; docs/design.md section 10',

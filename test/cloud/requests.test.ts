@@ -5,6 +5,7 @@ import { sweepExpired } from '../../cloud/rules/access-keys/expiry.js';
 import { COMPANY_CACHE_MS } from '../../cloud/rules/call-auth/company-cache.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { declineRequest } from '../../cloud/rules/requests/decline.js';
 import { CROCKFORD_ALPHABET } from '../../shared/codes.js';
 import { FakeClock } from '../support/clock.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -259,6 +260,23 @@ describe('a=status: a field appears once it has a value', () => {
     );
   });
 
+  it('declined: state declined and declined_at added, and nothing of the customer', async () => {
+    const code = await newRequest({ ref: 'S-DECLINED' });
+    const expiresAt = stamp(hoursFromNow(24));
+    await claimRequest(cloud.ctx, { code, customerId });
+    const claimedAt = stamp(clock.now());
+    clock.advance(60_000);
+    await declineRequest(cloud.ctx, { code, customerId });
+    expect((await status(code)).body).toEqual({
+      code,
+      state: 'declined',
+      ref: 'S-DECLINED',
+      expires_at: expiresAt,
+      claimed_at: claimedAt,
+      declined_at: stamp(clock.now()),
+    });
+  });
+
   it('every timestamp is YYYY-MM-DD HH:MM:SS', async () => {
     const { code } = await issuedKey({ keyExpiresAt: hoursFromNow(10) });
     const body = (await status(code)).body;
@@ -328,6 +346,20 @@ describe('expiry', () => {
     expect(await expiredEvents(claimed)).toHaveLength(1);
   });
 
+  it('a declined request keeps its state past its lifetime, and the sweep leaves it alone', async () => {
+    const code = await newRequest({ ttl_hours: 1, ref: 'EXP-DECLINED' });
+    await claimRequest(cloud.ctx, { code, customerId });
+    await declineRequest(cloud.ctx, { code, customerId });
+    clock.advance(2 * HOUR);
+    expect((await status(code)).body.state).toBe('declined');
+    await sweepExpired(cloud.ctx);
+    const stored = await storedState(code);
+    expect(stored.state).toBe('declined');
+    expect(stored.expired_at).toBeNull();
+    expect((await status(code)).body.state).toBe('declined');
+    expect(await expiredEvents(code)).toEqual([]);
+  });
+
   it('an issued request does not expire with the request lifetime', async () => {
     const code = await newRequest({ ttl_hours: 1 });
     await claimRequest(cloud.ctx, { code, customerId });
@@ -342,6 +374,74 @@ describe('expiry', () => {
     await sweepExpired(cloud.ctx);
     expect((await status(code)).body.state).toBe('issued');
     expect(await expiredEvents(code)).toEqual([]);
+  });
+});
+
+describe('declining', () => {
+  async function declinedEvents(code: string) {
+    const rows = await cloud.ctx.db
+      .selectFrom('events')
+      .select(['type', 'data', 'company_id'])
+      .where('type', '=', 'request.declined')
+      .execute();
+    return rows
+      .map((row) => ({
+        companyId: row.company_id,
+        data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
+      }))
+      .filter((row) => row.data.code === code);
+  }
+
+  it('ends a claimed request with one event, and then it can be neither claimed, granted nor declined again', async () => {
+    const code = await newRequest({ ref: 'DEC-1' });
+    await claimRequest(cloud.ctx, { code, customerId });
+    const declined = await declineRequest(cloud.ctx, { code, customerId });
+    expect(declined.state).toBe('declined');
+    expect(await declinedEvents(code)).toEqual([
+      {
+        companyId: company.org_id,
+        data: { code, ref: 'DEC-1', state: 'declined', declined_at: stamp(clock.now()) },
+      },
+    ]);
+
+    const refusals = [
+      claimRequest(cloud.ctx, { code, customerId }),
+      issueAccessKey(cloud.ctx, {
+        code,
+        customerId,
+        deviceId: barrier.deviceId,
+        objectIds: [barrier.objects[0]!.number_id],
+        keyExpiresAt: null,
+      }),
+      declineRequest(cloud.ctx, { code, customerId }),
+    ];
+    for (const refused of refusals) await expect(refused).rejects.toMatchObject({ code: 'invalid_state' });
+    expect((await status(code)).body).not.toHaveProperty('key_ref');
+    expect(await declinedEvents(code)).toHaveLength(1);
+  });
+
+  it('is refused to another customer, and on a new, issued or expired request, changing nothing', async () => {
+    const stranger = (await createCustomer(cloud.ctx, { displayName: 'Stranger' })).id;
+    const claimed = await newRequest();
+    await claimRequest(cloud.ctx, { code: claimed, customerId });
+    const fresh = await newRequest();
+    const { code: issued } = await issuedKey();
+    const lapsed = await newRequest({ ttl_hours: 1 });
+    await claimRequest(cloud.ctx, { code: lapsed, customerId });
+    clock.advance(HOUR);
+    const attempts: [string, number, string][] = [
+      [claimed, stranger, 'claimed'],
+      [fresh, customerId, 'new'],
+      [issued, customerId, 'issued'],
+      [lapsed, customerId, 'expired'],
+    ];
+    for (const [code, who, state] of attempts) {
+      await expect(declineRequest(cloud.ctx, { code, customerId: who })).rejects.toMatchObject({
+        code: 'invalid_state',
+      });
+      expect((await status(code)).body.state, state).toBe(state);
+      expect(await declinedEvents(code)).toEqual([]);
+    }
   });
 });
 

@@ -122,6 +122,33 @@ describe('waiting for access', () => {
     expect(isGatelinkError(error, 'expired') && error.message).toContain(code);
   });
 
+  it('ends with a declined error when the customer says no', async () => {
+    const { code } = await clients.secret.request({ ref: 'ORD-NO' });
+    const { client: customer } = barrier.customer;
+    let polls = 0;
+    const waiting = new GatelinkClient({
+      baseUrl: cloud.baseUrl,
+      auth: auths.secret,
+      sleep: async () => {
+        polls += 1;
+        // The customer opens the link, continues, and declines.
+        await customer.get(`/c/${code}`);
+        await customer.post(`/c/${code}/claim`);
+        await customer.get(`/c/${code}`);
+        await customer.post(`/c/${code}/decline`);
+      },
+    });
+    const error = await waiting.waitForAccess(code).catch((e: unknown) => e);
+    expect(polls).toBe(1);
+    if (!isGatelinkError(error, 'declined')) throw error;
+    expect(error.status).toBe(200);
+    expect(error.message).toContain(code);
+    expect(await clients.secret.status(code)).toMatchObject({
+      state: 'declined',
+      declined_at: expect.any(String),
+    });
+  });
+
   it('stops when its signal is aborted', async () => {
     const { code } = await clients.secret.request();
     const stop = new AbortController();

@@ -88,6 +88,10 @@ describe("the client's typed events", () => {
     }
     if (isEventOf(event, 'request.issued'))
       expectTypeOf(event.data.key_expires_at).toEqualTypeOf<string | undefined>();
+    if (isEventOf(event, 'request.declined')) {
+      expectTypeOf(event.data.state).toEqualTypeOf<'declined'>();
+      expectTypeOf(event.data.declined_at).toBeString();
+    }
     expect(event.type).toBe('open.gate_opened');
   });
 });

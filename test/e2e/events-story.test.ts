@@ -8,6 +8,7 @@ import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { OPEN_EVENT_FIELDS } from '../../cloud/rules/events/event-data.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { declineRequest } from '../../cloud/rules/requests/decline.js';
 import { provision } from '../../device/cli/provision.js';
 import { loadConfig } from '../../device/config.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
@@ -22,8 +23,8 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 /**
  * A company that set a callback address receives every event of the customer story, verifiably signed
  * (issue 15, "Done when"; docs/design.md section 6): its request claimed and issued, an opening that worked and
- * one refused, a revocation and the refused opening after it, a request that lapsed and a key whose lifetime
- * ended, recorded by the sweep. The cloud runs its delivery worker as in production (woken by the commits), a
+ * one refused, a revocation and the refused opening after it, a request the customer declined, a request that
+ * lapsed and a key whose lifetime ended, recorded by the sweep (which leaves the declined one alone). The cloud runs its delivery worker as in production (woken by the commits), a
  * real controller runtime opens, and the receiver checks each signature with OpenSSL.
  */
 const OBJECTS_YAML = `
@@ -147,6 +148,9 @@ describe('events of the customer story at the callback address', () => {
     const withdrawn = await grant('ORD-2', null);
     await revokeAccessKey(cloud.ctx, { keyRef: withdrawn.keyRef, customerId });
     expect(await openWith(withdrawn.keyRef, numbers.front)).toBe(403);
+    const declined = (await call('request', { ref: 'ORD-4', ttl_hours: 1 })).body.code as string;
+    await claimRequest(cloud.ctx, { code: declined, customerId });
+    await declineRequest(cloud.ctx, { code: declined, customerId });
     const unclaimed = (await call('request', { ref: 'ORD-3', ttl_hours: 1 })).body.code as string;
     clock.advance(3 * HOUR);
     expect(await sweepExpired(cloud.ctx)).toEqual({ requests: 1, keys: 1 });
@@ -167,6 +171,8 @@ describe('events of the customer story at the callback address', () => {
       `request.issued ${withdrawn.code}`,
       `request.revoked ${withdrawn.code}`,
       `open.failed ${withdrawn.code}`,
+      `request.claimed ${declined}`,
+      `request.declined ${declined}`,
       `request.expired ${unclaimed}`,
       `key.expired ${lapsing.code}`,
     ]);

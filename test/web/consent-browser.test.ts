@@ -16,7 +16,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 /**
  * The request page, consent and the barrier pages in real Chromium, at a phone's and a desktop's size: each
  * reaches no other host, passes axe, and leaves a screenshot under test/artifacts/ to look at; the consent
- * form works as a person uses it (the date field appears with "until a date", withdrawing asks first).
+ * form works as a person uses it (the date field appears with "until a date", withdrawing and declining ask
+ * first).
  */
 describe.skipIf(chromiumMissing)('request, consent and barriers in Chromium', () => {
   let database: TestDatabase;
@@ -105,6 +106,22 @@ describe.skipIf(chromiumMissing)('request, consent and barriers in Chromium', ()
       await page.getByText('Access withdrawn').waitFor();
       expect(asked).toEqual(['Withdraw access for Speedy Parcels & Co?']);
       await look(page, null, 'barrier-withdrawn', viewport);
+
+      const unwanted = await companyRequest(cloud, company);
+      await page.goto(`/c/${unwanted}`);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByText('Waiting for your answer').waitFor();
+      page.once('dialog', (dialog) => {
+        asked.push(dialog.message());
+        void dialog.accept();
+      });
+      await page.getByRole('button', { name: 'Decline' }).click();
+      await page.getByText('You declined this request').waitFor();
+      expect(asked).toEqual([
+        'Withdraw access for Speedy Parcels & Co?',
+        'Decline the request from Speedy Parcels & Co?',
+      ]);
+      await look(page, null, 'declined', viewport);
 
       expect(foreignRequests).toEqual([]);
       expect(errors).toEqual([]);

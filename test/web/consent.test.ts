@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CODE_LOOKUPS } from '../../cloud/faces/customer-pages/request-routes.js';
-import type { BrowserClient } from '../support/browser-client.js';
-import { visibleText } from '../support/browser-client.js';
+import { sweepExpired } from '../../cloud/rules/access-keys/expiry.js';
+import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import {
@@ -16,8 +16,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
  * Consent (docs/design.md section 10.3) as the customer gives it and the company sees it: Continue claims,
- * Grant issues a key with the objects and lifetime chosen, Decline leaves the request claimed, a request
- * past that point offers nothing, and the customer's withdrawal stops the company's next `open` at once.
+ * Grant issues a key with the objects and lifetime chosen, Decline ends the request and tells the company, a
+ * request past that point offers nothing, and the customer's withdrawal stops the company's next `open` at once.
  */
 const DAY = 24 * 3600 * 1000;
 const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
@@ -64,6 +64,29 @@ const ids = (barrier: TestBarrier, ...indexes: number[]) =>
 
 async function openAs(auth: SecretAuth, keyRef: number, numberId: number) {
   return cloud.call('open', { ...auth, key_ref: keyRef, number_id: numberId, actor: 'Cleaner Cleo' });
+}
+
+function decline(client: BrowserClient, code: string, fields: Record<string, string> = {}) {
+  return client.post(`/c/${code}/decline`, fields);
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC, as the company API writes times. */
+const stamp = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+
+/** The events the company was sent about one request, oldest first. */
+async function eventsOf(code: string): Promise<{ type: string; data: Record<string, unknown> }[]> {
+  const rows = await cloud.ctx.db
+    .selectFrom('events')
+    .select(['type', 'data'])
+    .where('company_id', '=', company.org_id)
+    .orderBy('seq')
+    .execute();
+  return rows
+    .map((row) => ({
+      type: row.type,
+      data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
+    }))
+    .filter((event) => event.data.code === code);
 }
 
 describe('granting', () => {
@@ -191,19 +214,154 @@ describe('what is not the customer’s to grant', () => {
   });
 });
 
-describe('declining, and requests past consent', () => {
-  it('declining is a way out that leaves the request claimed until it lapses', async () => {
+describe('declining', () => {
+  it('a Decline button beside Grant, in a form of its own with the page token, saying what declining tells', async () => {
     const { client, code } = await claimedByNewCustomer('Dora');
     const form = await client.get(`/c/${code}`);
-    expect(form.html).toMatch(/<a href="\/barriers">Decline<\/a>/);
-    await client.get('/barriers');
-    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
-    // Coming back, the question is still open.
-    expect(text((await client.get(`/c/${code}`)).html)).toContain('Give Tidy Cleaners access');
-    clock.advance(DAY);
-    expect((await companyStatus(cloud, company, code)).body.state).toBe('expired');
+    expect(form.html).toMatch(
+      /<button type="submit" form="decline-form" class="secondary">Decline<\/button>/,
+    );
+    const declineForm = /<form id="decline-form"[^>]*>[\s\S]*?<\/form>/.exec(form.html)?.[0] ?? '';
+    expect(declineForm).toContain(`action="/c/${code}/decline"`);
+    expect(declineForm).toContain('method="post"');
+    expect(declineForm).toContain('data-confirm="Decline the request from Tidy Cleaners?"');
+    expect(declineForm).toContain(`name="_csrf" value="${client.csrfToken}"`);
+    expect(form.html).not.toContain('>Decline</a>');
+    const words = text(form.html);
+    expect(words).toContain(
+      'Declining tells Tidy Cleaners only that you said no, nothing about you or your barriers.',
+    );
+    expect(words).not.toContain('still open');
   });
 
+  it('ends the request at once: the page says so, status says declined with declined_at, and the company gets the event', async () => {
+    const { client, code } = await claimedByNewCustomer('Dana');
+    clock.advance(60_000);
+    const now = clock.now();
+    const declinedAt = stamp(now);
+    const answer = await decline(client, code);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe(`/c/${code}`);
+
+    const page = await client.get(`/c/${code}`);
+    const words = text(page.html);
+    expect(words).toContain('Declined');
+    expect(words).toContain('You declined this request on');
+    expect(page.html).toContain(`You declined this request on <time datetime="${now.toISOString()}">`);
+    expect(page.html).not.toContain('Grant access');
+    expect(page.html).not.toContain('decline-form');
+
+    const status = await companyStatus(cloud, company, code);
+    expect(status.body).toMatchObject({ state: 'declined', declined_at: declinedAt });
+    expect(status.body).not.toHaveProperty('key_ref');
+    const events = await eventsOf(code);
+    expect(events.map((event) => event.type)).toEqual(['request.claimed', 'request.declined']);
+    expect(events[1]!.data).toEqual({ code, ref: null, state: 'declined', declined_at: declinedAt });
+  });
+
+  it('is final: it cannot be claimed or granted afterwards, does not expire, and the sweep leaves it alone', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Final');
+    await decline(client, code);
+    const declinedAt = (await companyStatus(cloud, company, code)).body.declined_at;
+
+    const granted = await grant(client, code, { object: ids(barrier, 0), lifetime: 'withdrawn' });
+    expect(granted.status).toBe(303);
+    expect(granted.location).toBe(`/c/${code}`);
+    expect((await client.post(`/c/${code}/claim`)).status).toBe(303);
+    const other = await signedInCustomer(cloud, 'Latecomer');
+    await other.client.get(`/c/${code}`);
+    expect((await other.client.post(`/c/${code}/claim`)).status).toBe(303);
+    expect((await decline(client, code)).status).toBe(303);
+
+    clock.advance(2 * DAY);
+    await sweepExpired(cloud.ctx);
+    expect((await companyStatus(cloud, company, code)).body).toMatchObject({
+      state: 'declined',
+      declined_at: declinedAt,
+    });
+    expect((await eventsOf(code)).map((event) => event.type)).toEqual([
+      'request.claimed',
+      'request.declined',
+    ]);
+    const later = text((await other.client.get(`/c/${code}`)).html);
+    expect(later).toContain('This request was declined');
+    expect(later).toContain('ask them for a new code');
+    expect(later).not.toContain('You declined');
+    const signedOut = text((await new BrowserClient(cloud.app).get(`/c/${code}`)).html);
+    expect(signedOut).toContain('Declined');
+    expect(signedOut).toContain('This request was declined');
+    expect(signedOut).not.toContain('You declined');
+  });
+
+  it('with no barrier yet, Decline is offered beside "Add a barrier" and works the same', async () => {
+    const customer = await signedInCustomer(cloud, 'Barrierless');
+    const code = await companyRequest(cloud, company);
+    await customer.client.get(`/c/${code}`);
+    await customer.client.post(`/c/${code}/claim`);
+    const page = await customer.client.get(`/c/${code}`);
+    expect(text(page.html)).toContain('Add your barrier first');
+    expect(page.html).toContain('form="decline-form"');
+    expect(page.html).toContain(`action="/c/${code}/decline"`);
+    expect(page.html).not.toContain('>Decline</a>');
+    expect((await decline(customer.client, code)).status).toBe(303);
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('declined');
+    expect(text((await customer.client.get(`/c/${code}`)).html)).toContain('You declined this request');
+  });
+});
+
+describe('[attack:web.decline-foreign-request] declining what is not the customer’s to decline', () => {
+  it("another account's decline of a claimed request is sent back to the page, and nothing changes", async () => {
+    const { code } = await claimedByNewCustomer('Holda');
+    const other = await signedInCustomer(cloud, 'Meddler');
+    const seen = await other.client.get(`/c/${code}`);
+    expect(text(seen.html)).toContain('Taken by another account');
+    expect(seen.html).not.toContain('decline-form');
+    const answer = await decline(other.client, code);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe(`/c/${code}`);
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
+    expect((await eventsOf(code)).map((event) => event.type)).toEqual(['request.claimed']);
+  });
+
+  it('without the page token, or once the session ended, is refused and nothing changes', async () => {
+    const { client, code } = await claimedByNewCustomer('Tokenless');
+    const forged = await decline(client, code, { _csrf: 'not-the-token' });
+    expect(forged.status).toBe(403);
+    await client.post('/signout');
+    const signedOut = await decline(client, code);
+    expect(signedOut.status).toBe(401);
+    expect(text(signedOut.html)).toContain('Sign in to continue.');
+    expect((await companyStatus(cloud, company, code)).body.state).toBe('claimed');
+    expect((await eventsOf(code)).map((event) => event.type)).toEqual(['request.claimed']);
+  });
+
+  it('a new, granted or expired request is left as it was, the holder’s own included', async () => {
+    const fresh = await companyRequest(cloud, company);
+    const someone = await signedInCustomer(cloud, 'Early');
+    await someone.client.get(`/c/${fresh}`);
+    expect((await decline(someone.client, fresh)).location).toBe(`/c/${fresh}`);
+    expect((await companyStatus(cloud, company, fresh)).body.state).toBe('new');
+
+    const granted = await claimedByNewCustomer('Granter');
+    await grant(granted.client, granted.code, { object: ids(granted.barrier, 0), lifetime: 'withdrawn' });
+    expect((await decline(granted.client, granted.code)).location).toBe(`/c/${granted.code}`);
+    const issued = await companyStatus(cloud, company, granted.code);
+    expect(issued.body.state).toBe('issued');
+    expect(issued.body).not.toHaveProperty('declined_at');
+
+    const lapsing = await claimedByNewCustomer('Lapser');
+    clock.advance(DAY);
+    expect((await decline(lapsing.client, lapsing.code)).location).toBe(`/c/${lapsing.code}`);
+    expect((await companyStatus(cloud, company, lapsing.code)).body.state).toBe('expired');
+    await sweepExpired(cloud.ctx);
+    expect((await eventsOf(lapsing.code)).map((event) => event.type)).toEqual([
+      'request.claimed',
+      'request.expired',
+    ]);
+  });
+});
+
+describe('requests past consent', () => {
   it('an issued, withdrawn or expired request offers nothing to grant, and a stale form grants nothing', async () => {
     const issued = await claimedByNewCustomer('Ivo');
     await grant(issued.client, issued.code, { object: ids(issued.barrier, 0), lifetime: 'withdrawn' });

@@ -138,7 +138,7 @@ const ACTION_TEXTS: Record<Action, { summary: string; description: string }> = {
     summary: 'Ask a customer for access',
     description:
       'Creates an access request. Show its `url` to the customer as a QR code; they claim it, choose the ' +
-      'barrier and objects, and grant a key, which `status` then shows.',
+      'barrier and objects, and grant a key, or decline; `status` then shows which.',
   },
   status: {
     summary: "Read a request's state",

@@ -24,6 +24,7 @@ const EVENT_KINDS = [
   ['request.issued', 'a customer granted access: the key and its objects'],
   ['request.revoked', 'a customer withdrew access'],
   ['request.expired', 'a request ran out unanswered'],
+  ['request.declined', 'a customer said no to your request'],
   ['key.expired', "a key's lifetime ended"],
   ['open.succeeded', 'an opening the controller confirmed'],
   ['open.failed', 'an opening refused or failed, with its reason'],

@@ -22,6 +22,7 @@ const STATE_WORDS: Record<RequestState, { text: string; tone: 'ok' | 'bad' | 'wa
   issued: { text: 'Issued', tone: 'ok' },
   revoked: { text: 'Revoked', tone: 'bad' },
   expired: { text: 'Expired', tone: 'bad' },
+  declined: { text: 'Declined', tone: 'bad' },
 };
 
 export function RequestsPage(props: {
@@ -100,6 +101,7 @@ function RequestLine(props: { row: CompanyRequestRow }): VNode {
     ['Issued', row.issuedAt],
     ['Revoked', row.revokedAt],
     ['Expired', row.expiredAt],
+    ['Declined', row.declinedAt],
   ];
   return (
     <li class="row request-line">

@@ -11,11 +11,11 @@ import { formatTimestamp } from '../../foundation/http/timestamps.js';
  * Builds the `data` of the events a company receives at its callback address. Every kind's fields are declared
  * once, as zod schemas in shared/company-api/events.ts, which the OpenAPI document and the company client read
  * too; the types here are theirs. The request and key events are built here, by the functions below, for the
- * transactions that make their change (cloud/rules/requests/claim.ts, cloud/rules/access-keys/access-keys.ts,
- * cloud/rules/access-keys/expiry.ts). The open events are built in the database, in the transaction that
- * journals the opening, by open_event_data (cloud/rules/events/open-event.sql), for open_attempt and
- * complete_entry alike; a test checks that both functions give exactly the declared fields. Timestamps are in
- * the company API's form (cloud/README.md, "`status` fields").
+ * transactions that make their change (cloud/rules/requests/claim.ts, cloud/rules/requests/decline.ts,
+ * cloud/rules/access-keys/access-keys.ts, cloud/rules/access-keys/expiry.ts). The open events are built in the
+ * database, in the transaction that journals the opening, by open_event_data (cloud/rules/events/open-event.sql),
+ * for open_attempt and complete_entry alike; a test checks that both functions give exactly the declared
+ * fields. Timestamps are in the company API's form (cloud/README.md, "`status` fields").
  */
 export type { EventData, OpenEventData };
 export type EventType = EventKind;
@@ -99,6 +99,14 @@ export function requestExpired(
     state: 'expired',
     expired_at: formatTimestamp(request.expires_at),
   };
+}
+
+/** The customer who claimed the request declined it: the company learns only that, and when. */
+export function requestDeclined(
+  request: Omit<RequestFields, 'state'>,
+  at: Date,
+): EventData['request.declined'] {
+  return { code: request.code, ref: request.ref, state: 'declined', declined_at: formatTimestamp(at) };
 }
 
 /** A key's own end has passed; the request keeps the state it had. */

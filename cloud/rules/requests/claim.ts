@@ -5,11 +5,12 @@ import { enqueueEvent } from '../events/outbox.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from './requests.js';
 
 /**
- * The customer's moves on a request (docs/design.md sections 3 and 10.3): claim,
+ * The customer's moves on a request (docs/design.md sections 3 and 10.3): claim, decline,
  * grant (issue a key) and withdraw (revoke). Each is one transaction together with its event, so a
  * company never hears of a change that was not committed.
  *
- * Granting and withdrawing, which make and end an access key, are in cloud/rules/access-keys/access-keys.ts.
+ * Declining is in ./decline.ts; granting and withdrawing, which make and end an access key, are in
+ * cloud/rules/access-keys/access-keys.ts.
  */
 
 /** The customer opened the request in the application: `new` becomes `claimed`. */
@@ -23,6 +24,7 @@ export async function claimRequest(
     const now = ctx.clock.now();
     const state = effectiveState(request, now);
     if (state === 'expired') throw new ApiError('invalid_state', { message: 'The request has expired.' });
+    if (state === 'declined') throw new ApiError('invalid_state', { message: 'The request was declined.' });
     if (state !== 'new') {
       if (request.customer_id !== input.customerId) {
         throw new ApiError('invalid_state', { message: 'The request was claimed by another customer.' });

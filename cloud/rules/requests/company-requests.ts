@@ -19,6 +19,7 @@ export const REQUEST_STATES = [
   'issued',
   'revoked',
   'expired',
+  'declined',
 ] as const satisfies readonly RequestState[];
 
 export interface CompanyRequestFilter {
@@ -38,6 +39,7 @@ export interface CompanyRequestRow {
   issuedAt: Date | null;
   revokedAt: Date | null;
   expiredAt: Date | null;
+  declinedAt: Date | null;
   /** The key issued for it, as `status` names it. */
   keyRef: number | null;
 }
@@ -62,6 +64,7 @@ export async function companyRequests(
       'requests.issued_at',
       'requests.revoked_at',
       'requests.expired_at',
+      'requests.declined_at',
       'keys.id as key_id',
     ])
     .where('requests.company_id', '=', companyId)
@@ -85,6 +88,7 @@ export async function companyRequests(
       revokedAt: row.revoked_at,
       // Until the sweep records it, a lapsed request expired at its lifetime's end.
       expiredAt: effectiveState(row, now) === 'expired' ? (row.expired_at ?? row.expires_at) : null,
+      declinedAt: row.declined_at,
       keyRef: row.key_id,
     })),
     older: rows.length > REQUESTS_PAGE_SIZE ? page.at(-1)!.id : null,
