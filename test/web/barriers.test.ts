@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAIRING_ATTEMPTS } from '../../cloud/faces/customer-pages/barrier-routes.js';
+import { PAIRING_LIMITS } from '../../cloud/faces/customer-pages/barrier-routes.js';
 import { issueAccessKey } from '../../cloud/rules/access-keys/access-keys.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -30,7 +30,8 @@ const devices: FakeDevice[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  cloud = await startTestCloud({ database, clock });
+  // Behind a proxy on loopback, as deployed: X-Forwarded-For names the client, so a test can be two of them.
+  cloud = await startTestCloud({ database, clock, env: { TRUST_PROXY: 'loopback' } });
   company = await secretCompany(cloud, 'Parcel Express');
 });
 
@@ -67,9 +68,15 @@ async function provisionedController() {
   return { deviceId: device_id, pairingCode: body.pairing_code, password: body.mqtt.password, key };
 }
 
-async function pair(client: BrowserClient, code: string, name: string) {
-  await client.get('/barriers');
-  return client.post('/barriers', { code, name });
+async function pair(client: BrowserClient, code: string, name: string, from?: string) {
+  const headers: Record<string, string> = from ? { 'x-forwarded-for': from } : {};
+  await client.get('/barriers', headers);
+  return client.post('/barriers', { code, name }, headers);
+}
+
+/** The `n`th guess at a pairing code (well formed, no controller's), from the client address `from`. */
+function guess(client: BrowserClient, n: number, from: string) {
+  return pair(client, `ZZZZ${String(n).padStart(4, '0')}`, 'Home', from);
 }
 
 /** A key of Parcel Express on the barrier, granted by its owner. */
@@ -104,13 +111,22 @@ describe('adding a barrier', () => {
       .replace(/0/g, 'o')
       .replace(/1/g, 'l')
       .replace('-', ' - ');
-    const paired = await pair(client, typed, '  Front gate  ');
+    const paired = await pair(client, typed, '  Mill Lane 4  ');
     expect(paired.status, text(paired.html)).toBe(303);
-    expect(paired.location).toBe(`/barriers/${controller.deviceId}?added=1`);
+    // The name stays out of the address; the list finds it again by the barrier's id.
+    expect(paired.location).toBe(`/barriers?added=${controller.deviceId}`);
 
-    const page = text((await client.get(paired.location!)).html);
-    expect(page).toContain('Barrier added');
-    expect(page).toContain('Front gate');
+    const added = await client.get(paired.location!);
+    const notice = /<div class="notice ok" role="status">([\s\S]*?)<\/div>/.exec(added.html)?.[1] ?? '';
+    expect(text(notice)).toBe(
+      'Mill Lane 4 added. Companies you grant access to can now open it. Go to Mill Lane 4 to see what it opens and whether its controller is online.',
+    );
+    expect(notice).toContain(`<a href="/barriers/${controller.deviceId}">Go to Mill Lane 4</a>`);
+    // Reloaded later, or opened on its own, the list says the same only of a barrier of one's own.
+    expect(text((await client.get('/barriers')).html)).not.toContain('added');
+
+    const page = text((await client.get(`/barriers/${controller.deviceId}`)).html);
+    expect(page).toContain('Mill Lane 4');
     expect(page).toContain('Main gate (relay output)');
     expect(page).toContain('Side door (phone call)');
     expect(page).toContain('Offline');
@@ -127,7 +143,7 @@ describe('adding a barrier', () => {
       .poll(async () => text((await client.get(`/barriers/${controller.deviceId}`)).html))
       .toContain('Connected since');
     const list = text((await client.get('/barriers')).html);
-    expect(list).toContain('Front gate');
+    expect(list).toContain('Mill Lane 4');
     expect(list).toContain('Online');
     expect(list).toContain('No company has access');
 
@@ -136,7 +152,20 @@ describe('adding a barrier', () => {
       .select(['paired_at', 'name'])
       .where('id', '=', controller.deviceId)
       .executeTakeFirstOrThrow();
-    expect(row).toEqual({ paired_at: clock.now(), name: 'Front gate' });
+    expect(row).toEqual({ paired_at: clock.now(), name: 'Mill Lane 4' });
+  });
+
+  it('suggests naming the place, not a gate, which is what its objects are called', async () => {
+    const { client } = await signedInCustomer(cloud, 'Naming Nina');
+    const form = text((await client.get('/barriers')).html);
+    expect(form).toContain(
+      'What you call it, such as Home, Mill Lane 4 or Holiday flat. You can change it later.',
+    );
+    expect(form).not.toContain('such as Front gate');
+    const unnamed = await pair(client, 'ZZZZ-0000', '');
+    expect(text(unnamed.html)).toContain(
+      'Give the barrier a name, such as Home, Mill Lane 4 or Holiday flat.',
+    );
   });
 
   it('counts the companies that can open each barrier', async () => {
@@ -291,17 +320,100 @@ describe('[attack:web.pairing-steal] a controller belongs to one customer at a t
     expect((await owner.client.post('/barriers', { code: 'AGA1NKA1', name: 'Kai gate' })).status).toBe(303);
     expect((await companyStatus(cloud, company, code)).body.state).toBe('issued');
   });
+});
 
-  it('guessing pairing codes stops at the limit per address', async () => {
+describe('[attack:provisioning.code-reuse] guessing pairing codes', () => {
+  const { perAccount, perAddress } = PAIRING_LIMITS;
+
+  it("stops one account at its own limit, and leaves others behind the same address theirs until the address's", async () => {
+    clock.advance(perAddress.windowMs);
+    const household = '203.0.113.10';
     const guesser = await signedInCustomer(cloud, 'Guessing Gus');
-    clock.advance(PAIRING_ATTEMPTS.windowMs);
-    for (let i = 0; i < PAIRING_ATTEMPTS.max; i++) {
-      expect((await pair(guesser.client, `ZZZZ${String(i).padStart(4, '0')}`, 'Gate')).status).toBe(403);
+    for (let i = 0; i < perAccount.max; i++)
+      expect((await guess(guesser.client, i, household)).status).toBe(403);
+    for (let i = 0; i < 5; i++) {
+      const stopped = await guess(guesser.client, 100 + i, household);
+      expect(stopped.status).toBe(429);
+      expect(text(stopped.html)).toContain('Too many pairing codes tried from your account');
     }
-    const refused = await pair(guesser.client, 'ZZZZ9999', 'Gate');
+
+    // Gus's refused guesses did not count against the address: Sam, at home too, has all of his.
+    const sharing = await signedInCustomer(cloud, 'Sharing Sam');
+    for (let i = 0; i < perAddress.max - perAccount.max; i++) {
+      expect((await guess(sharing.client, i, household)).status).toBe(403);
+    }
+    // The address has had its 20 now, whichever account asks.
+    const third = await signedInCustomer(cloud, 'Third Thea');
+    const refused = await guess(third.client, 0, household);
+    expect(refused.status).toBe(429);
+    expect(text(refused.html)).toContain('Too many pairing codes tried from your network');
+    // Thea's own allowance is hers elsewhere.
+    const controller = await provisionedController();
+    expect((await pair(third.client, controller.pairingCode, 'Home', '198.51.100.99')).status).toBe(303);
+  });
+
+  it('limits an account across addresses, a real code included', async () => {
+    clock.advance(perAccount.windowMs);
+    const roamer = await signedInCustomer(cloud, 'Roaming Rob');
+    for (let i = 0; i < perAccount.max; i++) {
+      expect((await guess(roamer.client, i, `198.51.100.${i + 1}`)).status).toBe(403);
+    }
+    const controller = await provisionedController();
+    const refused = await pair(roamer.client, controller.pairingCode, 'Home', '192.0.2.77');
+    expect(refused.status).toBe(429);
+    expect(text(refused.html)).toContain('Too many pairing codes tried from your account');
+    clock.advance(perAccount.windowMs);
+    expect((await pair(roamer.client, controller.pairingCode, 'Home', '192.0.2.77')).status).toBe(303);
+  });
+
+  it('answers 429 with the barriers page: the form, the name kept but not the code, and how long to wait', async () => {
+    clock.advance(perAccount.windowMs);
+    const from = { 'x-forwarded-for': '203.0.113.20' };
+    const { client } = await signedInCustomer(cloud, 'Patient Pia');
+    for (let i = 0; i < perAccount.max; i++)
+      expect((await guess(client, i, from['x-forwarded-for'])).status).toBe(403);
+    await client.get('/barriers?next=/c/ABCDEFGHJKMN', from);
+    const refused = await client.post(
+      '/barriers',
+      { code: 'zzzz-9999', name: 'Holiday flat', next: '/c/ABCDEFGHJKMN' },
+      from,
+    );
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers['retry-after']);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(perAccount.windowMs / 1000);
+    const message = /Too many pairing codes tried from your account; try again in \d+ (seconds|minutes)\./;
+    const summary = /<div class="notice error" role="alert"[\s\S]*?<\/div>/.exec(refused.html)?.[0] ?? '';
+    expect(summary).toContain('There is a problem');
+    expect(summary).toMatch(new RegExp(`<a href="#code">${message.source}</a>`));
+    expect(refused.html).toMatch(new RegExp(`<p class="field-error" id="code-error">${message.source}</p>`));
+    expect(text(refused.html)).toContain('Add a barrier');
+    expect(refused.html).toContain('<form method="post" action="/barriers"');
+    expect(refused.html).toContain('name="next" value="/c/ABCDEFGHJKMN"');
+    expect(refused.html).toContain('id="name" name="name" value="Holiday flat"');
+    // An empty value is written as the bare attribute.
+    expect(refused.html).toMatch(/id="code" name="code" value(?!=)/);
+    expect(refused.html.toLowerCase()).not.toContain('zzzz-9999');
+  });
+
+  it('counts replacing a controller too, and says so beside the new code on the barrier page', async () => {
+    clock.advance(perAccount.windowMs);
+    const from = '203.0.113.30';
+    const owner = await signedInCustomer(cloud, 'Replacing Rae');
+    const barrier = await insertBarrier(cloud, owner.id, { name: 'Holiday flat' });
+    for (let i = 0; i < perAccount.max; i++) expect((await guess(owner.client, i, from)).status).toBe(403);
+    await owner.client.get(`/barriers/${barrier.deviceId}`, { 'x-forwarded-for': from });
+    const refused = await owner.client.post(
+      `/barriers/${barrier.deviceId}/replace`,
+      { new_code: 'ZZZZ-9999' },
+      { 'x-forwarded-for': from },
+    );
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBeDefined();
-    clock.advance(PAIRING_ATTEMPTS.windowMs);
+    expect(text(refused.html)).toContain('Replace the controller');
+    expect(refused.html).toMatch(/<p class="field-error" id="new_code-error">Too many pairing codes tried/);
+    expect(refused.html).not.toContain('ZZZZ-9999');
+    clock.advance(perAccount.windowMs);
   });
 });
 
@@ -335,6 +447,10 @@ describe("[attack:web.other-customer-urls] another customer's barrier and keys",
     expect(ownerPage).toContain('Otto gate');
     expect(ownerPage).toContain('Parcel Express');
     expect(text((await intruder.client.get('/barriers')).html)).not.toContain('Otto');
+    // Nor does the list's notice name a barrier that is not one's own.
+    const notice = text((await intruder.client.get(`/barriers?added=${barrier.deviceId}`)).html);
+    expect(notice).not.toContain('Otto');
+    expect(notice).not.toContain('added');
   });
 
   it('a key of the owner posted through another of their own barriers is not found there either', async () => {

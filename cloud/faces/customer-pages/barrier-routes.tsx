@@ -2,13 +2,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isCode, normalizeCode } from '../../../shared/codes.js';
 import { ApiError } from '../../../shared/errors.js';
-import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt-limit.js';
+import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
+import { clientAddressKey } from '../../foundation/web/client-address.js';
 import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
+import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, safeNext, signedIn } from '../../foundation/web/web-deps.js';
+import { isTimeZone } from '../../foundation/zones/wall-clock.js';
 import { revokeAccessKey } from '../../rules/access-keys/access-keys.js';
 import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
+import { setBarrierTimeZone } from '../../rules/devices/barrier-zone.js';
 import {
   barrierNameProblem,
   barrierObjects,
@@ -27,7 +31,7 @@ import {
 } from '../../rules/positions/gate-display.js';
 import { receiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
-import { BarriersPage, type PairingForm } from './barriers-page.js';
+import { type BarriersNotice, BarriersPage, type PairingForm } from './barriers-page.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { type GateLimitsForm, savedLimitsForm } from './gate-position.js';
 
@@ -36,15 +40,27 @@ import { type GateLimitsForm, savedLimitsForm } from './gate-position.js';
  * renaming it, and withdrawing a company's access on it. Every lookup names the signed-in customer, so
  * another customer's barrier or key answers 404 exactly like one that does not exist, and is left as it was.
  *
- * A pairing code has 40 bits and lives 24 hours; pairing attempts are limited per client address besides, so
- * that guessing one is hopeless even from many accounts.
+ * A pairing code has 40 bits and lives 24 hours; pairing attempts (a well-formed code looked up, when adding a
+ * barrier or replacing its controller) are limited besides, per signed-in account and per client address, so
+ * that guessing one is hopeless even from many accounts. A person with the controller in hand types one code
+ * and mistypes a few: 10 an hour per account leaves room for that. The address's 20 is twice as many, so that
+ * one account behind a household's router, guessing or fumbling, cannot use up the attempts of the others
+ * behind it, while any number of accounts from one address still get 20 between them.
  */
-export const PAIRING_ATTEMPTS: AttemptLimit = {
-  bucket: 'pairing-attempts',
-  max: 20,
-  windowMs: 3600_000,
-  message: (wait) => `Too many pairing codes tried from here; try again in ${wait}.`,
-};
+export const PAIRING_LIMITS = {
+  perAccount: {
+    bucket: 'pairing-attempts:account',
+    max: 10,
+    windowMs: 3600_000,
+    message: (wait) => `Too many pairing codes tried from your account; try again in ${wait}.`,
+  },
+  perAddress: {
+    bucket: 'pairing-attempts',
+    max: 20,
+    windowMs: 3600_000,
+    message: (wait) => `Too many pairing codes tried from your network; try again in ${wait}.`,
+  },
+} as const satisfies Record<string, AttemptLimit>;
 
 export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   const { ctx } = deps;
@@ -53,17 +69,21 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     const customer = signedIn(request, reply);
     if (!customer) return reply;
     const next = safeNext(textField(request.query, 'next'), '');
-    const removed = textField(request.query, 'removed');
-    const view = /^\d{1,6}$/.test(removed) ? { revokedKeys: Number(removed) } : undefined;
-    return showBarriers(request, reply, customer, { code: '', name: '', next }, 200, view);
+    return showBarriers(request, reply, customer, { code: '', name: '', next }, 200, barriersNotice(request));
   });
 
-  app.post('/barriers', { onRequest: limitPerAddress(ctx, PAIRING_ATTEMPTS) }, async (request, reply) => {
+  app.post('/barriers', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const next = safeNext(textField(request.body, 'next'), '');
     const typed = { code: textField(request.body, 'code'), name: textField(request.body, 'name'), next };
     const form = parseForm(PAIRING_FORM, request.body);
     if (!form.ok) return showBarriers(request, reply, customer, { ...typed, errors: form.errors }, 400);
+    const counted = await onForm(reply, ['too_many_attempts'], () => countPairingAttempt(request, customer));
+    if (!counted.ok) {
+      // The code is not kept: past the limit it is the one thing not to send again at once.
+      const errors = { code: counted.message };
+      return showBarriers(request, reply, customer, { ...typed, code: '', errors }, counted.status);
+    }
     let paired: Awaited<ReturnType<typeof pairDevice>>;
     try {
       paired = await pairDevice(ctx, {
@@ -78,7 +98,10 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
       };
       return showBarriers(request, reply, customer, { ...typed, errors }, error.status);
     }
-    return reply.redirect(next || `/barriers/${paired.device_id}?added=1`, 303);
+    await zoneFromBrowser(request.body, customer, paired.device_id);
+    // The list says which barrier was added, found again by its id: the name the customer typed stays out of
+    // the address, which browsers keep in their history and servers in their logs.
+    return reply.redirect(next || `/barriers?added=${paired.device_id}`, 303);
   });
 
   app.get('/barriers/:id', async (request, reply) => {
@@ -153,49 +176,70 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     return reply.redirect(`/barriers?removed=${removed.revokedKeys}`, 303);
   });
 
-  app.post(
-    '/barriers/:id/replace',
-    { onRequest: limitPerAddress(ctx, PAIRING_ATTEMPTS) },
-    async (request, reply) => {
-      const customer = signedIn(request, reply)!;
-      const deviceId = barrierId(request);
-      const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
-      const typed = { code: textField(request.body, 'new_code') };
-      const rename = { name: barrier.name };
-      const form = parseForm(REPLACE_FORM, request.body);
-      if (!form.ok)
-        return showBarrier(
-          request,
-          reply,
-          customer,
-          deviceId,
-          { rename, replace: { ...typed, errors: form.errors } },
-          400,
-        );
-      try {
-        const replaced = await replaceController(ctx, deps.accounts, {
-          oldDeviceId: deviceId,
-          customerId: customer.customerId,
-          target: { pairingCode: form.value.new_code },
-        });
-        return reply.redirect(`/barriers/${replaced.newDeviceId}?replaced=1`, 303);
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.code !== 'pairing_code_invalid') throw error;
-        const errors = {
-          new_code:
-            'This pairing code is unknown, already used or expired. On the new controller, gatelink-device pairing-code shows its current code.',
-        };
-        return showBarrier(
-          request,
-          reply,
-          customer,
-          deviceId,
-          { rename, replace: { ...typed, errors } },
-          error.status,
-        );
-      }
-    },
-  );
+  app.post('/barriers/:id/replace', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const deviceId = barrierId(request);
+    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+    const typed = { code: textField(request.body, 'new_code') };
+    const rename = { name: barrier.name };
+    const form = parseForm(REPLACE_FORM, request.body);
+    if (!form.ok)
+      return showBarrier(
+        request,
+        reply,
+        customer,
+        deviceId,
+        { rename, replace: { ...typed, errors: form.errors } },
+        400,
+      );
+    const counted = await onForm(reply, ['too_many_attempts'], () => countPairingAttempt(request, customer));
+    if (!counted.ok) {
+      const replace = { code: '', errors: { new_code: counted.message } };
+      return showBarrier(request, reply, customer, deviceId, { rename, replace }, counted.status);
+    }
+    try {
+      const replaced = await replaceController(ctx, deps.accounts, {
+        oldDeviceId: deviceId,
+        customerId: customer.customerId,
+        target: { pairingCode: form.value.new_code },
+      });
+      return reply.redirect(`/barriers/${replaced.newDeviceId}?replaced=1`, 303);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'pairing_code_invalid') throw error;
+      const errors = {
+        new_code:
+          'This pairing code is unknown, already used or expired. On the new controller, gatelink-device pairing-code shows its current code.',
+      };
+      return showBarrier(
+        request,
+        reply,
+        customer,
+        deviceId,
+        { rename, replace: { ...typed, errors } },
+        error.status,
+      );
+    }
+  });
+
+  /**
+   * Counts one pairing attempt against the account, then against the client address (an IPv6 client by its
+   * /64). The account's limit comes first, so that an account already refused cannot use up the allowance of
+   * the other accounts behind its address; past either, 429 `too_many_attempts` with its Retry-After.
+   */
+  async function countPairingAttempt(request: FastifyRequest, customer: Session): Promise<void> {
+    await countAttempt(ctx, PAIRING_LIMITS.perAccount, String(customer.customerId));
+    await countAttempt(ctx, PAIRING_LIMITS.perAddress, clientAddressKey(request.ip));
+  }
+
+  /**
+   * A new barrier's time zone is the browser's (docs/design.md section 3.1), when the page's script could tell it
+   * and it is one this runtime knows; else it stays UTC, and its page lets the owner choose.
+   */
+  async function zoneFromBrowser(body: unknown, customer: Session, deviceId: string): Promise<void> {
+    const zone = textField(body, 'time_zone').slice(0, 64);
+    if (!isTimeZone(zone)) return;
+    await setBarrierTimeZone(ctx.db, { customerId: customer.customerId, deviceId, zone });
+  }
 
   /** What the last form did, from the address it sent the browser to; a withdrawal names the company. */
   async function noticeOf(
@@ -203,19 +247,23 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     customer: Session,
     deviceId: string,
   ): Promise<Pick<BarrierPageProps, 'notice'>> {
-    if (textField(request.query, 'added') === '1') return { notice: { kind: 'added' } };
     if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
     if (textField(request.query, 'replaced') === '1') return { notice: { kind: 'replaced' } };
     if (textField(request.query, 'limits') === '1') return { notice: { kind: 'limits' } };
     const withdrawn = textField(request.query, 'withdrawn');
-    if (!/^\d{1,9}$/.test(withdrawn)) return {};
+    const shaped = textField(request.query, 'shaped');
+    const keyRef = /^\d{1,9}$/.test(withdrawn) ? withdrawn : /^\d{1,9}$/.test(shaped) ? shaped : null;
+    if (keyRef === null) return {};
     const key = await keyOnBarrier(ctx.db, {
       customerId: customer.customerId,
       deviceId,
-      keyRef: Number(withdrawn),
+      keyRef: Number(keyRef),
       now: ctx.clock.now(),
     });
-    return key?.revokedAt ? { notice: { kind: 'withdrawn', company: key.company.name } } : {};
+    if (!key) return {};
+    if (keyRef === withdrawn)
+      return key.revokedAt ? { notice: { kind: 'withdrawn', company: key.company.name } } : {};
+    return key.revokedAt ? {} : { notice: { kind: 'shaped', company: key.company.name } };
   }
 
   async function showBarriers(
@@ -224,7 +272,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     customer: Session,
     form: PairingForm,
     status = 200,
-    removed?: { revokedKeys: number },
+    notice?: BarriersNotice,
   ): Promise<FastifyReply> {
     const barriers = await customerBarriers(ctx.db, customer.customerId);
     const counts = await companiesWithAccess(ctx.db, {
@@ -239,7 +287,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     }));
     return sendPage(
       reply,
-      <BarriersPage page={pageContext(request, reply)} barriers={rows} form={form} removed={removed} />,
+      <BarriersPage page={pageContext(request, reply)} barriers={rows} form={form} notice={notice} />,
       status,
     );
   }
@@ -279,12 +327,26 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
   }
 }
 
+/** The shape of a device id; anything else in a path or query names no barrier of anyone's. */
+const DEVICE_ID = /^D[0-9A-Z]{10}$/;
+
 /** The barrier id of the path; one that cannot be a device id is answered like any other not among yours. */
 function barrierId(request: FastifyRequest): string {
   const { id } = request.params as { id: string };
-  if (!/^D[0-9A-Z]{10}$/.test(id))
-    throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+  if (!DEVICE_ID.test(id)) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
   return id;
+}
+
+/**
+ * What the list says first, from the address a form sent the browser to: a barrier just added (by its id; the
+ * page names it only when it is among the customer's own), or how many keys a removal ended.
+ */
+function barriersNotice(request: FastifyRequest): BarriersNotice | undefined {
+  const added = textField(request.query, 'added');
+  if (DEVICE_ID.test(added)) return { kind: 'added', barrierId: added };
+  const removed = textField(request.query, 'removed');
+  if (/^\d{1,6}$/.test(removed)) return { kind: 'removed', revokedKeys: Number(removed) };
+  return undefined;
 }
 
 const barrierName = formText(

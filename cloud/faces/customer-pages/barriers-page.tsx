@@ -21,17 +21,22 @@ export interface PairingForm {
   errors?: FieldErrors;
 }
 
+/** What the last form did: a barrier added (named by its id), or one removed with how many keys it ended. */
+export type BarriersNotice = { kind: 'added'; barrierId: string } | { kind: 'removed'; revokedKeys: number };
+
 export function BarriersPage(props: {
   page: PageContext;
   barriers: { barrier: CustomerBarrier; companies: number; leftOpen: SensedObject[] }[];
   form: PairingForm;
-  /** Set just after a barrier was removed: how many keys it ended. */
-  removed?: { revokedKeys: number } | undefined;
+  notice?: BarriersNotice | undefined;
 }): VNode {
-  const { barriers, form } = props;
+  const { barriers, form, notice } = props;
+  const added =
+    notice?.kind === 'added' ? barriers.find(({ barrier }) => barrier.id === notice.barrierId) : undefined;
   return (
     <Layout title="Your barriers" page={props.page}>
-      {props.removed ? <RemovedNotice revokedKeys={props.removed.revokedKeys} /> : null}
+      {notice?.kind === 'removed' ? <RemovedNotice revokedKeys={notice.revokedKeys} /> : null}
+      {added ? <AddedNotice barrier={added.barrier} /> : null}
       <h1>Your barriers</h1>
       {form.next ? (
         <div class="notice">Add your barrier below; then you go back to the request to answer it.</div>
@@ -66,6 +71,8 @@ export function BarriersPage(props: {
         <form method="post" action="/barriers" novalidate>
           <CsrfField page={props.page} />
           {form.next ? <input type="hidden" name="next" value={form.next} /> : null}
+          {/* The browser's own time zone, filled in by app.js: the barrier's, until its owner says otherwise. */}
+          <input type="hidden" name="time_zone" value="" data-browser-zone />
           <TextField
             id="code"
             name="code"
@@ -81,7 +88,7 @@ export function BarriersPage(props: {
             id="name"
             name="name"
             label="Name"
-            hint="What you call it, such as Front gate. You can change it later."
+            hint="What you call it, such as Home, Mill Lane 4 or Holiday flat. You can change it later."
             value={form.name}
             errors={form.errors}
             maxLength={BARRIER_NAME_MAX}
@@ -92,6 +99,23 @@ export function BarriersPage(props: {
         </form>
       </section>
     </Layout>
+  );
+}
+
+/**
+ * Said on the list just after a barrier was added, naming it (the name looked up by its id, never carried in
+ * the address), with the way on to its page.
+ */
+function AddedNotice(props: { barrier: CustomerBarrier }): VNode {
+  const { barrier } = props;
+  return (
+    <div class="notice ok" role="status">
+      <p>{barrier.name} added. Companies you grant access to can now open it.</p>
+      <p>
+        <a href={`/barriers/${barrier.id}`}>Go to {barrier.name}</a> to see what it opens and whether its
+        controller is online.
+      </p>
+    </div>
   );
 }
 

@@ -14,6 +14,8 @@ export interface CustomerBarrier {
   /** When the controller last reported whether it is online; null when it never has. */
   onlineSince: Date | null;
   pairedAt: Date | null;
+  /** Its IANA time zone: its keys' hours are read, and its times typed, in it (docs/design.md section 3.1). */
+  timeZone: string;
 }
 
 /** An object of a barrier (a relay or a number to dial), by the `number_id` companies open it with. */
@@ -74,7 +76,7 @@ export const BARRIER_NAME_MAX = 60;
  * section 1), since it is shown on pages and journal lines, and one short line.
  */
 export function barrierNameProblem(name: string): string | null {
-  if (name.length === 0) return 'Give the barrier a name, such as Front gate.';
+  if (name.length === 0) return 'Give the barrier a name, such as Home, Mill Lane 4 or Holiday flat.';
   if ([...name].length > BARRIER_NAME_MAX) return `Keep the name to ${BARRIER_NAME_MAX} characters.`;
   if (!isPrintableText(name)) return 'Use letters, digits, spaces and punctuation only, on one line.';
   return null;
@@ -98,7 +100,9 @@ export async function renameBarrier(
 }
 
 function barrierRows(db: Database) {
-  return db.selectFrom('devices').select(['id', 'name', 'label', 'online', 'state_at', 'paired_at']);
+  return db
+    .selectFrom('devices')
+    .select(['id', 'name', 'label', 'online', 'state_at', 'paired_at', 'time_zone']);
 }
 
 function toBarrier(row: {
@@ -108,6 +112,7 @@ function toBarrier(row: {
   online: boolean;
   state_at: Date | null;
   paired_at: Date | null;
+  time_zone: string;
 }): CustomerBarrier {
   return {
     id: row.id,
@@ -115,5 +120,6 @@ function toBarrier(row: {
     online: row.online,
     onlineSince: row.state_at,
     pairedAt: row.paired_at,
+    timeZone: row.time_zone,
   };
 }
