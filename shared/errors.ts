@@ -99,6 +99,19 @@ export const ERRORS = {
   forbidden: { status: 403, message: 'The key is not yours, or the object is not in the key.' },
   revoked: { status: 403, message: 'The customer withdrew this access.' },
   expired: { status: 403, message: "The key's lifetime has ended." },
+  // docs/design.md section 3.1: the shape the customer gave the grant
+  not_started: {
+    status: 403,
+    message: 'The customer set a later start for this access; status shows it as shape.starts_at.',
+  },
+  outside_hours: {
+    status: 403,
+    message: 'This is outside the hours the customer allowed; status shows them as shape.windows.',
+  },
+  openings_used: {
+    status: 403,
+    message: 'Every opening the customer allowed has been used; ask them for more.',
+  },
   rate_limit: {
     status: 429,
     message: 'Too many openings with this key in the last minute; retry after the delay.',

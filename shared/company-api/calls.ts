@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_ID } from '../limits.js';
 import { notPrintableMessage, PRINTABLE_TEXT } from '../printable-text.js';
+import { grantShapeSchema } from './grant-shape.js';
 
 /**
  * The company API's calls as data (cloud/README.md, "Calls"; docs/design.md sections 1 to 4): the body each
@@ -42,10 +43,27 @@ export const requestBodySchema = z
         default: TTL_HOURS.default,
         examples: [48],
       }),
+    shape: grantShapeSchema.optional().meta({
+      description:
+        'The access you ask for (docs/design.md section 3.1): hours of the week, a start, an end, a number of ' +
+        'openings. The customer sees it and may grant it or less; `status` shows what was granted. Left out: ' +
+        'the customer chooses.',
+    }),
   })
   .meta({
     description: 'A new access request. Every field is optional; an empty object asks with the defaults.',
-    examples: [{ ref: 'ORD-1042', ttl_hours: 48 }, {}],
+    examples: [
+      { ref: 'ORD-1042', ttl_hours: 48 },
+      {
+        ref: 'CLEAN-7',
+        shape: {
+          windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '12:00' }],
+          starts_at: '2026-12-07 07:00:00',
+          ends_at: '2026-12-19 17:00:00',
+        },
+      },
+      {},
+    ],
   });
 
 export const statusBodySchema = z
@@ -158,7 +176,7 @@ export const requestAnswerSchema = z
     ],
   });
 
-export const REQUEST_STATES = ['new', 'claimed', 'issued', 'revoked', 'expired'] as const;
+export const REQUEST_STATES = ['new', 'claimed', 'issued', 'revoked', 'expired', 'declined'] as const;
 
 /** A field appears once it has a value (cloud/README.md, "`status` fields"). */
 export const statusAnswerSchema = z
@@ -166,7 +184,8 @@ export const statusAnswerSchema = z
     code: z.string().meta({ description: 'The request code, in upper case.' }),
     state: z.enum(REQUEST_STATES).meta({
       description:
-        'new → claimed → issued → revoked; new or claimed → expired when the request ends before access is granted.',
+        'new → claimed → issued → revoked; new or claimed → expired when the request ends before access is ' +
+        'granted; claimed → declined when the customer says no. expired and declined are final.',
     }),
     expires_at: at("The request's end"),
     ref: z.string().optional().meta({ description: 'Your `ref`, when given at creation.' }),
@@ -184,6 +203,23 @@ export const statusAnswerSchema = z
       .meta({ description: 'The objects the key may open; from issuing.' }),
     key_expires_at: at("The key's end, when the customer set one").optional(),
     revoked_at: at('When the customer withdrew access').optional(),
+    shape: grantShapeSchema.optional().meta({
+      description:
+        "The shape the customer granted, once issued and when they set one: `windows` in the barrier's " +
+        '`time_zone`, `starts_at`, `ends_at` (the same moment as `key_expires_at`), `openings` in all.',
+    }),
+    time_zone: z
+      .string()
+      .optional()
+      .meta({
+        description: "The barrier's IANA time zone, in which `shape.windows` are read; from issuing.",
+        examples: ['Europe/Berlin'],
+      }),
+    openings_used: z.number().int().optional().meta({
+      description:
+        'Openings made so far, when `shape.openings` limits them (under way and unanswered ones count).',
+    }),
+    declined_at: at('When the customer declined the request').optional(),
   })
   .meta({
     description: 'The request as it stands. A field appears once it has a value.',

@@ -4,6 +4,8 @@ import { openDatabase } from '../../cloud/foundation/db/database.js';
 import type { FunctionResult } from '../../cloud/foundation/db/function-result.js';
 import { applyFunctions, functionDefinitions } from '../../cloud/foundation/db/functions.js';
 import { accessKeyLapseResult } from '../../cloud/rules/access-keys/key-lifetime.js';
+import { grantShapeRefusalResult } from '../../cloud/rules/grant-shapes/grant-shape-refusal.js';
+import { keyOpeningsUsedResult } from '../../cloud/rules/grant-shapes/openings-used.js';
 import { completeEntryResult, completeEntrySignedResult } from '../../cloud/rules/journal/journal.js';
 import { openAttemptResult } from '../../cloud/rules/opening/open.js';
 import { applyPositionReportResult } from '../../cloud/rules/positions/position-reports.js';
@@ -18,10 +20,12 @@ import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } fro
 /** Every result declaration in the cloud: a new database function adds its own here. */
 const DECLARED: FunctionResult[] = [
   accessKeyLapseResult,
+  grantShapeRefusalResult,
   openAttemptResult,
   completeEntryResult,
   completeEntrySignedResult,
   applyPositionReportResult,
+  keyOpeningsUsedResult,
 ];
 
 /** The names the function files define, read from their text. */
@@ -70,6 +74,8 @@ describe('what each function returns', () => {
       'open_event_data',
       'event_time',
       'seconds_between',
+      'key_openings_used',
+      'grant_shape_refusal',
       'open_attempt',
       'complete_entry',
       'complete_entry_signed',

@@ -1,4 +1,6 @@
 import { requestBodySchema, TTL_HOURS } from '../../../shared/company-api/calls.js';
+import { timestampInstant } from '../../../shared/company-api/grant-shape.js';
+import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
 import { validate } from '../../foundation/http/validation.js';
@@ -19,6 +21,14 @@ export async function handleRequest(
 ): Promise<StoredAnswer> {
   const body = validate(requestBodySchema, caller.body);
   const ttlHours = body.ttl_hours ?? TTL_HOURS.default;
+  // A proposal that has ended before anyone could grant it asks for nothing a customer could give.
+  const endsAt = body.shape?.ends_at === undefined ? null : timestampInstant(body.shape.ends_at);
+  if (endsAt && endsAt <= ctx.clock.now()) {
+    throw new ApiError('invalid_field', {
+      field: 'shape.ends_at',
+      message: 'shape.ends_at must be in the future.',
+    });
+  }
   return ctx.db.transaction().execute(async (trx) => {
     const claim = idempotency && { ...idempotency, companyId: caller.company.id, action: 'request' };
     if (claim) {
@@ -29,6 +39,7 @@ export async function handleRequest(
       companyId: caller.company.id,
       ref: body.ref,
       ttlHours,
+      proposedShape: body.shape ?? null,
       now: ctx.clock.now(),
     });
     const answer: StoredAnswer = {

@@ -14,8 +14,10 @@ import {
 import type { GateLimits, SensedObject } from '../../rules/positions/gate-display.js';
 import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { BarrierLifecycleForms, type ReplaceForm } from './barrier-lifecycle-forms.js';
+import { BarrierZoneCard } from './barrier-zone.js';
 import { CompanyLogo } from './company-mark.js';
 import { GateLimitsCard, type GateLimitsForm, GatePositions } from './gate-position.js';
+import { KeyShapeText } from './key-shape.js';
 import { ReceiptsLine } from './receipts-line.js';
 
 /**
@@ -33,7 +35,7 @@ export interface BarrierPageProps {
   /** The gates' sensors and the limits' form (section 10.4); `now` tells how long a gate has been open. */
   gates: { objects: SensedObject[]; limits: GateLimits; form: GateLimitsForm; now: Date };
   /** What the last form did, said at the top. */
-  notice?: { kind: 'added' | 'renamed' | 'replaced' | 'limits' } | { kind: 'withdrawn'; company: string };
+  notice?: { kind: 'renamed' | 'replaced' | 'limits' } | { kind: 'withdrawn' | 'shaped'; company: string };
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
 }
@@ -86,6 +88,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
           </ul>
         )}
       </section>
+      <BarrierZoneCard page={props.page} barrierId={barrier.id} zone={barrier.timeZone} />
       <GateLimitsCard
         page={props.page}
         barrierId={barrier.id}
@@ -101,7 +104,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
             id="name"
             name="name"
             label="Name"
-            hint="What you call it, such as Front gate."
+            hint="What you call it, such as Home, Mill Lane 4 or Holiday flat."
             value={rename.name}
             errors={rename.errors}
             maxLength={BARRIER_NAME_MAX}
@@ -120,8 +123,6 @@ export function BarrierPage(props: BarrierPageProps): VNode {
 
 function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: string): string {
   switch (notice.kind) {
-    case 'added':
-      return 'Barrier added. Companies you grant access to can now open it.';
     case 'renamed':
       return 'Name saved.';
     case 'limits':
@@ -130,6 +131,8 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
       return 'Controller replaced: this barrier, its companies and its journal are now on the new controller.';
     case 'withdrawn':
       return `Access withdrawn: ${notice.company} can no longer open ${barrier}.`;
+    case 'shaped':
+      return `Saved: ${notice.company} may open ${barrier} as shown below, from their next opening on.`;
   }
 }
 
@@ -167,6 +170,7 @@ function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: Page
             {company.verifiedDomain ? `Verified domain: ${company.verifiedDomain}` : 'Domain not confirmed'}
           </div>
           <div>May open: {access.objects.map((object) => object.label).join(', ')}</div>
+          <KeyShapeText shape={access} />
           <div class="muted small">
             {access.expired
               ? `Ended: it lasted ${lifetimeText(access.expiresAt)}.`
@@ -182,6 +186,9 @@ function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: Page
         class="actions"
       >
         <CsrfField page={props.page} />
+        <a href={`/barriers/${props.barrierId}/keys/${access.keyRef}/shape`}>
+          Change when {company.name} may open
+        </a>
         <button type="submit" class="danger" aria-label={`Withdraw access for ${company.name}`}>
           Withdraw access
         </button>

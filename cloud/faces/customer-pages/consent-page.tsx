@@ -7,6 +7,9 @@ import { lifetimeText } from '../../rules/access-keys/key-lifetime.js';
 import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { BarrierObject, CustomerBarrier } from '../../rules/devices/customer-barriers.js';
+import { KeyShapeText, keyShapeLines } from './key-shape.js';
+import { ShapeFields } from './shape-fields.js';
+import type { ShapeChoices } from './shape-form.js';
 
 /**
  * The consent dialog (docs/design.md section 10.3), a "check your answers" page: the company again (above it,
@@ -19,11 +22,22 @@ export interface ConsentChoices {
   barriers: { barrier: CustomerBarrier; objects: BarrierObject[] }[];
   /** The objects ticked (number ids). */
   objects: number[];
-  lifetime: 'withdrawn' | 'date';
+  /** `proposed`: the end the company asked for, offered when it asked for one. */
+  lifetime: 'withdrawn' | 'date' | 'proposed';
   /** The last day, `YYYY-MM-DD`, as typed. */
   until: string;
   /** The earliest day the date field offers, `YYYY-MM-DD`. */
   today: string;
+  /** When in the week, from when, how many times (docs/design.md section 3.1), as typed or proposed. */
+  shape: ShapeChoices;
+  /** The zone its hours are in: the barrier's, or the customer's first barrier's until one is ticked. */
+  zone: string;
+  /** What the company asked for, in words, and the end it asked for; null when it asked for nothing. */
+  proposal: { words: string[]; endsAt: Date | null } | null;
+  /** How the choices give more than was asked for, when the customer has not said yet that they mean it. */
+  wider?: string[];
+  /** The customer ticked "give more than they asked for". */
+  widerOk?: boolean;
   errors?: FieldErrors;
 }
 
@@ -47,8 +61,10 @@ export function ConsentForm(props: {
           <a class="button" href={`/barriers?next=/c/${code}`}>
             Add a barrier
           </a>
-          <a href="/barriers">Decline</a>
+          <DeclineButton />
         </p>
+        <DeclineHint company={company} />
+        <DeclineForm page={props.page} code={code} company={company} />
       </section>
     );
   }
@@ -56,6 +72,7 @@ export function ConsentForm(props: {
   return (
     <section class="card" aria-labelledby="consent-title">
       <h2 id="consent-title">Give {company.name} access</h2>
+      {choices.proposal ? <Proposal company={company} words={choices.proposal.words} /> : null}
       <form method="post" action={`/c/${code}/grant`} novalidate>
         <CsrfField page={props.page} />
         <fieldset id="objects" aria-describedby={describedBy('objects', errors)}>
@@ -92,9 +109,21 @@ export function ConsentForm(props: {
             </div>
           ))}
         </fieldset>
+        <ShapeFields choices={choices.shape} zone={choices.zone} errors={errors} company={company.name} />
         <fieldset id="lifetime" aria-describedby={describedBy('lifetime', errors, false)}>
-          <legend>For how long?</legend>
+          <legend>Until when?</legend>
           <FieldError errors={errors} field="lifetime" />
+          {choices.proposal?.endsAt ? (
+            <label class="choice">
+              <input
+                type="radio"
+                name="lifetime"
+                value="proposed"
+                checked={choices.lifetime === 'proposed'}
+              />
+              Until the end they asked for, <Moment date={choices.proposal.endsAt} />
+            </label>
+          ) : null}
           <label class="choice">
             <input
               type="radio"
@@ -130,15 +159,97 @@ export function ConsentForm(props: {
             />
           </div>
         </fieldset>
-        <p class="actions">
+        {choices.wider && choices.wider.length > 0 ? (
+          <WiderConfirmation company={company} wider={choices.wider} errors={errors} />
+        ) : null}
+        <p class="actions sticky">
           <button type="submit">Grant access</button>
-          <a href="/barriers">Decline</a>
+          <DeclineButton />
         </p>
-        <p class="hint">
-          Declining shares nothing: {company.name} sees only that the request is still open, until it lapses.
-        </p>
+        <DeclineHint company={company} />
       </form>
+      <DeclineForm page={props.page} code={code} company={company} />
     </section>
+  );
+}
+
+/**
+ * Decline is a form of its own, `POST /c/<code>/decline`, since forms do not nest; its button stands beside
+ * Grant and belongs to it by the `form` attribute, which needs no script. It ends the request, so it asks first
+ * (`data-confirm`, app.js); without script the click is the answer.
+ */
+const DECLINE_FORM = 'decline-form';
+
+function DeclineForm(props: { page: PageContext; code: string; company: CompanyDisplay }): VNode {
+  return (
+    <form
+      id={DECLINE_FORM}
+      method="post"
+      action={`/c/${props.code}/decline`}
+      data-confirm={`Decline the request from ${props.company.name}?`}
+    >
+      <CsrfField page={props.page} />
+    </form>
+  );
+}
+
+function DeclineButton(): VNode {
+  return (
+    <button type="submit" form={DECLINE_FORM} class="secondary">
+      Decline
+    </button>
+  );
+}
+
+function DeclineHint(props: { company: CompanyDisplay }): VNode {
+  return (
+    <p class="hint">
+      Declining tells {props.company.name} only that you said no, nothing about you or your barriers. It ends
+      this request: to give access later, ask them for a new code.
+    </p>
+  );
+}
+
+/** What the company asked for, before the questions: the form starts from it, and may give less. */
+function Proposal(props: { company: CompanyDisplay; words: string[] }): VNode {
+  return (
+    <div class="proposal">
+      <p>{props.company.name} asks for access:</p>
+      <ul>
+        {props.words.map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+      </ul>
+      <p class="hint">
+        The questions below start from that. You can give less; to give more, you are asked again.
+      </p>
+    </div>
+  );
+}
+
+/**
+ * Choices that give more than the company asked for are never granted silently: the form comes back saying
+ * how, and the customer ticks that they mean it (docs/design.md section 10.3).
+ */
+function WiderConfirmation(props: {
+  company: CompanyDisplay;
+  wider: string[];
+  errors: FieldErrors | undefined;
+}): VNode {
+  return (
+    <fieldset id="wider" aria-describedby={describedBy('wider', props.errors, false)}>
+      <legend>More than {props.company.name} asked for</legend>
+      <FieldError errors={props.errors} field="wider" />
+      <ul>
+        {props.wider.map((part) => (
+          <li key={part}>{part}</li>
+        ))}
+      </ul>
+      <label class="choice">
+        <input type="checkbox" name="wider_ok" value="1" />
+        Yes, give {props.company.name} more than they asked for
+      </label>
+    </fieldset>
   );
 }
 
@@ -164,6 +275,14 @@ export function GrantedAccess(props: {
         <dd>{granted.barrier ? granted.barrier.name : 'A barrier that is no longer yours'}</dd>
         <dt>May open</dt>
         <dd>{granted.objects.map((object) => object.label).join(', ')}</dd>
+        {keyShapeLines(granted).length > 0 ? (
+          <>
+            <dt>When</dt>
+            <dd>
+              <KeyShapeText shape={granted} />
+            </dd>
+          </>
+        ) : null}
         <dt>For how long</dt>
         <dd>
           {granted.revokedAt ? (

@@ -27,7 +27,11 @@ export function RequestPage(props: RequestPageProps): VNode {
   if (view.kind !== 'found') return <CodeNotFound page={page} view={view} />;
   const signedIn = page.customer !== null;
   const { company, state, holder, code } = view;
-  const title = `${company.name}: ${STATE_WORDS[state === 'claimed' && holder !== 'you' ? 'taken' : state]}`;
+  const stateWords =
+    state === 'issued' && props.justGranted
+      ? 'Granted'
+      : STATE_WORDS[state === 'claimed' && holder !== 'you' ? 'taken' : state];
+  const title = `${company.name}: ${stateWords}`;
   return (
     <Layout title={title} page={page}>
       <ErrorSummary errors={props.consent?.errors} />
@@ -35,9 +39,7 @@ export function RequestPage(props: RequestPageProps): VNode {
         <h1 id="request-title">{heading(company, state, holder)}</h1>
         <CompanyMark company={company} />
         <p class="state">
-          <span class={`badge ${BADGE[state]}`}>
-            {STATE_WORDS[state === 'claimed' && holder !== 'you' ? 'taken' : state]}
-          </span>
+          <span class={`badge ${BADGE[state]}`}>{stateWords}</span>
         </p>
         <StateExplained {...props} company={company} signedIn={signedIn} code={code} />
       </section>
@@ -58,9 +60,17 @@ const STATE_WORDS = {
   issued: 'Already granted',
   revoked: 'Withdrawn',
   expired: 'Expired',
+  declined: 'Declined',
 } as const;
 
-const BADGE = { new: 'wait', claimed: 'wait', issued: 'ok', revoked: 'bad', expired: 'bad' } as const;
+const BADGE = {
+  new: 'wait',
+  claimed: 'wait',
+  issued: 'ok',
+  revoked: 'bad',
+  expired: 'bad',
+  declined: 'bad',
+} as const;
 
 function heading(company: CompanyDisplay, state: string, holder: string): string {
   if (state === 'new' || (state === 'claimed' && holder === 'you')) {
@@ -102,8 +112,8 @@ function StateExplained(
       if (view.holder === 'you') {
         return (
           <p>
-            Answer below. If you decline, nothing is shared; the request stays open until{' '}
-            <Moment date={view.request.expires_at} /> and then lapses.
+            Answer below by <Moment date={view.request.expires_at} />, when the request lapses. If you
+            decline, {company.name} learns only that you said no.
           </p>
         );
       }
@@ -121,6 +131,10 @@ function StateExplained(
         </>
       );
     case 'issued':
+      if (view.holder === 'you' && props.justGranted) {
+        // Just granted: the confirmation below says what; this says it is done, not that it was done before.
+        return <p>Done. Below is what you gave; you can change it or withdraw it on the barrier's page.</p>;
+      }
       return view.holder === 'you' ? (
         <p>You granted this access. There is nothing more to do here.</p>
       ) : (
@@ -140,6 +154,19 @@ function StateExplained(
         <p>
           This request lapsed before access was granted, so there is nothing to grant here. If you still want
           to give {company.name} access, ask them for a new code.
+        </p>
+      );
+    case 'declined':
+      return view.holder === 'you' && view.request.declined_at ? (
+        <p>
+          You declined this request on <Moment date={view.request.declined_at} />. {company.name} was told
+          that you said no, and nothing about you or your barriers. If you change your mind, ask them for a
+          new code.
+        </p>
+      ) : (
+        <p>
+          This request was declined, so there is nothing to grant here. If you still want to give{' '}
+          {company.name} access, ask them for a new code.
         </p>
       );
   }

@@ -11,17 +11,22 @@ import { issueAccessKey } from '../../rules/access-keys/access-keys.js';
 import { endOfDayUtc, todayUtc } from '../../rules/access-keys/key-lifetime.js';
 import { keyOfRequest } from '../../rules/access-keys/keys-on-barrier.js';
 import { barrierObjects, customerBarriers } from '../../rules/devices/customer-barriers.js';
+import { widerParts } from '../../rules/grant-shapes/narrowing.js';
+import { proposalOf } from '../../rules/grant-shapes/proposals.js';
+import { shapeWords } from '../../rules/grant-shapes/shape-words.js';
 import { claimRequest } from '../../rules/requests/claim.js';
+import { declineRequest } from '../../rules/requests/decline.js';
 import { type RequestView, requestView } from '../../rules/requests/request-view.js';
 import type { ConsentChoices } from './consent-page.js';
 import { RequestPage } from './request-page.js';
+import { choicesOf, type FormShape, readShapeForm, WINDOW_ROWS } from './shape-form.js';
 
 /**
- * `/c/<code>` and its two forms (docs/design.md section 10.3): the page (a GET, which never changes state),
- * Continue (claims a new request), and Grant (issues the key). Every route here looks a code up, so all of
- * them count in one limit per client address, in the database, so that it holds across instances: a request
- * code is a bearer secret, and 30 lookups a minute is far more than a person scanning a QR code needs and far
- * too few to guess one of 2^60.
+ * `/c/<code>` and its three forms (docs/design.md section 10.3): the page (a GET, which never changes state),
+ * Continue (claims a new request), Grant (issues the key) and Decline (ends the request). Every route here looks
+ * a code up, so all of them count in one limit per client address, in the database, so that it holds across
+ * instances: a request code is a bearer secret, and 30 lookups a minute is far more than a person scanning a QR
+ * code needs and far too few to guess one of 2^60.
  */
 export const CODE_LOOKUPS: AttemptLimit = {
   bucket: 'request-code-lookups',
@@ -58,12 +63,33 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     return reply.redirect(`/c/${view.code}`, 303);
   });
 
+  // Only the customer holding the claim declines; anyone else, or a request past `claimed`, gets the page for
+  // its state and nothing changes, as with Grant.
+  app.post('/c/:code/decline', { onRequest: lookups }, async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const view = await viewOf(request);
+    if (view.kind !== 'found') return showRequest(request, reply, view);
+    if (view.state !== 'claimed' || view.holder !== 'you') return reply.redirect(`/c/${view.code}`, 303);
+    try {
+      await declineRequest(ctx, { code: view.code, customerId: customer.customerId });
+    } catch (error) {
+      // Granted or lapsed meanwhile: the page says which.
+      if (!(error instanceof ApiError && error.code === 'invalid_state')) throw error;
+    }
+    return reply.redirect(`/c/${view.code}`, 303);
+  });
+
   app.post('/c/:code/grant', { onRequest: lookups }, async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const view = await viewOf(request);
     if (view.kind !== 'found') return showRequest(request, reply, view);
     if (view.state !== 'claimed' || view.holder !== 'you') return reply.redirect(`/c/${view.code}`, 303);
-    const grant = await checkGrant(request.body, customer, view.company.name);
+    // "Add another window" comes back with one more row, and grants nothing.
+    if (textField(request.body, 'more_windows')) {
+      const posted = await postedChoices(request.body, customer, view);
+      return showRequest(request, reply, view, { posted });
+    }
+    const grant = await checkGrant(request.body, customer, view);
     if (!grant.ok) return showRequest(request, reply, view, { status: 400, posted: grant.posted });
     try {
       await issueAccessKey(ctx, {
@@ -72,11 +98,13 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
         deviceId: grant.deviceId,
         objectIds: grant.objectIds,
         keyExpiresAt: grant.keyExpiresAt,
+        shape: grant.shape,
       });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.code === 'invalid_state') return reply.redirect(`/c/${view.code}`, 303);
-      const field = error.field === 'key_expires_at' ? 'until' : 'objects';
+      const field =
+        error.field === 'key_expires_at' ? 'until' : error.field === 'starts_at' ? 'start' : 'objects';
       const posted = { ...grant.posted, errors: { [field]: error.message } };
       return showRequest(request, reply, view, { status: 400, posted });
     }
@@ -92,7 +120,10 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     });
   }
 
-  type Posted = Pick<ConsentChoices, 'objects' | 'lifetime' | 'until' | 'errors'>;
+  type Posted = Pick<
+    ConsentChoices,
+    'objects' | 'lifetime' | 'until' | 'shape' | 'wider' | 'widerOk' | 'errors'
+  >;
 
   /** The page for what the code names, with what the customer holding it needs to answer or to review. */
   async function showRequest(
@@ -108,12 +139,21 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     }
     const now = ctx.clock.now();
     if (view.state === 'claimed') {
+      const barriers = await barriersWithObjects(customerId);
+      const proposal = proposalOf(view.request.proposed_shape);
+      const zone = zoneOf(barriers, options.posted?.objects ?? []);
       const consent: ConsentChoices = {
-        barriers: await barriersWithObjects(customerId),
+        barriers,
         objects: [],
-        lifetime: 'withdrawn',
+        lifetime: proposal?.endsAt ? 'proposed' : 'withdrawn',
         until: '',
         today: todayUtc(now),
+        shape: choicesOf(proposal, zone),
+        zone,
+        proposal: proposal && {
+          words: shapeWords(proposal, zone, { withZone: true }),
+          endsAt: proposal.endsAt,
+        },
         ...options.posted,
       };
       return sendPage(
@@ -145,30 +185,50 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
   /**
    * The consent form, checked: the objects ticked must all be on one of the customer's own barriers (that
-   * barrier is the key's), and a dated key needs a day from today on. issueAccessKey checks the barrier and objects
-   * again in its transaction; this says what is wrong in the customer's words first.
+   * barrier is the key's), a dated key needs a day from today on, the shape's answers must make sense in the
+   * barrier's zone, and a grant wider than the company's proposal needs the customer's "yes" (docs/design.md
+   * section 10.3). issueAccessKey checks the barrier and objects again in its transaction; this says what is
+   * wrong in the customer's words first.
    */
   async function checkGrant(
     body: unknown,
     customer: Session,
-    companyName: string,
+    view: Extract<RequestView, { kind: 'found' }>,
   ): Promise<
-    | { ok: true; deviceId: string; objectIds: number[]; keyExpiresAt: Date | null; posted: Posted }
+    | {
+        ok: true;
+        deviceId: string;
+        objectIds: number[];
+        keyExpiresAt: Date | null;
+        shape: FormShape;
+        posted: Posted;
+      }
     | { ok: false; posted: Posted }
   > {
+    const companyName = view.company.name;
+    const now = ctx.clock.now();
+    const barriers = await barriersWithObjects(customer.customerId);
     const parsed = parseForm(GRANT_FORM, body);
-    const posted: Posted = parsed.ok
-      ? { objects: parsed.value.object, lifetime: parsed.value.lifetime, until: parsed.value.until }
-      : { objects: [], lifetime: textField(body, 'lifetime') === 'date' ? 'date' : 'withdrawn', until: '' };
-    const errors: FieldErrors = {};
+    const objectIds = parsed.ok ? parsed.value.object : [];
+    const zone = zoneOf(barriers, objectIds);
+    const shape = readShapeForm(body, zone, now);
+    const widerOk = textField(body, 'wider_ok') === '1';
+    const lifetime = textField(body, 'lifetime');
+    const posted: Posted = {
+      objects: objectIds,
+      lifetime: lifetime === 'date' || lifetime === 'proposed' ? lifetime : 'withdrawn',
+      until: parsed.ok ? parsed.value.until : textField(body, 'until').slice(0, 20),
+      shape: shape.choices,
+      widerOk,
+    };
+    const errors: FieldErrors = shape.ok ? {} : { ...shape.errors };
     if (!parsed.ok) {
       for (const [field, message] of Object.entries(parsed.errors)) {
         errors[field === 'object' ? 'objects' : field] = message;
       }
-      return { ok: false, posted: { ...posted, until: textField(body, 'until').slice(0, 20), errors } };
+      return { ok: false, posted: { ...posted, errors } };
     }
     const form = parsed.value;
-    const barriers = await barriersWithObjects(customer.customerId);
     const owner = new Map(
       barriers.flatMap(({ barrier, objects }) => objects.map((object) => [object.numberId, barrier.id])),
     );
@@ -181,21 +241,59 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
       errors.objects =
         'Access covers one barrier: tick objects of one barrier only. For another barrier, ask the company for a second code.';
     }
+    const proposal = proposalOf(view.request.proposed_shape);
     let keyExpiresAt: Date | null = null;
-    if (form.lifetime === 'date') {
-      const end = form.until ? endOfDayUtc(form.until, ctx.clock.now()) : null;
+    if (form.lifetime === 'proposed') {
+      if (proposal?.endsAt && proposal.endsAt > now) keyExpiresAt = proposal.endsAt;
+      else errors.lifetime = 'Choose how long access lasts.';
+    } else if (form.lifetime === 'date') {
+      const end = form.until ? endOfDayUtc(form.until, now) : null;
       if (!end) errors.until = 'Choose the last day of access.';
       else if (!end.ok) errors.until = end.problem;
       else keyExpiresAt = end.expiresAt;
     }
     const [deviceId] = [...chosen];
-    if (Object.keys(errors).length > 0 || deviceId === undefined)
+    if (Object.keys(errors).length > 0 || deviceId === undefined || !shape.ok)
       return { ok: false, posted: { ...posted, errors } };
-    return { ok: true, deviceId, objectIds: form.object, keyExpiresAt, posted };
+    // "From now" starts now: wider than a proposal only while its start is still to come.
+    const granted = { ...shape.shape, startsAt: shape.shape.startsAt ?? now, endsAt: keyExpiresAt };
+    const wider = proposal ? widerParts(granted, proposal) : [];
+    if (wider.length > 0 && !widerOk) {
+      const message = `This gives ${companyName} more than they asked for: tick that you mean it, or give less.`;
+      return { ok: false, posted: { ...posted, wider, errors: { wider: message } } };
+    }
+    return { ok: true, deviceId, objectIds: form.object, keyExpiresAt, shape: shape.shape, posted };
+  }
+
+  /** The form as posted, kept as it is, for "Add another window". */
+  async function postedChoices(
+    body: unknown,
+    customer: Session,
+    view: Extract<RequestView, { kind: 'found' }>,
+  ): Promise<Posted> {
+    const checked = await checkGrant(body, customer, view);
+    const { errors: _errors, wider: _wider, ...posted } = checked.posted;
+    if (posted.shape.windows.length < WINDOW_ROWS.most)
+      posted.shape.windows.push({ days: [], from: '', to: '' });
+    return { ...posted, shape: { ...posted.shape, hours: 'windows' } };
   }
 }
 
-/** The consent form's fields as posted: `object` once per ticked box, `lifetime`, and `until` for a date. */
+/**
+ * The zone the shape's times are in: the barrier of the ticked objects, else the customer's first barrier (most
+ * have one, and every barrier of a household is usually in one zone), else UTC.
+ */
+function zoneOf(barriers: ConsentChoices['barriers'], objectIds: readonly number[]): string {
+  const ticked = barriers.find(({ objects }) =>
+    objects.some((object) => objectIds.includes(object.numberId)),
+  );
+  return (ticked ?? barriers[0])?.barrier.timeZone ?? 'UTC';
+}
+
+/**
+ * The consent form's fields as posted: `object` once per ticked box, `lifetime`, and `until` for a date; the
+ * shape's own fields are read by ./shape-form.ts.
+ */
 const GRANT_FORM = z.object({
   object: z.preprocess(
     (value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]),
@@ -206,6 +304,6 @@ const GRANT_FORM = z.object({
         .transform(Number),
     ),
   ),
-  lifetime: formText(z.enum(['withdrawn', 'date'], { error: 'Choose how long access lasts.' })),
+  lifetime: formText(z.enum(['withdrawn', 'date', 'proposed'], { error: 'Choose how long access lasts.' })),
   until: formText(z.string().max(20, { error: 'Give the last day as a date, such as 2026-11-30.' })),
 });

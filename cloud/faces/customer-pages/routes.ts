@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account-routes.js';
 import { barrierRoutes } from './barrier-routes.js';
+import { barrierZoneRoutes } from './barrier-zone.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { emailCodeRoutes } from './email-code-routes.js';
 import { homeRoutes } from './home-routes.js';
 import { journalRoutes } from './journal-routes.js';
+import { keyShapeRoutes } from './key-shape-routes.js';
 import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
 import { receiptsRoutes } from './receipts-routes.js';
@@ -24,6 +26,8 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(sessionRoutes, deps);
   await app.register(requestRoutes, deps);
   await app.register(barrierRoutes, deps);
+  await app.register(keyShapeRoutes, deps);
+  await app.register(barrierZoneRoutes, deps);
   await app.register(signInRoutes, deps);
   await app.register(emailCodeRoutes, deps);
   await app.register(signUpRoutes, deps);

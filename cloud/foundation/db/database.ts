@@ -14,6 +14,8 @@ import * as serviceKey from './migrations/0008-service-key.js';
 import * as releases from './migrations/0009-releases.js';
 import * as gatePositions from './migrations/0010-gate-positions.js';
 import * as objectOpenings from './migrations/0011-object-openings.js';
+import * as grantShapes from './migrations/0012-grant-shapes.js';
+import * as declinedRequests from './migrations/0013-declined-requests.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -48,6 +50,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-releases': releases,
   '0010-gate-positions': gatePositions,
   '0011-object-openings': objectOpenings,
+  '0012-grant-shapes': grantShapes,
+  '0013-declined-requests': declinedRequests,
 };
 
 /**

@@ -17,6 +17,8 @@ const FUNCTION_FILES = [
   'rules/events/open-event.sql',
   'rules/events/event-time.sql',
   'rules/events/seconds-between.sql',
+  'rules/grant-shapes/key-openings-used.sql',
+  'rules/grant-shapes/grant-shape-refusal.sql',
   'rules/opening/open-attempt.sql',
   'rules/journal/complete-entry.sql',
   'rules/journal/complete-entry-signed.sql',

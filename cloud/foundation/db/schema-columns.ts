@@ -98,6 +98,7 @@ export const TABLE_COLUMNS = {
     paired_at: 'timestamp with time zone | null',
     left_open_limit_s: 'integer',
     move_timeout_s: 'integer',
+    time_zone: 'text',
   },
   device_objects: {
     id: 'integer',
@@ -127,6 +128,8 @@ export const TABLE_COLUMNS = {
     revoked_at: 'timestamp with time zone | null',
     expired_at: 'timestamp with time zone | null',
     customer_id: 'integer | null',
+    proposed_shape: 'jsonb | null',
+    declined_at: 'timestamp with time zone | null',
   },
   keys: {
     id: 'integer',
@@ -138,6 +141,9 @@ export const TABLE_COLUMNS = {
     expires_at: 'timestamp with time zone | null',
     revoked_at: 'timestamp with time zone | null',
     expiry_recorded_at: 'timestamp with time zone | null',
+    starts_at: 'timestamp with time zone | null',
+    windows: 'jsonb | null',
+    openings_allowed: 'integer | null',
   },
   key_objects: {
     key_id: 'integer',

@@ -10,7 +10,7 @@ type Json<T> = ColumnType<T, string, string>;
 
 export type CompanyStatus = 'pending' | 'approved' | 'rejected' | 'suspended';
 export type MemberRole = 'owner' | 'member';
-export type RequestState = 'new' | 'claimed' | 'issued' | 'revoked' | 'expired';
+export type RequestState = 'new' | 'claimed' | 'issued' | 'revoked' | 'expired' | 'declined';
 export type JournalOutcome =
   | 'opened'
   | 'device_offline'
@@ -19,7 +19,10 @@ export type JournalOutcome =
   | 'revoked'
   | 'expired'
   | 'rate_limit'
-  | 'forbidden';
+  | 'forbidden'
+  | 'not_started'
+  | 'outside_hours'
+  | 'openings_used';
 
 export interface CompaniesTable {
   id: Generated<number>;
@@ -206,6 +209,8 @@ export interface DevicesTable {
   left_open_limit_s: ColumnType<number, number | undefined, number>;
   /** How soon after the relay fired the gate must be seen moving, else the entry says it did not move. */
   move_timeout_s: ColumnType<number, number | undefined, number>;
+  /** The barrier's IANA time zone: its keys' hours are read in it (docs/design.md section 3.1). */
+  time_zone: ColumnType<string, string | undefined, string>;
 }
 
 export interface DeviceObjectsTable {
@@ -244,6 +249,10 @@ export interface RequestsTable {
   revoked_at: Timestamp | null;
   expired_at: Timestamp | null;
   customer_id: number | null;
+  /** When the customer who claimed the request declined it (docs/design.md section 10.3). */
+  declined_at: Timestamp | null;
+  /** What the company proposed in `request` (shared/company-api/grant-shape.ts), as sent; null when nothing. */
+  proposed_shape: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface KeysTable {
@@ -256,6 +265,10 @@ export interface KeysTable {
   expires_at: Timestamp | null;
   revoked_at: Timestamp | null;
   expiry_recorded_at: Timestamp | null;
+  /** The shape of the grant (docs/design.md section 3.1): a delayed start, hours of the week, openings in all. */
+  starts_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  windows: ColumnType<unknown, string | null | undefined, string | null>;
+  openings_allowed: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface KeyObjectsTable {

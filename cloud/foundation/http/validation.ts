@@ -5,16 +5,27 @@ import { ApiError } from '../../../shared/errors.js';
 export { MAX_ID } from '../../../shared/limits.js';
 
 /**
- * Validates a value at the edge; the first problem becomes 400 `invalid_field` naming the field and
- * saying what it accepts.
+ * Validates a value at the edge; the first problem becomes 400 `invalid_field` naming the field (in the body's
+ * own notation, `shape.windows[0].to`) and saying what it accepts. A nested field's message that names its
+ * whole path already (shared/company-api/grant-shape.ts) is not prefixed with it again.
  */
 export function validate<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const field = issue.path.map(String).join('.') || undefined;
-  const message = field ? `${field}: ${issue.message}` : issue.message;
+  const field = issue.path.length > 0 ? bodyPath(issue.path) : undefined;
+  const named = issue.path.length > 1 && field !== undefined && issue.message.startsWith(field);
+  const message = field && !named ? `${field}: ${issue.message}` : issue.message;
   throw new ApiError('invalid_field', { message, ...(field ? { field } : {}) });
+}
+
+/** A field's path as the body writes it: `shape.windows[0].to`. */
+function bodyPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (name, part) =>
+      typeof part === 'number' ? `${name}[${part}]` : name === '' ? String(part) : `${name}.${String(part)}`,
+    '',
+  );
 }
 
 /** Parses raw bytes as a JSON object, or throws `bad_json`. */

@@ -4,6 +4,7 @@ import type { CloudContext } from '../../foundation/context.js';
 import type { DB, KeysTable } from '../../foundation/db/schema.js';
 import { requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
+import { type KeyShape, storedWindows } from '../grant-shapes/stored-shape.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from '../requests/requests.js';
 
 /**
@@ -40,6 +41,9 @@ export async function issueAccessKey(
         device_id: input.deviceId,
         issued_at: now,
         expires_at: input.keyExpiresAt,
+        starts_at: input.shape?.startsAt ?? null,
+        windows: input.shape?.windows ? JSON.stringify(storedWindows(input.shape.windows)) : null,
+        openings_allowed: input.shape?.openings ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -77,6 +81,8 @@ interface IssueInput {
   deviceId: string;
   objectIds: number[];
   keyExpiresAt: Date | null;
+  /** The rest of the grant's shape (docs/design.md section 3.1); none: at any hour, from now, as often as needed. */
+  shape?: Pick<KeyShape, 'startsAt' | 'windows' | 'openings'>;
 }
 
 /** Access is granted on a request this customer claimed, for a lifetime that ends in the future. */
@@ -91,6 +97,13 @@ function checkGrantable(request: AccessRequest, input: IssueInput, now: Date): v
     throw new ApiError('invalid_field', {
       field: 'key_expires_at',
       message: 'The end of access must be in the future.',
+    });
+  }
+  const startsAt = input.shape?.startsAt;
+  if (startsAt && input.keyExpiresAt && startsAt >= input.keyExpiresAt) {
+    throw new ApiError('invalid_field', {
+      field: 'starts_at',
+      message: 'The start of access must come before its end.',
     });
   }
 }

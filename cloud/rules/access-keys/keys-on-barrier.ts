@@ -1,5 +1,8 @@
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
+import { type KeyShapeColumns, keyShapeOfRow } from '../grant-shapes/key-shapes.js';
+import { openingsUsed } from '../grant-shapes/openings-used.js';
+import type { KeyShape } from '../grant-shapes/stored-shape.js';
 import { type AccessKeyLapse, accessKeyLapse, accessKeyStillValid } from './key-lifetime.js';
 
 /**
@@ -18,6 +21,11 @@ export interface KeyOnBarrier {
   /** Its end has passed: `open` answers 403 `expired`. */
   expired: boolean;
   revokedAt: Date | null;
+  /** Its shape (docs/design.md section 3.1), its end among it, and the barrier's zone its hours are read in. */
+  shape: KeyShape;
+  timeZone: string;
+  /** Openings spent so far, when its shape counts them; null otherwise. */
+  openingsUsed: number | null;
 }
 
 export async function keysOnBarrier(
@@ -99,11 +107,16 @@ function keyRows(db: Database, now: Date) {
   return db
     .selectFrom('keys')
     .innerJoin('companies', 'companies.id', 'keys.company_id')
+    .innerJoin('devices as key_device', 'key_device.id', 'keys.device_id')
     .select([
       'keys.id',
       'keys.issued_at',
       'keys.expires_at',
       'keys.revoked_at',
+      'keys.starts_at',
+      'keys.windows',
+      'keys.openings_allowed',
+      'key_device.time_zone',
       accessKeyLapse(now).as('lapse'),
       'companies.id as company_id',
       'companies.name as company_name',
@@ -113,11 +126,12 @@ function keyRows(db: Database, now: Date) {
     ]);
 }
 
-interface KeyRow {
+interface KeyRow extends KeyShapeColumns {
   id: number;
   issued_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  time_zone: string;
   lapse: AccessKeyLapse | null;
   company_id: number;
   company_name: string;
@@ -139,6 +153,10 @@ async function withObjects(db: Database, rows: KeyRow[]): Promise<KeyOnBarrier[]
     )
     .orderBy('device_objects.id')
     .execute();
+  const used = await openingsUsed(
+    db,
+    rows.filter((row) => row.openings_allowed !== null).map((row) => row.id),
+  );
   return rows.map((row) => ({
     keyRef: row.id,
     company: companyDisplay({
@@ -155,5 +173,8 @@ async function withObjects(db: Database, rows: KeyRow[]): Promise<KeyOnBarrier[]
     expiresAt: row.expires_at,
     expired: row.lapse === 'expired',
     revokedAt: row.revoked_at,
+    shape: keyShapeOfRow(row),
+    timeZone: row.time_zone,
+    openingsUsed: used.get(row.id) ?? null,
   }));
 }

@@ -11,8 +11,10 @@
 --   2. the key exists and is the caller's, else no row: the caller answers it like a missing key, and another
 --      company's attempt leaves no trace in that customer's journal;
 --   3. not revoked (`revoked`), 4. within its lifetime (`expired`), both as access_key_lapse says
---      (cloud/rules/access-keys/access-key-lapse.sql), 5. the object is in the key and not
---      removed (`forbidden`), 6. the rate limit (`rate_limit`, with its wait in seconds).
+--      (cloud/rules/access-keys/access-key-lapse.sql), 5. within the shape the customer gave it (`not_started`,
+--      `outside_hours`, `openings_used`), as grant_shape_refusal says (cloud/rules/grant-shapes/
+--      grant-shape-refusal.sql), its hours read in the barrier's time zone, 6. the object is in the key and not
+--      removed (`forbidden`), 7. the rate limit (`rate_limit`, with its wait in seconds).
 -- Every attempt past step 2 gets a journal entry. A refusal is written with its outcome and its `open.failed`
 -- event, in the same transaction; an attempt let through is written with no outcome and the command id, and
 -- the row says where to send the command.
@@ -64,6 +66,7 @@ declare
   verdict text;
   wait_s integer;
   entry integer;
+  used integer;
 begin
   -- 1. The caller's authentication may come from a cache (cloud/rules/call-auth/company-cache.ts): a suspension still
   -- stops every opening at once.
@@ -74,10 +77,12 @@ begin
 
   -- 2. The key, locked: the count below must see every attempt of the calls that held the lock before.
   select keys.id, keys.device_id, keys.revoked_at, keys.expires_at, requests.code, requests.ref,
+         keys.starts_at, keys.windows, keys.openings_allowed, devices.time_zone,
          device_objects.id as object_id, device_objects.local_id as object_local_id
     into k
     from keys
     join requests on requests.id = keys.request_id
+    join devices on devices.id = keys.device_id
     left join key_objects on key_objects.key_id = keys.id and key_objects.object_id = p_object
     left join device_objects on device_objects.id = key_objects.object_id
                             and device_objects.removed_at is null
@@ -88,6 +93,12 @@ begin
   end if;
 
   verdict := access_key_lapse(k.revoked_at, k.expires_at, p_now);
+  if verdict is null and k.openings_allowed is not null then
+    used := key_openings_used(k.id, k.openings_allowed);
+  end if;
+  if verdict is null then
+    verdict := grant_shape_refusal(k.starts_at, k.windows, k.time_zone, k.openings_allowed, used, p_now);
+  end if;
   if verdict is null and k.object_id is null then
     verdict := 'forbidden';
   elsif verdict is null then

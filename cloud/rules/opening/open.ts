@@ -52,7 +52,16 @@ export const openAttemptResult = {
 } as const satisfies TableResult<ResultColumns>;
 
 /** The refusals open_attempt gives, each the code of its answer (shared/errors.ts). */
-const REFUSALS = ['org_not_approved', 'revoked', 'expired', 'forbidden', 'rate_limit'] as const;
+const REFUSALS = [
+  'org_not_approved',
+  'revoked',
+  'expired',
+  'not_started',
+  'outside_hours',
+  'openings_used',
+  'forbidden',
+  'rate_limit',
+] as const;
 type Refusal = (typeof REFUSALS)[number];
 
 function asRefusal(value: string): Refusal {

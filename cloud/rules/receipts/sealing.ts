@@ -58,7 +58,8 @@ export async function sealFinalEntries(
 function finalAt(now: Date) {
   const horizon = new Date(now.getTime() - SEALING_HORIZON_MS);
   return sql<boolean>`(
-    j.outcome in ('revoked', 'expired', 'rate_limit', 'forbidden', 'device_error', 'device_offline')
+    j.outcome in ('revoked', 'expired', 'rate_limit', 'forbidden', 'not_started', 'outside_hours',
+                  'openings_used', 'device_error', 'device_offline')
     or (j.outcome = 'device_timeout' and j.at <= ${horizon})
     or (j.outcome = 'opened' and (
       o.has_sensor is not true or j.gate_closed_at is not null or j.gate_not_moved_at is not null

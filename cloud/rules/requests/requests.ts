@@ -1,10 +1,14 @@
 import type { Selectable, Transaction } from 'kysely';
 import { isCode, normalizeCode, randomCode } from '../../../shared/codes.js';
+import type { GrantShape } from '../../../shared/company-api/grant-shape.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { DB, RequestState, RequestsTable } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
+import { isShaped, type KeyShapeColumns, keyShapeOfRow } from '../grant-shapes/key-shapes.js';
+import { openingsUsed } from '../grant-shapes/openings-used.js';
+import { grantShapeOf } from '../grant-shapes/stored-shape.js';
 
 export type AccessRequest = Selectable<RequestsTable>;
 
@@ -13,7 +17,8 @@ export const REQUEST_CODE_LENGTH = 12;
 
 /**
  * The state a reader must see: a request still `new` or `claimed` after its lifetime is `expired`,
- * whether or not the sweep has recorded that yet.
+ * whether or not the sweep has recorded that yet. A request that ended before, `declined` among them, keeps
+ * the state it ended in.
  */
 export function effectiveState(
   request: Pick<AccessRequest, 'state' | 'expires_at'>,
@@ -25,7 +30,14 @@ export function effectiveState(
 
 export async function createRequest(
   trx: Transaction<DB>,
-  input: { companyId: number; ref: string | undefined; ttlHours: number; now: Date },
+  input: {
+    companyId: number;
+    ref: string | undefined;
+    ttlHours: number;
+    now: Date;
+    /** What the company asks for (docs/design.md section 3.1), validated; the customer grants it or less. */
+    proposedShape?: GrantShape | null;
+  },
 ): Promise<AccessRequest> {
   const expiresAt = new Date(input.now.getTime() + input.ttlHours * 3600 * 1000);
   // A collision among 2^60 codes is unlikely but not impossible; draw again rather than fail.
@@ -37,6 +49,7 @@ export async function createRequest(
         company_id: input.companyId,
         ref: input.ref ?? null,
         ttl_hours: input.ttlHours,
+        proposed_shape: input.proposedShape ? JSON.stringify(input.proposedShape) : null,
         created_at: input.now,
         expires_at: expiresAt,
       })
@@ -82,8 +95,17 @@ export async function requestStatus(db: Database, companyId: number, codeText: s
   if (request.issued_at) {
     const key = await db
       .selectFrom('keys')
-      .select(['id', 'expires_at', 'revoked_at'])
-      .where('request_id', '=', request.id)
+      .innerJoin('devices', 'devices.id', 'keys.device_id')
+      .select([
+        'keys.id',
+        'keys.expires_at',
+        'keys.revoked_at',
+        'keys.starts_at',
+        'keys.windows',
+        'keys.openings_allowed',
+        'devices.time_zone',
+      ])
+      .where('keys.request_id', '=', request.id)
       .executeTakeFirstOrThrow();
     const numbers = await db
       .selectFrom('key_objects')
@@ -96,7 +118,21 @@ export async function requestStatus(db: Database, companyId: number, codeText: s
     status.issued_at = formatTimestamp(request.issued_at);
     status.numbers = numbers;
     if (key.expires_at) status.key_expires_at = formatTimestamp(key.expires_at);
+    Object.assign(status, await shapeFields(db, key));
   }
   if (request.revoked_at) status.revoked_at = formatTimestamp(request.revoked_at);
+  if (request.declined_at) status.declined_at = formatTimestamp(request.declined_at);
   return status;
+}
+
+/** `status`'s fields of a key's shape (docs/design.md section 3.1): the shape, its zone, the openings spent. */
+async function shapeFields(
+  db: Database,
+  key: KeyShapeColumns & { id: number; time_zone: string },
+): Promise<Record<string, unknown>> {
+  const shape = keyShapeOfRow(key);
+  if (!isShaped(shape)) return {};
+  const fields: Record<string, unknown> = { shape: grantShapeOf(shape), time_zone: key.time_zone };
+  if (shape.openings !== null) fields.openings_used = (await openingsUsed(db, [key.id])).get(key.id) ?? 0;
+  return fields;
 }

@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Ask a customer for access
-         * @description Creates an access request. Show its `url` to the customer as a QR code; they claim it, choose the barrier and objects, and grant a key, which `status` then shows.
+         * @description Creates an access request. Show its `url` to the customer as a QR code; they claim it, choose the barrier and objects, and grant a key, or decline; `status` then shows which.
          */
         post: operations["request"];
         delete?: never;
@@ -139,6 +139,26 @@ export interface webhooks {
          * @description The `request.expired` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
          */
         post: operations["event_request_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer declined the request: it ends here, and nothing is said of them or their barriers.
+         * @description The `request.declined` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_request_declined"];
         delete?: never;
         options?: never;
         head?: never;
@@ -334,6 +354,26 @@ export interface components {
          *       "ref": "ORD-1042",
          *       "ttl_hours": 48
          *     }
+         * @example {
+         *       "ref": "CLEAN-7",
+         *       "shape": {
+         *         "windows": [
+         *           {
+         *             "days": [
+         *               "mon",
+         *               "tue",
+         *               "wed",
+         *               "thu",
+         *               "fri"
+         *             ],
+         *             "from": "08:00",
+         *             "to": "12:00"
+         *           }
+         *         ],
+         *         "starts_at": "2026-12-07 07:00:00",
+         *         "ends_at": "2026-12-19 17:00:00"
+         *       }
+         *     }
          * @example {}
          */
         RequestBody: {
@@ -348,6 +388,94 @@ export interface components {
              * @example 48
              */
             ttl_hours: number;
+            /**
+             * @description The access you ask for (docs/design.md section 3.1): hours of the week, a start, an end, a number of openings. The customer sees it and may grant it or less; `status` shows what was granted. Left out: the customer chooses.
+             * @example {
+             *       "windows": [
+             *         {
+             *           "days": [
+             *             "mon",
+             *             "tue",
+             *             "wed",
+             *             "thu",
+             *             "fri"
+             *           ],
+             *           "from": "08:00",
+             *           "to": "12:00"
+             *         }
+             *       ],
+             *       "starts_at": "2026-12-07 07:00:00",
+             *       "ends_at": "2026-12-19 17:00:00",
+             *       "openings": 5
+             *     }
+             * @example {
+             *       "windows": [
+             *         {
+             *           "days": [
+             *             "fri"
+             *           ],
+             *           "from": "22:00",
+             *           "to": "06:00"
+             *         }
+             *       ]
+             *     }
+             */
+            shape?: {
+                /**
+                 * @description When in the week the key opens: 1..8 windows, any of which allows. Left out: at any hour.
+                 * @example [
+                 *       {
+                 *         "days": [
+                 *           "mon",
+                 *           "tue",
+                 *           "wed",
+                 *           "thu",
+                 *           "fri"
+                 *         ],
+                 *         "from": "08:00",
+                 *         "to": "12:00"
+                 *       }
+                 *     ]
+                 */
+                windows?: {
+                    /**
+                     * @description The weekdays the window starts on: 1..7 of mon, tue, wed, thu, fri, sat, sun, each at most once.
+                     * @example [
+                     *       "mon",
+                     *       "tue",
+                     *       "wed",
+                     *       "thu",
+                     *       "fri"
+                     *     ]
+                     */
+                    days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                    /**
+                     * @description When the window opens, `HH:MM` from 00:00 to 23:59, wall-clock time in the barrier's time zone.
+                     * @example 08:00
+                     */
+                    from: string;
+                    /**
+                     * @description When the window closes, `HH:MM` from 00:01 to 24:00, wall-clock time in the barrier's time zone; the window closes as that minute begins. Earlier than `from`: the window crosses midnight and ends on the next day.
+                     * @example 12:00
+                     */
+                    to: string;
+                }[];
+                /**
+                 * @description The first moment the key opens; left out: from the grant on, `YYYY-MM-DD HH:MM:SS` in UTC.
+                 * @example 2026-12-07 07:00:00
+                 */
+                starts_at?: string;
+                /**
+                 * @description The moment the key stops opening; left out: until the customer withdraws it, `YYYY-MM-DD HH:MM:SS` in UTC.
+                 * @example 2026-12-19 17:00:00
+                 */
+                ends_at?: string;
+                /**
+                 * @description How many openings the key makes in all, 1..1000. Left out: no count.
+                 * @example 5
+                 */
+                openings?: number;
+            };
         } & {
             [key: string]: unknown;
         };
@@ -421,10 +549,10 @@ export interface components {
             /** @description The request code, in upper case. */
             code: string;
             /**
-             * @description new → claimed → issued → revoked; new or claimed → expired when the request ends before access is granted.
+             * @description new → claimed → issued → revoked; new or claimed → expired when the request ends before access is granted; claimed → declined when the customer says no. expired and declined are final.
              * @enum {string}
              */
-            state: "new" | "claimed" | "issued" | "revoked" | "expired";
+            state: "new" | "claimed" | "issued" | "revoked" | "expired" | "declined";
             /** @description The request's end, `YYYY-MM-DD HH:MM:SS` in UTC. */
             expires_at: string;
             /** @description Your `ref`, when given at creation. */
@@ -446,6 +574,103 @@ export interface components {
             key_expires_at?: string;
             /** @description When the customer withdrew access, `YYYY-MM-DD HH:MM:SS` in UTC. */
             revoked_at?: string;
+            /**
+             * @description The shape the customer granted, once issued and when they set one: `windows` in the barrier's `time_zone`, `starts_at`, `ends_at` (the same moment as `key_expires_at`), `openings` in all.
+             * @example {
+             *       "windows": [
+             *         {
+             *           "days": [
+             *             "mon",
+             *             "tue",
+             *             "wed",
+             *             "thu",
+             *             "fri"
+             *           ],
+             *           "from": "08:00",
+             *           "to": "12:00"
+             *         }
+             *       ],
+             *       "starts_at": "2026-12-07 07:00:00",
+             *       "ends_at": "2026-12-19 17:00:00",
+             *       "openings": 5
+             *     }
+             * @example {
+             *       "windows": [
+             *         {
+             *           "days": [
+             *             "fri"
+             *           ],
+             *           "from": "22:00",
+             *           "to": "06:00"
+             *         }
+             *       ]
+             *     }
+             */
+            shape?: {
+                /**
+                 * @description When in the week the key opens: 1..8 windows, any of which allows. Left out: at any hour.
+                 * @example [
+                 *       {
+                 *         "days": [
+                 *           "mon",
+                 *           "tue",
+                 *           "wed",
+                 *           "thu",
+                 *           "fri"
+                 *         ],
+                 *         "from": "08:00",
+                 *         "to": "12:00"
+                 *       }
+                 *     ]
+                 */
+                windows?: {
+                    /**
+                     * @description The weekdays the window starts on: 1..7 of mon, tue, wed, thu, fri, sat, sun, each at most once.
+                     * @example [
+                     *       "mon",
+                     *       "tue",
+                     *       "wed",
+                     *       "thu",
+                     *       "fri"
+                     *     ]
+                     */
+                    days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                    /**
+                     * @description When the window opens, `HH:MM` from 00:00 to 23:59, wall-clock time in the barrier's time zone.
+                     * @example 08:00
+                     */
+                    from: string;
+                    /**
+                     * @description When the window closes, `HH:MM` from 00:01 to 24:00, wall-clock time in the barrier's time zone; the window closes as that minute begins. Earlier than `from`: the window crosses midnight and ends on the next day.
+                     * @example 12:00
+                     */
+                    to: string;
+                }[];
+                /**
+                 * @description The first moment the key opens; left out: from the grant on, `YYYY-MM-DD HH:MM:SS` in UTC.
+                 * @example 2026-12-07 07:00:00
+                 */
+                starts_at?: string;
+                /**
+                 * @description The moment the key stops opening; left out: until the customer withdraws it, `YYYY-MM-DD HH:MM:SS` in UTC.
+                 * @example 2026-12-19 17:00:00
+                 */
+                ends_at?: string;
+                /**
+                 * @description How many openings the key makes in all, 1..1000. Left out: no count.
+                 * @example 5
+                 */
+                openings?: number;
+            };
+            /**
+             * @description The barrier's IANA time zone, in which `shape.windows` are read; from issuing.
+             * @example Europe/Berlin
+             */
+            time_zone?: string;
+            /** @description Openings made so far, when `shape.openings` limits them (under way and unanswered ones count). */
+            openings_used?: number;
+            /** @description When the customer declined the request, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            declined_at?: string;
         };
         /**
          * @description Open one object of a key, now. Answered once the controller confirmed the opening.
@@ -504,7 +729,7 @@ export interface components {
                  * @description The request's state now.
                  * @enum {string}
                  */
-                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                state: "new" | "claimed" | "issued" | "revoked" | "expired" | "declined";
                 /** @description When the customer claimed the request, `YYYY-MM-DD HH:MM:SS` in UTC. */
                 claimed_at: string;
             };
@@ -526,7 +751,7 @@ export interface components {
                  * @description The request's state now.
                  * @enum {string}
                  */
-                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                state: "new" | "claimed" | "issued" | "revoked" | "expired" | "declined";
                 /** @description The key, as `status` gives it and `open` takes it. */
                 key_ref: number;
                 /** @description When the customer granted access, `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -559,7 +784,7 @@ export interface components {
                  * @description The request's state now.
                  * @enum {string}
                  */
-                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                state: "new" | "claimed" | "issued" | "revoked" | "expired" | "declined";
                 /** @description The key, as `status` gives it and `open` takes it. */
                 key_ref: number;
                 /** @description When the customer withdrew access, `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -585,6 +810,25 @@ export interface components {
                 expired_at: string;
             };
         };
+        RequestDeclinedEvent: {
+            /** @constant */
+            type: "request.declined";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The customer declined the request: it ends here, and nothing is said of them or their barriers. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @constant */
+                state: "declined";
+                /** @description When the customer declined, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                declined_at: string;
+            };
+        };
         KeyExpiredEvent: {
             /** @constant */
             type: "key.expired";
@@ -602,7 +846,7 @@ export interface components {
                  * @description The request's state now.
                  * @enum {string}
                  */
-                state: "new" | "claimed" | "issued" | "revoked" | "expired";
+                state: "new" | "claimed" | "issued" | "revoked" | "expired" | "declined";
                 /** @description The key, as `status` gives it and `open` takes it. */
                 key_ref: number;
                 /** @description The end the customer set, `YYYY-MM-DD HH:MM:SS` in UTC. */
@@ -634,7 +878,7 @@ export interface components {
                  * @description The journal entry's outcome.
                  * @enum {string}
                  */
-                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden";
+                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden" | "not_started" | "outside_hours" | "openings_used";
                 /** @description Only when the entry has one: a device failure's reason, a late acknowledgement. */
                 detail?: string;
             };
@@ -664,7 +908,7 @@ export interface components {
                  * @description The journal entry's outcome.
                  * @enum {string}
                  */
-                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden";
+                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden" | "not_started" | "outside_hours" | "openings_used";
                 /** @description Only when the entry has one: a device failure's reason, a late acknowledgement. */
                 detail?: string;
             };
@@ -1323,6 +1567,12 @@ export interface operations {
              *     `revoked`: The customer withdrew this access.
              *
              *     `expired`: The key's lifetime has ended.
+             *
+             *     `not_started`: The customer set a later start for this access; status shows it as shape.starts_at.
+             *
+             *     `outside_hours`: This is outside the hours the customer allowed; status shows them as shape.windows.
+             *
+             *     `openings_used`: Every opening the customer allowed has been used; ask them for more.
              */
             403: {
                 headers: {
@@ -1332,7 +1582,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "org_not_approved" | "secret_disabled" | "forbidden" | "revoked" | "expired";
+                        error: "org_not_approved" | "secret_disabled" | "forbidden" | "revoked" | "expired" | "not_started" | "outside_hours" | "openings_used";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
@@ -1590,6 +1840,36 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RequestExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_request_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestDeclinedEvent"];
             };
         };
         responses: {

@@ -1,5 +1,5 @@
 // Gatelink's progressive enhancement for every page (docs/design.md section 10). The pages work without it;
-// with it, the application installs its service worker and asks before the one irreversible action.
+// with it, the application installs its service worker and asks before each action that cannot be undone.
 if ('serviceWorker' in navigator) {
   window.addEventListener('load', () => {
     navigator.serviceWorker.register('/service-worker.js').catch(() => {});
@@ -25,4 +25,10 @@ for (const toggle of document.querySelectorAll('[data-reveals]')) {
   };
   for (const radio of group) radio.addEventListener('change', update);
   update();
+}
+
+// A new barrier's time zone is the browser's (docs/design.md section 3.1); without this script it is UTC until its
+// owner chooses one on its page.
+for (const field of document.querySelectorAll('input[data-browser-zone]')) {
+  field.value = Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
 }

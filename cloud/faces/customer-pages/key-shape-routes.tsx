@@ -1,0 +1,147 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../shared/errors.js';
+import { type FieldErrors, textField } from '../../foundation/web/form-input.js';
+import { sendPage } from '../../foundation/web/page.js';
+import type { Session } from '../../foundation/web/sessions.js';
+import { pageContext, signedIn } from '../../foundation/web/web-deps.js';
+import { endOfDayUtc, lastDayOf, todayUtc } from '../../rules/access-keys/key-lifetime.js';
+import { type KeyOnBarrier, keyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
+import { customerBarrier } from '../../rules/devices/customer-barriers.js';
+import { widerParts } from '../../rules/grant-shapes/narrowing.js';
+import { keyProposal } from '../../rules/grant-shapes/proposals.js';
+import { reshapeAccessKey } from '../../rules/grant-shapes/reshape.js';
+import { shapeWords } from '../../rules/grant-shapes/shape-words.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
+import { type KeyShapeForm, KeyShapePage } from './key-shape-page.js';
+import { choicesOf, readShapeForm, WINDOW_ROWS } from './shape-form.js';
+
+/**
+ * A key's shape, changed by the customer who gave it (docs/design.md section 10.4): the form starts from the key as
+ * it is; saving takes effect for the next `open`. Another customer's barrier or key, a withdrawn key, and a path
+ * that cannot name one all answer 404 and change nothing, as every barrier route does.
+ */
+export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
+  const { ctx } = deps;
+
+  app.get('/barriers/:id/keys/:keyRef/shape', async (request, reply) => {
+    const customer = signedIn(request, reply);
+    if (!customer) return reply;
+    const { access } = await keyOf(request, customer);
+    const lastDay = access.expiresAt ? lastDayOf(access.expiresAt) : null;
+    return show(request, reply, customer, {
+      shape: choicesOf(access.shape, access.timeZone),
+      lifetime: access.expiresAt ? 'keep' : 'withdrawn',
+      until: lastDay ? lastDay.toISOString().slice(0, 10) : '',
+      today: todayUtc(ctx.clock.now()),
+    });
+  });
+
+  app.post('/barriers/:id/keys/:keyRef/shape', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const { barrierId, access } = await keyOf(request, customer);
+    const now = ctx.clock.now();
+    const shape = readShapeForm(request.body, access.timeZone, now);
+    const lifetime = lifetimeOf(request.body, access);
+    const form: KeyShapeForm = {
+      shape: shape.choices,
+      lifetime,
+      until: textField(request.body, 'until').slice(0, 20),
+      today: todayUtc(now),
+    };
+    if (textField(request.body, 'more_windows')) {
+      if (form.shape.windows.length < WINDOW_ROWS.most)
+        form.shape.windows.push({ days: [], from: '', to: '' });
+      return show(request, reply, customer, { ...form, shape: { ...form.shape, hours: 'windows' } });
+    }
+    const errors: FieldErrors = shape.ok ? {} : { ...shape.errors };
+    const end = readEnd(form, access, now, errors);
+    if (!shape.ok || end === undefined) return show(request, reply, customer, { ...form, errors }, 400);
+    const proposal = await keyProposal(ctx.db, access.keyRef);
+    const endsAt = end.keep ? access.expiresAt : end.at;
+    // "From now" starts now: wider than a proposal only while its start is still to come.
+    const granted = { ...shape.shape, startsAt: shape.shape.startsAt ?? now, endsAt };
+    const wider = proposal ? widerParts(granted, proposal) : [];
+    if (wider.length > 0 && textField(request.body, 'wider_ok') !== '1') {
+      const message = `This gives ${access.company.name} more than they asked for: tick that you mean it, or give less.`;
+      return show(request, reply, customer, { ...form, wider, errors: { wider: message } }, 400);
+    }
+    try {
+      await reshapeAccessKey(ctx, {
+        customerId: customer.customerId,
+        deviceId: barrierId,
+        keyRef: access.keyRef,
+        shape: shape.shape,
+        end,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'invalid_field') throw error;
+      const field = error.field === 'starts_at' ? 'start' : 'until';
+      return show(request, reply, customer, { ...form, errors: { [field]: error.message } }, 400);
+    }
+    return reply.redirect(`/barriers/${barrierId}?shaped=${access.keyRef}`, 303);
+  });
+
+  /** The barrier and the key of the path, the signed-in customer's and not withdrawn, or 404. */
+  async function keyOf(
+    request: FastifyRequest,
+    customer: Session,
+  ): Promise<{ barrierId: string; access: KeyOnBarrier }> {
+    const { id, keyRef } = request.params as { id: string; keyRef: string };
+    const missing = () => new ApiError('not_found', { message: 'No such key among yours.' });
+    if (!/^D[0-9A-Z]{10}$/.test(id) || !/^\d{1,9}$/.test(keyRef)) throw missing();
+    const access = await keyOnBarrier(ctx.db, {
+      customerId: customer.customerId,
+      deviceId: id,
+      keyRef: Number(keyRef),
+      now: ctx.clock.now(),
+    });
+    if (!access || access.revokedAt) throw missing();
+    return { barrierId: id, access };
+  }
+
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    customer: Session,
+    form: KeyShapeForm,
+    status = 200,
+  ): Promise<FastifyReply> {
+    const { barrierId, access } = await keyOf(request, customer);
+    const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId);
+    const proposal = await keyProposal(ctx.db, access.keyRef);
+    const words = proposal ? shapeWords(proposal, barrier.timeZone, { withZone: true }) : [];
+    return sendPage(
+      reply,
+      <KeyShapePage
+        page={pageContext(request, reply)}
+        barrier={barrier}
+        access={access}
+        proposal={words}
+        form={form}
+      />,
+      status,
+    );
+  }
+}
+
+function lifetimeOf(body: unknown, access: KeyOnBarrier): KeyShapeForm['lifetime'] {
+  const posted = textField(body, 'lifetime');
+  if (posted === 'keep' && access.expiresAt) return 'keep';
+  return posted === 'date' ? 'date' : 'withdrawn';
+}
+
+/** The key's end as the form says it, or undefined with the problem in `errors`. */
+function readEnd(
+  form: KeyShapeForm,
+  access: KeyOnBarrier,
+  now: Date,
+  errors: FieldErrors,
+): { keep: true } | { keep: false; at: Date | null } | undefined {
+  if (form.lifetime === 'keep' && access.expiresAt) return { keep: true };
+  if (form.lifetime === 'withdrawn') return { keep: false, at: null };
+  const end = form.until ? endOfDayUtc(form.until, now) : null;
+  if (!end) errors.until = 'Choose the last day of access.';
+  else if (!end.ok) errors.until = end.problem;
+  else return { keep: false, at: end.expiresAt };
+  return undefined;
+}

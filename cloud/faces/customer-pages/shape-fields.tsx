@@ -1,0 +1,188 @@
+import type { VNode } from 'preact';
+import { WEEKDAYS, type Weekday } from '../../../shared/company-api/grant-shape.js';
+import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
+import type { ShapeChoices } from './shape-form.js';
+
+/**
+ * The questions that shape a grant (docs/design.md sections 3.1 and 10.3), one fieldset each: when in the week,
+ * from when, how many times. On the consent form and on the page that changes a key's shape. They work without
+ * script: the rows of windows are all there (a button adds one more), and app.js only hides what a choice does
+ * not need. Times are the barrier's wall-clock times, and the page says in which zone.
+ */
+const DAY_NAMES: Record<Weekday, string> = {
+  mon: 'Monday',
+  tue: 'Tuesday',
+  wed: 'Wednesday',
+  thu: 'Thursday',
+  fri: 'Friday',
+  sat: 'Saturday',
+  sun: 'Sunday',
+};
+
+export function ShapeFields(props: {
+  choices: ShapeChoices;
+  zone: string;
+  errors: FieldErrors | undefined;
+  /** Whom the questions are about: "Demo Cleaning Ltd". */
+  company: string;
+}): VNode {
+  return (
+    <>
+      <HoursField {...props} />
+      <StartField {...props} />
+      <OpeningsField {...props} />
+    </>
+  );
+}
+
+function HoursField(props: {
+  choices: ShapeChoices;
+  zone: string;
+  errors: FieldErrors | undefined;
+  company: string;
+}) {
+  const { choices, errors } = props;
+  return (
+    <fieldset id="hours" aria-describedby={describedBy('hours', errors)}>
+      <legend>When may {props.company} open?</legend>
+      <p class="hint" id="hours-hint">
+        Hours are the barrier's local time ({props.zone}). A window that ends earlier than it starts runs past
+        midnight into the next morning.
+      </p>
+      <FieldError errors={errors} field="hours" />
+      <label class="choice">
+        <input type="radio" name="hours" value="any" checked={choices.hours === 'any'} />
+        At any time
+      </label>
+      <label class="choice">
+        <input
+          type="radio"
+          name="hours"
+          value="windows"
+          checked={choices.hours === 'windows'}
+          data-reveals="windows"
+        />
+        Only at these times
+      </label>
+      <div id="windows" class="reveal">
+        {choices.windows.map((window, row) => (
+          <WindowRow key={row} row={row} window={window} />
+        ))}
+        <button type="submit" name="more_windows" value="1" class="secondary" formnovalidate>
+          Add another window
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function WindowRow(props: { row: number; window: ShapeChoices['windows'][number] }) {
+  const { row, window } = props;
+  const id = (part: string) => `w${row}-${part}`;
+  return (
+    <fieldset class="window">
+      <legend>Window {row + 1}</legend>
+      <div class="weekdays">
+        {WEEKDAYS.map((day) => (
+          <label class="choice day" key={day}>
+            <input type="checkbox" name={`w${row}_days`} value={day} checked={window.days.includes(day)} />
+            <span aria-hidden="true">{DAY_NAMES[day].slice(0, 3)}</span>
+            <span class="visually-hidden">{DAY_NAMES[day]}</span>
+          </label>
+        ))}
+      </div>
+      <div class="times">
+        <label for={id('from')}>From</label>
+        <input type="time" id={id('from')} name={`w${row}_from`} value={window.from} />
+        <label for={id('to')}>to</label>
+        <input type="time" id={id('to')} name={`w${row}_to`} value={window.to} />
+      </div>
+    </fieldset>
+  );
+}
+
+function StartField(props: { choices: ShapeChoices; zone: string; errors: FieldErrors | undefined }) {
+  const { choices, errors } = props;
+  return (
+    <fieldset id="start" aria-describedby={describedBy('start', errors, false)}>
+      <legend>From when?</legend>
+      <FieldError errors={errors} field="start" />
+      <label class="choice">
+        <input type="radio" name="start" value="now" checked={choices.start === 'now'} />
+        From now
+      </label>
+      <label class="choice">
+        <input
+          type="radio"
+          name="start"
+          value="later"
+          checked={choices.start === 'later'}
+          data-reveals="start-field"
+        />
+        From a later day and time
+      </label>
+      <div id="start-field" class="reveal">
+        <p class="hint" id="start-hint">
+          The barrier's local time ({props.zone}).
+        </p>
+        <label for="start-day">Day</label>
+        <input
+          type="date"
+          id="start-day"
+          name="start_day"
+          value={choices.startDay}
+          aria-describedby="start-hint"
+        />
+        <label for="start-time">Time</label>
+        <input
+          type="time"
+          id="start-time"
+          name="start_time"
+          value={choices.startTime}
+          aria-describedby="start-hint"
+        />
+      </div>
+    </fieldset>
+  );
+}
+
+function OpeningsField(props: { choices: ShapeChoices; errors: FieldErrors | undefined }) {
+  const { choices, errors } = props;
+  return (
+    <fieldset id="openings" aria-describedby={describedBy('openings', errors, false)}>
+      <legend>How many times?</legend>
+      <FieldError errors={errors} field="openings" />
+      <label class="choice">
+        <input type="radio" name="openings" value="any" checked={choices.openings === 'any'} />
+        As often as needed
+      </label>
+      <label class="choice">
+        <input type="radio" name="openings" value="one" checked={choices.openings === 'one'} />
+        One opening (a single visit)
+      </label>
+      <label class="choice">
+        <input
+          type="radio"
+          name="openings"
+          value="count"
+          checked={choices.openings === 'count'}
+          data-reveals="openings-field"
+        />
+        A number of openings in all
+      </label>
+      <div id="openings-field" class="reveal">
+        <label for="openings-count">Number of openings</label>
+        <input
+          type="text"
+          inputMode="numeric"
+          id="openings-count"
+          name="openings_count"
+          value={choices.openingsCount}
+          maxLength={4}
+          class="short"
+        />
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,60 @@
+import { ApiError } from '../../../shared/errors.js';
+import type { CloudContext } from '../../foundation/context.js';
+import { type KeyShape, storedWindows } from './stored-shape.js';
+
+/**
+ * The customer changes the shape of a key they gave (docs/design.md section 3.1): its hours, start, openings and
+ * end, at once, for the next `open`. Only a key of theirs, on that barrier, not withdrawn: any other answers like
+ * one that does not exist. The company reads the new shape in `status`.
+ */
+export async function reshapeAccessKey(
+  ctx: CloudContext,
+  input: {
+    customerId: number;
+    deviceId: string;
+    keyRef: number;
+    shape: Pick<KeyShape, 'startsAt' | 'windows' | 'openings'>;
+    /** The key's end: kept as it is, or a new one (null: until withdrawn). */
+    end: { keep: true } | { keep: false; at: Date | null };
+  },
+): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const key = await trx
+      .selectFrom('keys')
+      .select(['id', 'expires_at'])
+      .where('id', '=', input.keyRef)
+      .where('customer_id', '=', input.customerId)
+      .where('device_id', '=', input.deviceId)
+      .where('revoked_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
+    const end = input.end.keep ? key.expires_at : input.end.at;
+    if (!input.end.keep && end && end <= now) {
+      throw new ApiError('invalid_field', {
+        field: 'key_expires_at',
+        message: 'The end of access must be in the future.',
+      });
+    }
+    const { startsAt } = input.shape;
+    if (startsAt && end && startsAt >= end) {
+      throw new ApiError('invalid_field', {
+        field: 'starts_at',
+        message: 'The start of access must come before its end.',
+      });
+    }
+    await trx
+      .updateTable('keys')
+      .set({
+        starts_at: startsAt,
+        windows: input.shape.windows ? JSON.stringify(storedWindows(input.shape.windows)) : null,
+        openings_allowed: input.shape.openings,
+        expires_at: end,
+        // A new end is a new lifetime: the expiry sweep records its lapse again when it comes.
+        ...(input.end.keep ? {} : { expiry_recorded_at: null }),
+      })
+      .where('id', '=', key.id)
+      .execute();
+  });
+}
