@@ -426,6 +426,30 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 13; docs/design.md section 10',
   },
   {
+    id: 'api.shape-widening',
+    attack:
+      'a company widens a grant it holds: the same Idempotency-Key with a wider shape, a new request, or a shape in the body of open, to open outside the hours the customer allowed',
+    source: 'docs/design.md section 3.1',
+  },
+  {
+    id: 'api.shape-nonsense',
+    attack:
+      'a company proposes a shape that cannot be granted: a window of zero length, a start after its end, an end in the past, an unknown field that would widen nothing yet be taken as something',
+    source: 'docs/design.md section 3.1',
+  },
+  {
+    id: 'web.shape-widening',
+    attack:
+      'a customer form posted with more than the company asked for, so that a grant wider than the proposal is made without the customer saying so',
+    source: 'docs/design.md sections 3.1 and 10.3',
+  },
+  {
+    id: 'web.shape-foreign-key',
+    attack:
+      "a signed-in customer changes the shape of another customer's key, or of a withdrawn key, through the barrier page's form",
+    source: 'docs/design.md section 10.4',
+  },
+  {
     id: 'web.decline-foreign-request',
     attack:
       "a signed-in customer, or a signed-out browser, posts Decline for a request another account claimed (or one already granted or lapsed), to end a company's request that is not theirs",

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wallClockOf } from '../../cloud/foundation/zones/wall-clock.js';
 import { FakeClock } from '../support/clock.js';
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
-import type { SecretAuth } from '../support/customer-app.js';
+import { type SecretAuth, signedInCustomer } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type SimulatedBarrier, simulatedBarrier } from '../support/simulated-barrier.js';
 
@@ -107,7 +107,7 @@ describe('a company proposes a shape, the customer narrows it', () => {
   let code: string;
   let keyRef: number;
 
-  it('refuses a proposal with a window of zero length or a start after its end, naming the field', async () => {
+  it('[attack:api.shape-nonsense] refuses a proposal with a window of zero length or a start after its end, naming the field', async () => {
     const zero = await request({ windows: [{ days: ['mon'], from: '08:00', to: '08:00' }] });
     expect(zero.status).toBe(400);
     expect(zero.body).toMatchObject({ error: 'invalid_field', field: 'shape.windows[0].to' });
@@ -139,7 +139,7 @@ describe('a company proposes a shape, the customer narrows it', () => {
     expect(page.html).toMatch(/name="lifetime" value="proposed" checked/);
   });
 
-  it('asks before giving more than was asked for', async () => {
+  it('[attack:web.shape-widening] asks before giving more than was asked for', async () => {
     const { client } = barrier.customer;
     const wider = await client.post(`/c/${code}/grant`, mondayMornings({ w0_days: ['mon', 'sat'] }));
     expect(wider.status).toBe(400);
@@ -188,7 +188,7 @@ describe('a company proposes a shape, the customer narrows it', () => {
     expect((await open(keyRef)).body).toMatchObject({ error: 'outside_hours' });
   });
 
-  it('a company cannot widen the grant: not through request again, nor through fields of open', async () => {
+  it('[attack:api.shape-widening] a company cannot widen the grant: not through request again, nor through fields of open', async () => {
     const everyDay = [{ days: ['sat'], from: '00:00', to: '24:00' }];
     // Within the Idempotency-Key's day, the same key with another body is refused.
     clock.set(new Date(firstMonday.getTime() - 3 * DAY + HOUR));
@@ -245,5 +245,24 @@ describe('a company proposes a shape, the customer narrows it', () => {
     expect(status.body).toMatchObject({ shape: { openings: 5 }, openings_used: 3 });
     clock.set(berlin(14 - 7, 10));
     expect((await open(keyRef)).status).toBe(200);
+  });
+
+  it("[attack:web.shape-foreign-key] another customer cannot see or change the key's shape, nor anyone a withdrawn key's", async () => {
+    const stranger = await signedInCustomer(cloud, 'Mallory');
+    const path = `/barriers/${barrier.deviceId}/keys/${keyRef}/shape`;
+    expect((await stranger.client.get(path)).status).toBe(404);
+    await stranger.client.get('/barriers');
+    const posted = await stranger.client.post(
+      path,
+      mondayMornings({ start: 'now', openings: 'any', lifetime: 'withdrawn' }),
+    );
+    expect(posted.status).toBe(404);
+    const { client } = barrier.customer;
+    await client.get(`/barriers/${barrier.deviceId}`);
+    const withdrawn = await client.post(`/barriers/${barrier.deviceId}/keys/${keyRef}/withdraw`);
+    expect(withdrawn.status).toBe(303);
+    expect((await client.get(path)).status).toBe(404);
+    const status = await cloud.call('status', { ...company, code });
+    expect(status.body).toMatchObject({ state: 'revoked', shape: { openings: 5 } });
   });
 });
