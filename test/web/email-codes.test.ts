@@ -100,7 +100,8 @@ describe('signing up with an e-mail code', () => {
     const message = mail.lastTo('anna@example.com')!;
     expect(message.from).toBe('gate@example.com');
     expect(message.raw).toContain('Subject: Your Gatelink sign-in code');
-    expect(message.raw).toContain('valid for 10 minutes and works once');
+    // No account has the address yet, so the code's end is given in UTC: 01:00 then, plus 10 minutes.
+    expect(message.raw).toContain('valid for 10 minutes, until 01:10 UTC, and works once');
     const before = await cloud.ctx.db.selectFrom('customers').select('id').execute();
     expect(before).toHaveLength(0);
 
@@ -628,7 +629,13 @@ describe('without a mail server', () => {
   it('writes the code to the log at warn, where the demo shows it, when SMTP_URL is not set', async () => {
     const entries: LogEntry[] = [];
     const mailer = configuredMailer(loadCloudConfig({}), recordingLogger(entries), () => 'http://localhost');
-    await mailer.sendCode({ to: 'demo@example.com', code: '123456', validMinutes: 10 });
+    await mailer.sendCode({
+      to: 'demo@example.com',
+      code: '123456',
+      validMinutes: 10,
+      expiresAt: new Date('2026-11-23T01:10:00Z'),
+      zone: 'UTC',
+    });
     expect(entries).toEqual([
       expect.objectContaining({
         level: 'warn',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { durationWords } from '../../cloud/rules/journal/gate-story.js';
-import { JOURNAL_CSV_HEADER } from '../../cloud/rules/journal/journal-csv.js';
+import { JOURNAL_CSV_HEADER, journalCsvHeader } from '../../cloud/rules/journal/journal-csv.js';
 import {
   insertEntries,
   type JournalBarrier,
@@ -194,7 +194,11 @@ describe('the export', () => {
     const answer = await client.get(`/barriers/${barrier.deviceId}/journal.csv`);
     expect(answer.status).toBe(200);
     const lines = answer.html.slice(1).split('\r\n');
-    expect(lines[0]).toBe(JOURNAL_CSV_HEADER.map((name) => `"${name}"`).join(','));
+    expect(lines[0]).toBe(
+      journalCsvHeader('UTC')
+        .map((name) => `"${name}"`)
+        .join(','),
+    );
     expect(JOURNAL_CSV_HEADER.slice(12)).toEqual([
       'Delivered at (UTC)',
       'Gate opened at (UTC)',
@@ -207,8 +211,8 @@ describe('the export', () => {
         .slice(1)
         .filter(Boolean)
         .map((text) => {
-          // From the end: the actors hold commas, the ids and times do not.
-          const cells = text.split(',').slice(-8);
+          // From the end, before the local time: the actors hold commas, the ids and times do not.
+          const cells = text.split(',').slice(-9, -1);
           return [Number(cells[2]), cells] as const;
         }),
     );

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { barrierScope } from '../../cloud/rules/journal/barrier-journal.js';
 import { csvCell, csvLine, neutraliseFormula } from '../../cloud/rules/journal/csv.js';
-import { JOURNAL_CSV_HEADER, journalCsvStream } from '../../cloud/rules/journal/journal-csv.js';
+import { journalCsvHeader, journalCsvStream } from '../../cloud/rules/journal/journal-csv.js';
 import {
   insertEntries,
   type JournalBarrier,
@@ -95,10 +95,12 @@ async function exportOf(barrier: JournalBarrier, query = ''): Promise<Record<str
   );
   expect(answer.html.startsWith('\uFEFF')).toBe(true);
   const [header, ...rows] = parseCsv(answer.html.slice(1));
-  expect(header).toEqual([...JOURNAL_CSV_HEADER]);
+  // The customer has chosen no zone, so the local time is UTC's too, named so in the last column.
+  const columns = journalCsvHeader('UTC');
+  expect(header).toEqual(columns);
   return rows.map((row) => {
-    expect(row).toHaveLength(JOURNAL_CSV_HEADER.length);
-    return Object.fromEntries(JOURNAL_CSV_HEADER.map((name, i) => [name, row[i]!]));
+    expect(row).toHaveLength(columns.length);
+    return Object.fromEntries(columns.map((name, i) => [name, row[i]!]));
   });
 }
 
@@ -152,6 +154,7 @@ describe('the export', () => {
       'Gate closed at (UTC)': '',
       'Gate did not move at (UTC)': '',
       'Left open alert at (UTC)': '',
+      'Local time (UTC)': '2025-05-01 06:00:00',
     });
     expect(rows[1]).toMatchObject({
       Object: 'Side door',
@@ -247,7 +250,7 @@ describe('the export stream', () => {
     const db = cloud.ctx.db.withPlugin(counting);
     // 50 batches of 100 lines; the reader takes the first chunk and stops reading.
     const scope = await barrierScope(db, customerId, barrier.deviceId);
-    const stream = journalCsvStream(db, scope, {}, 'Slow reader gate', 100);
+    const stream = journalCsvStream(db, scope, {}, { barrierName: 'Slow reader gate', zone: 'UTC' }, 100);
     const first = await new Promise<Buffer>((resolve) => {
       stream.once('data', (chunk: Buffer) => {
         stream.pause();

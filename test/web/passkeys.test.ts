@@ -145,7 +145,10 @@ describe.skipIf(chromiumMissing)('accounts in Chromium', { timeout: 120_000 }, (
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(at('/barriers'));
     await page.goto('/account');
-    await expect.poll(main).toMatch(/Added \d+ \w+ \d{4}, last used \d+ \w+ \d{4}/);
+    // Each time in the reader's zone, named: UTC, or the zone the page's script proposed from the browser.
+    await expect
+      .poll(main)
+      .toMatch(/Added \d+ \w+ \d{4}, \d\d:\d\d \S+, last used \d+ \w+ \d{4}, \d\d:\d\d \S+/);
 
     // A security key as a second authenticator: the phone's own already holds a passkey for this account.
     const key = await addVirtualAuthenticator(page, { transport: 'usb' });

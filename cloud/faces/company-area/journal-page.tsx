@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import type { PageContext } from '../../foundation/web/page.js';
+import { type PageContext, readerZone } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { CompanyJournalEntry } from '../../rules/journal/company-journal.js';
@@ -39,7 +39,8 @@ export function CompanyJournalPage(props: {
   return (
     <CompanyFrame page={props.page} company={company} section="journal" title="Openings">
       <p class="muted">
-        Every opening by your employees, and every refused attempt, newest first. Times are in UTC.
+        Every opening by your employees, and every refused attempt, newest first. Times are in{' '}
+        {readerZone(props.page)}.
       </p>
       <section class="card" aria-label="Filters">
         <form method="get" action={path} class="filters">

@@ -1,8 +1,9 @@
 import type { VNode } from 'preact';
-import { ErrorSummary } from '../../foundation/web/field-errors.js';
+import { describedBy, ErrorSummary, FieldError } from '../../foundation/web/field-errors.js';
 import { Carried, TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
+import { ZoneOptions } from '../../foundation/web/zone-options.js';
 import { type Account, MAX_DISPLAY_NAME_LENGTH } from '../../rules/customers/accounts.js';
 import type { Passkey } from '../../rules/passkeys/passkeys.js';
 import { MAX_EMAIL_LENGTH } from '../../rules/sign-in-codes/email-address.js';
@@ -11,7 +12,7 @@ import { PasskeyList } from './passkey-list.js';
 
 /**
  * `/account` (docs/design.md section 10.2): the customer's name, e-mail address and whether it is confirmed,
- * their passkeys, and signing out. Every change is a form of its own that works without script; adding a
+ * their passkeys, the zone their times are shown in, and signing out. Every change is a form of its own that works without script; adding a
  * passkey needs script by nature.
  */
 export interface AccountPageProps {
@@ -19,7 +20,7 @@ export interface AccountPageProps {
   account: Account;
   passkeys: readonly Passkey[];
   notice?: string | undefined;
-  /** By field: `display_name`, `email`, or `passkey-<id>` for a passkey's name or removal. */
+  /** By field: `display_name`, `email`, `time_zone`, or `passkey-<id>` for a passkey's name or removal. */
   errors?: FieldErrors;
   values?: { display_name?: string; email?: string };
 }
@@ -60,6 +61,7 @@ export function AccountPage(props: AccountPageProps): VNode {
         <PasskeyNotes statusId="add-passkey-status" otherwise="Add one from a browser that can." />
       </section>
       <EmailSection {...props} />
+      <TimeZoneSection {...props} />
       <section class="card" aria-labelledby="companies-title">
         <h2 id="companies-title">Companies</h2>
         <p>
@@ -139,6 +141,41 @@ function EmailSection(props: AccountPageProps): VNode {
       ) : (
         <EmailForm {...props} label="Add an e-mail address" />
       )}
+    </section>
+  );
+}
+
+/**
+ * The zone the account's times are shown in (docs/design.md section 10.1), a plain form with every zone this
+ * runtime knows. Until one is chosen, times are in UTC, unless the pages' script proposed the browser's zone.
+ */
+function TimeZoneSection(props: AccountPageProps): VNode {
+  const chosen = props.account.timeZone;
+  return (
+    <section class="card" aria-labelledby="time-zone-title">
+      <h2 id="time-zone-title">Time zone</h2>
+      <form method="post" action="/account/time-zone">
+        <CsrfField page={props.page} />
+        <label for="time_zone">The time zone your times are shown in</label>
+        <p class="hint" id="time_zone-hint">
+          {chosen ? `Now ${chosen}.` : 'None chosen yet, so times are shown in UTC.'} The journal's export
+          also keeps every time in UTC.
+        </p>
+        <FieldError errors={props.errors} field="time_zone" />
+        <select
+          id="time_zone"
+          name="time_zone"
+          aria-describedby={describedBy('time_zone', props.errors)}
+          aria-invalid={props.errors?.time_zone ? 'true' : undefined}
+        >
+          <ZoneOptions chosen={chosen ?? 'UTC'} />
+        </select>
+        <p class="actions">
+          <button type="submit" class="secondary">
+            Save time zone
+          </button>
+        </p>
+      </form>
     </section>
   );
 }

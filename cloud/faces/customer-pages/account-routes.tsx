@@ -1,10 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { parseForm, textField } from '../../foundation/web/form-input.js';
+import { ApiError } from '../../../shared/errors.js';
+import { formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
-import { sendPage } from '../../foundation/web/page.js';
+import { readerZone, sendPage } from '../../foundation/web/page.js';
 import { pageContext, safeNext, signedIn } from '../../foundation/web/web-deps.js';
-import { findAccount, renameAccount, setVerifiedEmail } from '../../rules/customers/accounts.js';
+import { isTimeZone } from '../../foundation/zones/wall-clock.js';
+import {
+  findAccount,
+  renameAccount,
+  setAccountTimeZone,
+  setVerifiedEmail,
+} from '../../rules/customers/accounts.js';
 import { listPasskeys } from '../../rules/passkeys/passkeys.js';
 import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
 import { displayName, emailField, nextPath, typedCode } from './account-input.js';
@@ -17,11 +24,13 @@ import { forgetPendingCode, keepPendingCode, pendingConfirmation } from './pendi
 /**
  * `/account` (docs/design.md section 10.2): the page, the customer's name, and their e-mail address, which is
  * saved only once the code sent to it is entered. The address waits for its code in this browser's pending
- * code (pending-code.ts), bound to the account, never in the code page's address. The passkeys' own forms are
- * in passkey-routes.tsx.
+ * code (pending-code.ts), bound to the account, never in the code page's address. The time zone is chosen on
+ * the page or proposed once by the pages' script (docs/design.md section 10.1). The passkeys' own forms are in
+ * passkey-routes.tsx.
  */
 const NOTICES = {
   'name-saved': 'Your name is saved.',
+  'time-zone-saved': 'Your time zone is saved. Times are now shown in it.',
   'email-confirmed': 'Your e-mail address is confirmed. You can now sign in with a code sent to it.',
   'email-not-sent':
     'Your account is ready, but no code could be sent to your e-mail address just now. Give it again below.',
@@ -33,6 +42,14 @@ const NOTICES = {
 const accountQuery = z.object({ done: z.enum(Object.keys(NOTICES) as [keyof typeof NOTICES]).optional() });
 const emailForm = z.object({ email: emailField });
 const codeFields = z.object({ next: nextPath });
+const ZONE_PROBLEM = 'Choose a time zone from the list.';
+/** The form's select, or the script's JSON `{ time_zone, proposed: true }` with the browser's zone. */
+const zoneForm = z.object({
+  time_zone: formText(z.string().refine(isTimeZone, ZONE_PROBLEM)),
+  proposed: z.literal(true).optional(),
+});
+/** The script's proposal is answered as JSON; the form's choice with a page. */
+const zoneProposal = z.object({ proposed: z.literal(true) });
 
 export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   app.get('/account', async (request, reply) => {
@@ -52,6 +69,22 @@ export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDep
     return reply.redirect('/account?done=name-saved', 303);
   });
 
+  app.post('/account/time-zone', async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const form = parseForm(zoneForm, request.body);
+    const proposed = zoneProposal.safeParse(request.body).success;
+    if (!form.ok && proposed) {
+      throw new ApiError('invalid_field', { field: 'time_zone', message: ZONE_PROBLEM });
+    }
+    if (!form.ok) return sendAccountPage(deps, request, reply, { errors: form.errors }, 400);
+    await setAccountTimeZone(deps.ctx, {
+      customerId: customer.customerId,
+      zone: form.value.time_zone,
+      proposed,
+    });
+    return proposed ? reply.code(204).send() : reply.redirect('/account?done=time-zone-saved', 303);
+  });
+
   app.post('/account/email', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const values = { email: textField(request.body, 'email') };
@@ -59,7 +92,7 @@ export async function accountRoutes(app: FastifyInstance, deps: CustomerPagesDep
     if (!form.ok) return sendAccountPage(deps, request, reply, { errors: form.errors, values }, 400);
     const { email } = form.value;
     const sent = await onForm(reply, ['too_many_attempts', 'email_unavailable'], () =>
-      sendCode(deps.ctx, { email, clientKey: clientKey(request) }),
+      sendCode(deps.ctx, { email, clientKey: clientKey(request), zone: readerZone(request) }),
     );
     if (!sent.ok)
       return sendAccountPage(deps, request, reply, { errors: { email: sent.message }, values }, sent.status);

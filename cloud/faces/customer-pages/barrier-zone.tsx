@@ -4,7 +4,8 @@ import { ApiError } from '../../../shared/errors.js';
 import { textField } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { signedIn } from '../../foundation/web/web-deps.js';
-import { setBarrierTimeZone, timeZones } from '../../rules/devices/barrier-zone.js';
+import { ZoneOptions } from '../../foundation/web/zone-options.js';
+import { setBarrierTimeZone } from '../../rules/devices/barrier-zone.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 
 /**
@@ -22,11 +23,7 @@ export function BarrierZoneCard(props: { page: PageContext; barrierId: string; z
           The hours you allow companies are read in this zone, and their times are shown in it.
         </p>
         <select id="time-zone" name="time_zone" aria-describedby="time-zone-hint">
-          {timeZones().map((zone) => (
-            <option key={zone} value={zone} selected={zone === props.zone}>
-              {zone}
-            </option>
-          ))}
+          <ZoneOptions chosen={props.zone} />
         </select>
         <p class="actions">
           <button type="submit" class="secondary">
@@ -49,6 +46,6 @@ export async function barrierZoneRoutes(app: FastifyInstance, deps: CustomerPage
       deviceId: id,
       zone: textField(request.body, 'time_zone').slice(0, 64),
     });
-    return reply.redirect(`/barriers/${id}`, 303);
+    return reply.redirect(`/barriers/${id}?zone=1`, 303);
   });
 }

@@ -1,5 +1,5 @@
 import { Fragment, type VNode } from 'preact';
-import { Layout, type PageContext } from '../../foundation/web/page.js';
+import { Layout, type PageContext, readerZone } from '../../foundation/web/page.js';
 import { capitalised, Moment } from '../../foundation/web/readable-time.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
@@ -18,7 +18,7 @@ import { CompanyLogo } from './company-mark.js';
 /**
  * A barrier's journal as its customer reads it (docs/design.md section 10.5): each line says who opened (the
  * company's `actor`, as text), for which company (its logo or initial, its name, its verified domain), which
- * object, with what outcome in words, and when, in UTC. Filters are a plain GET form and paging is links, so
+ * object, with what outcome in words, and when, in the reader's zone. Filters are a plain GET form and paging is links, so
  * the page works without script and every view of it is a URL the customer can keep.
  */
 export interface JournalFilters {
@@ -66,7 +66,7 @@ export function JournalPage(props: JournalPageProps): VNode {
       <h1>Journal of {barrier.name}</h1>
       <p class="muted">
         Every opening of this barrier by a company you gave access, and every attempt that was refused, newest
-        first. Times are in UTC.
+        first. Times are in {readerZone(props.page)}.
       </p>
       <section class="card" aria-label="Filters and download">
         <Filters barrierId={barrier.id} companies={props.companies} filters={filters} />

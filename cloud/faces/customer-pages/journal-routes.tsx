@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../shared/errors.js';
 import { MAX_ID, validate } from '../../foundation/http/validation.js';
-import { sendPage } from '../../foundation/web/page.js';
+import { readerZone, sendPage } from '../../foundation/web/page.js';
 import { pageContext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
 import { customerBarrier } from '../../rules/devices/customer-barriers.js';
 import {
@@ -86,7 +86,7 @@ export async function journalRoutes(app: FastifyInstance, deps: WebDeps): Promis
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="journal-${barrier.id}-${day}.csv"`)
       .header('cache-control', 'no-store')
-      .send(journalCsvStream(db, scope, filter, barrier.name));
+      .send(journalCsvStream(db, scope, filter, { barrierName: barrier.name, zone: readerZone(request) }));
   });
 }
 

@@ -2,12 +2,8 @@ import type { VNode } from 'preact';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
-import {
-  dayLabel,
-  isLastWayIn,
-  MAX_PASSKEY_NAME_LENGTH,
-  type Passkey,
-} from '../../rules/passkeys/passkeys.js';
+import { Moment } from '../../foundation/web/readable-time.js';
+import { isLastWayIn, MAX_PASSKEY_NAME_LENGTH, type Passkey } from '../../rules/passkeys/passkeys.js';
 
 /**
  * The account's passkeys (docs/design.md section 10.2), each with when it was added and last used, a form to
@@ -51,8 +47,14 @@ function PasskeyItem(props: {
     <li>
       <div class="passkey-name">{passkey.name}</div>
       <p class="muted small">
-        Added {dayLabel(passkey.createdAt)}
-        {passkey.lastUsedAt ? `, last used ${dayLabel(passkey.lastUsedAt)}` : ', not used to sign in yet'}
+        Added <Moment date={passkey.createdAt} />
+        {passkey.lastUsedAt ? (
+          <>
+            , last used <Moment date={passkey.lastUsedAt} />
+          </>
+        ) : (
+          ', not used to sign in yet'
+        )}
         {passkey.backedUp ? '. Synced to your other devices by your passkey provider.' : '.'}
       </p>
       <div class="passkey-actions">

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { ReaderZone } from './readable-time.js';
 import type { Session } from './sessions.js';
 
 /**
@@ -16,6 +17,17 @@ export interface PageContext {
   /** The CSRF token every form of the page carries. */
   readonly csrfToken: string;
 }
+
+/**
+ * The zone the page's times are read in (docs/design.md section 10.1): the signed-in customer's, else UTC, as
+ * for an account whose zone is not known yet.
+ */
+export function readerZone(page: Pick<PageContext, 'customer'>): string {
+  return page.customer?.timeZone ?? 'UTC';
+}
+
+/** Where the pages' script proposes the browser's zone for an account that has none yet (app.js). */
+const ZONE_PROPOSAL = '/account/time-zone';
 
 export interface LayoutProps {
   title: string;
@@ -43,7 +55,7 @@ export function Layout(props: LayoutProps): VNode {
           <script src={src} defer key={src} />
         ))}
       </head>
-      <body>
+      <body data-propose-zone={customer && customer.timeZone === null ? ZONE_PROPOSAL : undefined}>
         <a class="skip" href="#main">
           Skip to content
         </a>
@@ -65,7 +77,9 @@ export function Layout(props: LayoutProps): VNode {
             </nav>
           ) : null}
         </header>
-        <main id="main">{props.children}</main>
+        <main id="main">
+          <ReaderZone.Provider value={readerZone(props.page)}>{props.children}</ReaderZone.Provider>
+        </main>
       </body>
     </html>
   );

@@ -15,6 +15,8 @@ export interface Session {
   customerId: number;
   displayName: string;
   email: string | null;
+  /** The zone the customer reads times in, or null until one is proposed or chosen (read as UTC). */
+  timeZone: string | null;
 }
 
 function hashToken(token: string): string {
@@ -46,7 +48,13 @@ export async function findSession(ctx: CloudContext, token: string): Promise<Ses
   const row = await ctx.db
     .selectFrom('sessions')
     .innerJoin('customers', 'customers.id', 'sessions.customer_id')
-    .select(['sessions.customer_id', 'sessions.last_seen_at', 'customers.display_name', 'customers.email'])
+    .select([
+      'sessions.customer_id',
+      'sessions.last_seen_at',
+      'customers.display_name',
+      'customers.email',
+      'customers.time_zone',
+    ])
     .where('sessions.id_hash', '=', idHash)
     .where('sessions.expires_at', '>', now)
     .executeTakeFirst();
@@ -58,7 +66,13 @@ export async function findSession(ctx: CloudContext, token: string): Promise<Ses
       .where('id_hash', '=', idHash)
       .execute();
   }
-  return { idHash, customerId: row.customer_id, displayName: row.display_name, email: row.email };
+  return {
+    idHash,
+    customerId: row.customer_id,
+    displayName: row.display_name,
+    email: row.email,
+    timeZone: row.time_zone,
+  };
 }
 
 export async function endSession(ctx: CloudContext, idHash: string): Promise<void> {

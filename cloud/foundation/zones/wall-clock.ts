@@ -57,7 +57,7 @@ function wallMs(instant: Date, zone: string): number {
 }
 
 /** How far `zone` is ahead of UTC at `instant`, in ms. */
-function offsetMs(instant: Date, zone: string): number {
+export function offsetMs(instant: Date, zone: string): number {
   const whole = new Date(Math.floor(instant.getTime() / 1000) * 1000);
   return wallMs(whole, zone) - whole.getTime();
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { createTransport } from 'nodemailer';
 import type { CloudConfig } from '../../foundation/config.js';
+import { clockText, zoneWords } from '../../foundation/web/readable-time.js';
 import type { CodeMessage } from '../../rules/sign-in-codes/send-code.js';
 
 /**
@@ -76,17 +77,24 @@ export function configuredMailer(config: CloudConfig, log: FastifyBaseLogger, ba
 
 /**
  * The message says what the code is for and that it works once, and tells someone who did not ask for it
- * that nothing happens unless the code is entered. It never says whether the address has an account.
+ * that nothing happens unless the code is entered. It never says whether the address has an account. Its end
+ * is given in the reader's zone, named (docs/design.md section 10.1).
  */
 export function codeText(message: CodeMessage, siteUrl: string): string {
   return [
     `Your Gatelink code is ${message.code}`,
     '',
-    `Enter it on the page where you asked for it. It is valid for ${message.validMinutes} minutes and works once.`,
+    'Enter it on the page where you asked for it.',
+    `It is valid for ${message.validMinutes} minutes, until ${codeEnd(message)}, and works once.`,
     '',
     'If you did not ask for a code, someone may have typed your address by mistake: ignore this e-mail,',
     'nothing happens without the code.',
     '',
     `Gatelink, ${siteUrl}`,
   ].join('\n');
+}
+
+/** "15:12 (Europe/Berlin)": the code ends within the hour, so the time of day says enough. */
+function codeEnd(message: CodeMessage): string {
+  return `${clockText(message.expiresAt, message.zone)} ${zoneWords(message.zone)}`;
 }

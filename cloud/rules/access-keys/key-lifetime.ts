@@ -53,13 +53,17 @@ export function todayUtc(now: Date): string {
 }
 
 /**
- * How long a key lasts, in words: "until you withdraw it", "until the end of 30 Nov 2026 (UTC)" for a key
- * granted until a day, or the exact moment for one that ends at another time.
+ * How long a key lasts, in words, for a reader in `zone`: "until you withdraw it", "until the end of 30 Nov
+ * 2026 (UTC)" for a key granted until a day (the day is a UTC day, so a reader elsewhere is also told when that
+ * is for them: ", that is 1 Dec 2026, 01:00 (Europe/Berlin)"), or the exact moment for one that ends at another
+ * time.
  */
-export function lifetimeText(expiresAt: Date | null): string {
+export function lifetimeText(expiresAt: Date | null, zone = 'UTC'): string {
   if (expiresAt === null) return 'until you withdraw it';
   const lastDay = lastDayOf(expiresAt);
-  return lastDay ? `until the end of ${dayText(lastDay)} (UTC)` : `until ${momentText(expiresAt)}`;
+  if (!lastDay) return `until ${momentText(expiresAt, zone)}`;
+  const local = zone === 'UTC' ? '' : `, that is ${momentText(expiresAt, zone)}`;
+  return `until the end of ${dayText(lastDay)} (UTC)${local}`;
 }
 
 /** Why an access key no longer opens, as far as its lifetime goes; null while it is still valid. */

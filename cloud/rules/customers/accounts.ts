@@ -15,6 +15,8 @@ export interface Account {
   displayName: string;
   email: string | null;
   emailVerifiedAt: Date | null;
+  /** The zone its times are shown in; null until the browser proposes one or the customer chooses (UTC). */
+  timeZone: string | null;
 }
 
 export const MAX_DISPLAY_NAME_LENGTH = 100;
@@ -22,12 +24,35 @@ export const MAX_DISPLAY_NAME_LENGTH = 100;
 export async function findAccount(ctx: CloudContext, customerId: number): Promise<Account | null> {
   const row = await ctx.db
     .selectFrom('customers')
-    .select(['id', 'display_name', 'email', 'email_verified_at'])
+    .select(['id', 'display_name', 'email', 'email_verified_at', 'time_zone'])
     .where('id', '=', customerId)
     .executeTakeFirst();
   return row
-    ? { id: row.id, displayName: row.display_name, email: row.email, emailVerifiedAt: row.email_verified_at }
+    ? {
+        id: row.id,
+        displayName: row.display_name,
+        email: row.email,
+        emailVerifiedAt: row.email_verified_at,
+        timeZone: row.time_zone,
+      }
     : null;
+}
+
+/**
+ * Sets the zone the account reads times in (docs/design.md section 10.1), a name `isTimeZone` accepted at the
+ * edge. A zone the browser proposes is kept only while the account has none: a second tab's proposal must not
+ * undo a zone the customer chose.
+ */
+export async function setAccountTimeZone(
+  ctx: CloudContext,
+  input: { customerId: number; zone: string; proposed: boolean },
+): Promise<void> {
+  let update = ctx.db
+    .updateTable('customers')
+    .set({ time_zone: input.zone })
+    .where('id', '=', input.customerId);
+  if (input.proposed) update = update.where('time_zone', 'is', null);
+  await update.execute();
 }
 
 /**

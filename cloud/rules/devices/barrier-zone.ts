@@ -7,10 +7,6 @@ import { isTimeZone } from '../../foundation/zones/wall-clock.js';
  * times of its grants are typed and shown in it. An IANA name this runtime knows, checked before it is stored,
  * since the database would refuse an unknown one in the middle of an `open`.
  */
-export function timeZones(): string[] {
-  return ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
-}
-
 export async function setBarrierTimeZone(
   db: Database,
   input: { customerId: number; deviceId: string; zone: string },

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Database } from '../../foundation/db/database.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
+import { wallDate } from '../../foundation/zones/zone-offsets.js';
 import {
   type BarrierJournalEntry,
   type BarrierJournalFilter,
@@ -14,8 +15,9 @@ import { outcomeWords } from './outcome-words.js';
 /**
  * A barrier's journal as CSV (docs/design.md section 10.5): the entries of the page's filters, newest first,
  * one line each, with the fields of section 5 and the outcome in the page's words beside its code, then the
- * steps of an opening after the relay (section 7.5). Columns are only ever added at the end, so that a
- * spreadsheet or a script made for an earlier export still finds each column where it was.
+ * steps of an opening after the relay (section 7.5), then the entry's time in the reader's zone (section
+ * 10.1), named in its header. Columns are only ever added at the end, so that a spreadsheet or a script made
+ * for an earlier export still finds each column where it was: the local time is last, not beside the UTC one.
  */
 export const JOURNAL_CSV_HEADER = [
   'Time (UTC)',
@@ -37,12 +39,23 @@ export const JOURNAL_CSV_HEADER = [
   'Left open alert at (UTC)',
 ] as const;
 
+/** The header of an export read in `zone`: the columns above, then the local time, named with the zone. */
+export function journalCsvHeader(zone: string): string[] {
+  return [...JOURNAL_CSV_HEADER, `Local time (${zone})`];
+}
+
+/** Who an export is for: the barrier's name, and the zone its reader reads times in. */
+export interface JournalCsvReader {
+  barrierName: string;
+  zone: string;
+}
+
 const timestamp = (date: Date | null) => (date ? formatTimestamp(date) : null);
 
-export function journalCsvLine(barrierName: string, entry: BarrierJournalEntry): string {
+export function journalCsvLine(reader: JournalCsvReader, entry: BarrierJournalEntry): string {
   return csvLine([
     formatTimestamp(entry.at),
-    barrierName,
+    reader.barrierName,
     entry.objectLabel,
     entry.company.name,
     entry.company.verifiedDomain,
@@ -58,6 +71,7 @@ export function journalCsvLine(barrierName: string, entry: BarrierJournalEntry):
     timestamp(entry.gateClosedAt),
     timestamp(entry.gateNotMovedAt),
     timestamp(entry.leftOpenAt),
+    formatTimestamp(wallDate(entry.at, reader.zone)),
   ]);
 }
 
@@ -71,10 +85,10 @@ export function journalCsvStream(
   db: Database,
   scope: BarrierScope,
   filter: BarrierJournalFilter,
-  barrierName: string,
+  reader: JournalCsvReader,
   batchSize = EXPORT_BATCH,
 ): Readable {
-  return Readable.from(journalCsvChunks(db, scope, filter, barrierName, batchSize), {
+  return Readable.from(journalCsvChunks(db, scope, filter, reader, batchSize), {
     objectMode: false,
     highWaterMark: HIGH_WATER,
   });
@@ -90,13 +104,13 @@ async function* journalCsvChunks(
   db: Database,
   scope: BarrierScope,
   filter: BarrierJournalFilter,
-  barrierName: string,
+  reader: JournalCsvReader,
   batchSize: number,
 ): AsyncGenerator<string> {
-  yield UTF8_BOM + csvLine(JOURNAL_CSV_HEADER);
+  yield UTF8_BOM + csvLine(journalCsvHeader(reader.zone));
   for await (const batch of barrierJournalBatches(db, scope, filter, batchSize)) {
     let chunk = '';
-    for (const entry of batch) chunk += journalCsvLine(barrierName, entry);
+    for (const entry of batch) chunk += journalCsvLine(reader, entry);
     yield chunk;
   }
 }

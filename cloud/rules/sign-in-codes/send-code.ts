@@ -7,6 +7,9 @@ export interface CodeMessage {
   to: string;
   code: string;
   validMinutes: number;
+  /** When the code ends, and the zone its reader reads times in (docs/design.md section 10.1). */
+  expiresAt: Date;
+  zone: string;
 }
 
 /**
@@ -63,18 +66,39 @@ export const CODE_LIFETIME_MINUTES = CODE_LIFETIME_MS / 60_000;
  */
 export async function sendCode(
   ctx: SignInCodesContext,
-  input: { email: string; clientKey: string },
+  input: { email: string; clientKey: string; zone?: string | undefined },
 ): Promise<void> {
   await countAttempt(ctx, CODE_LIMITS.sendsPerAddress, input.clientKey);
   await countAttempt(ctx, CODE_LIMITS.sendsPerEmailHour, input.email);
   await countAttempt(ctx, CODE_LIMITS.sendsPerEmailDay, input.email);
   const code = await issueCode(ctx, input.email);
+  const expiresAt = new Date(ctx.clock.now().getTime() + CODE_LIFETIME_MS);
+  const zone = input.zone ?? (await zoneOfAddress(ctx, input.email));
   try {
-    await ctx.mailer.sendCode({ to: input.email, code, validMinutes: CODE_LIFETIME_MINUTES });
+    await ctx.mailer.sendCode({
+      to: input.email,
+      code,
+      validMinutes: CODE_LIFETIME_MINUTES,
+      expiresAt,
+      zone,
+    });
   } catch (error) {
     ctx.log.error({ err: error }, 'a sign-in code could not be sent');
     throw new ApiError('email_unavailable');
   }
+}
+
+/**
+ * The zone the code's e-mail gives its end in: that of the account the address is confirmed on, else UTC. Only
+ * the address's owner reads it, so it tells nobody else whether the address has an account.
+ */
+async function zoneOfAddress(ctx: CloudContext, email: string): Promise<string> {
+  const row = await ctx.db
+    .selectFrom('customers')
+    .select('time_zone')
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return row?.time_zone ?? 'UTC';
 }
 
 /** Checks a code someone typed, after counting the try against their address. */
