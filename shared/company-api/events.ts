@@ -15,6 +15,7 @@ export const EVENT_KINDS = [
   'request.revoked',
   'request.expired',
   'request.declined',
+  'request.released',
   'key.expired',
   'open.succeeded',
   'open.failed',
@@ -141,6 +142,17 @@ export const eventDataSchemas = {
     .meta({
       description:
         'The customer declined the request: it ends here, and nothing is said of them or their barriers.',
+    }),
+  'request.released': z
+    .object({
+      ...requestFields,
+      state: z.literal('new'),
+      released_at: timestamp('When the customer let the request go'),
+    })
+    .meta({
+      description:
+        'The customer who claimed the request let it go, having opened it with the wrong account: it is `new` ' +
+        'again, without `claimed_at`, and another account may claim it.',
     }),
   'key.expired': z
     .object({ ...requestFields, key_ref: keyRef, key_expires_at: timestamp('The end the customer set') })
@@ -270,6 +282,12 @@ export const EVENT_EXAMPLES: { [K in EventKind]: EventOf<K> } = {
     id: '9f1b3d5e-7a9c-4e1f-8b3d-5f7a9c1e3b5d',
     at: '2026-05-06 16:20:05',
     data: { code: 'H4NC7RW2XK9P', ref: 'ORD-3', state: 'declined', declined_at: '2026-05-06 16:20:05' },
+  },
+  'request.released': {
+    type: 'request.released',
+    id: '3e5a7c9b-1d2f-4b6e-8a0c-7d9f1b3e5a7c',
+    at: '2026-05-07 09:41:18',
+    data: { code: 'W2ZT8NB5QX4M', ref: 'ORD-5', state: 'new', released_at: '2026-05-07 09:41:18' },
   },
   'key.expired': {
     type: 'key.expired',

@@ -9,6 +9,7 @@ import {
   requestDeclined,
   requestExpired,
   requestIssued,
+  requestReleased,
   requestRevoked,
 } from '../../cloud/rules/events/event-data.js';
 import {
@@ -56,6 +57,7 @@ const built: [EventKind, object][] = [
   ['request.revoked', requestRevoked({ ...request, state: 'revoked' }, 42, at)],
   ['request.expired', requestExpired({ code: request.code, ref: null, expires_at: at })],
   ['request.declined', requestDeclined({ code: request.code, ref: null }, at)],
+  ['request.released', requestReleased({ code: request.code, ref: null }, at)],
   ['key.expired', keyExpired(request, { id: 42, expires_at: at })],
   ['ping', ping()],
 ];

@@ -25,6 +25,7 @@ const EVENT_KINDS = [
   ['request.revoked', 'a customer withdrew access'],
   ['request.expired', 'a request ran out unanswered'],
   ['request.declined', 'a customer said no to your request'],
+  ['request.released', 'a customer let your request go; it waits again for a customer'],
   ['key.expired', "a key's lifetime ended"],
   ['open.succeeded', 'an opening the controller confirmed'],
   ['open.failed', 'an opening refused or failed, with its reason'],

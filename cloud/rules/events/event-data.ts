@@ -12,10 +12,10 @@ import { formatTimestamp } from '../../foundation/http/timestamps.js';
  * once, as zod schemas in shared/company-api/events.ts, which the OpenAPI document and the company client read
  * too; the types here are theirs. The request and key events are built here, by the functions below, for the
  * transactions that make their change (cloud/rules/requests/claim.ts, cloud/rules/requests/decline.ts,
- * cloud/rules/access-keys/access-keys.ts, cloud/rules/access-keys/expiry.ts). The open events are built in the
- * database, in the transaction that journals the opening, by open_event_data (cloud/rules/events/open-event.sql),
- * for open_attempt and complete_entry alike; a test checks that both functions give exactly the declared
- * fields. Timestamps are in the company API's form (cloud/README.md, "`status` fields").
+ * cloud/rules/requests/release.ts, cloud/rules/access-keys/access-keys.ts, cloud/rules/access-keys/expiry.ts).
+ * The open events are built in the database, in the transaction that journals the opening, by open_event_data
+ * (cloud/rules/events/open-event.sql), for open_attempt and complete_entry alike; a test checks that both
+ * functions give exactly the declared fields. Timestamps are in the company API's form (cloud/README.md, "`status` fields").
  */
 export type { EventData, OpenEventData };
 export type EventType = EventKind;
@@ -107,6 +107,14 @@ export function requestDeclined(
   at: Date,
 ): EventData['request.declined'] {
   return { code: request.code, ref: request.ref, state: 'declined', declined_at: formatTimestamp(at) };
+}
+
+/** The customer who claimed the request let it go: it is `new` again, for another account to claim. */
+export function requestReleased(
+  request: Omit<RequestFields, 'state'>,
+  at: Date,
+): EventData['request.released'] {
+  return { code: request.code, ref: request.ref, state: 'new', released_at: formatTimestamp(at) };
 }
 
 /** A key's own end has passed; the request keeps the state it had. */

@@ -5,12 +5,12 @@ import { enqueueEvent } from '../events/outbox.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from './requests.js';
 
 /**
- * The customer's moves on a request (docs/design.md sections 3 and 10.3): claim, decline,
+ * The customer's moves on a request (docs/design.md sections 3 and 10.3): claim, release, decline,
  * grant (issue a key) and withdraw (revoke). Each is one transaction together with its event, so a
  * company never hears of a change that was not committed.
  *
- * Declining is in ./decline.ts; granting and withdrawing, which make and end an access key, are in
- * cloud/rules/access-keys/access-keys.ts.
+ * Releasing is in ./release.ts, declining in ./decline.ts; granting and withdrawing, which make and end an
+ * access key, are in cloud/rules/access-keys/access-keys.ts.
  */
 
 /** The customer opened the request in the application: `new` becomes `claimed`. */

@@ -165,6 +165,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "request.released": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer who claimed the request let it go, having opened it with the wrong account: it is `new` again, without `claimed_at`, and another account may claim it.
+         * @description The `request.released` event, POSTed to your callback address. Answer with any 2xx status within 10 s: that is a delivery. Anything else (another status, a redirect, no answer) is tried again later, with the same body and a fresh `webhook-timestamp` and signature (cloud/README.md, "Delivery"). Events come in the order they happened, at least once; kinds and fields may be added, so accept what you do not know.
+         */
+        post: operations["event_request_released"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "key.expired": {
         parameters: {
             query?: never;
@@ -827,6 +847,25 @@ export interface components {
                 state: "declined";
                 /** @description When the customer declined, `YYYY-MM-DD HH:MM:SS` in UTC. */
                 declined_at: string;
+            };
+        };
+        RequestReleasedEvent: {
+            /** @constant */
+            type: "request.released";
+            /** @description Unique per event: drop a repeat by it (delivery is at least once). */
+            id: string;
+            /** @description When it happened, `YYYY-MM-DD HH:MM:SS` in UTC. */
+            at: string;
+            /** @description The customer who claimed the request let it go, having opened it with the wrong account: it is `new` again, without `claimed_at`, and another account may claim it. */
+            data: {
+                /** @description The request code. */
+                code: string;
+                /** @description Your `ref`, null when the request has none. */
+                ref: string | null;
+                /** @constant */
+                state: "new";
+                /** @description When the customer let the request go, `YYYY-MM-DD HH:MM:SS` in UTC. */
+                released_at: string;
             };
         };
         KeyExpiredEvent: {
@@ -1870,6 +1909,36 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["RequestDeclinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: nothing more is sent for this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_request_released: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's `id`: drop a repeat by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, `{"type", "id", "at", "data"}`, signed as the headers say. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestReleasedEvent"];
             };
         };
         responses: {
