@@ -456,6 +456,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 10.3',
   },
   {
+    id: 'web.release-foreign-request',
+    attack:
+      'a signed-in customer, or a signed-out browser, posts Release for a request another account claimed (or one already granted or declined), to take a claim from its holder and claim the request itself',
+    source: 'docs/design.md section 10.3',
+  },
+  {
     id: 'web.actor-markup',
     attack: "a company sends an actor holding <script> and markup, to run script in the customer's journal",
     source: 'issue 13; docs/design.md section 10',

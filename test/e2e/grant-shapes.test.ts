@@ -5,6 +5,7 @@ import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../s
 import { type SecretAuth, signedInCustomer } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type SimulatedBarrier, simulatedBarrier } from '../support/simulated-barrier.js';
+import { apiTime, mondayAhead } from '../support/weekly-times.js';
 
 /**
  * Grants the customer shapes (docs/design.md section 3.1), end to end: a company proposes weekday mornings for
@@ -33,19 +34,8 @@ function berlin(days: number, hour: number): Date {
   return new Date(firstMonday.getTime() - 8 * HOUR + days * DAY + hour * HOUR);
 }
 
-/** `YYYY-MM-DD HH:MM:SS`, the company API's form of a time. */
-const apiTime = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
-
 beforeAll(async () => {
-  // A Monday 08:00 in Berlin at least eight days ahead, found on Berlin's own calendar (winter or summer time).
-  let candidate = new Date(Math.ceil((Date.now() + 8 * DAY) / HOUR) * HOUR);
-  for (;;) {
-    const wall = wallClockOf(candidate, ZONE);
-    const weekday = new Date(`${wall.day}T00:00:00Z`).getUTCDay();
-    if (weekday === 1 && wall.time === '08:00') break;
-    candidate = new Date(candidate.getTime() + HOUR);
-  }
-  firstMonday = candidate;
+  firstMonday = mondayAhead(ZONE, 8, 8);
   clock = new FakeClock(new Date(firstMonday.getTime() - 3 * DAY));
   database = await createTestDatabase();
   cloud = await startTestCloud({ database, clock });

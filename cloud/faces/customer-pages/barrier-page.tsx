@@ -3,7 +3,8 @@ import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
-import { capitalised, Moment } from '../../foundation/web/readable-time.js';
+import { capitalised, Moment, useReaderZone } from '../../foundation/web/readable-time.js';
+import type { AccessHistoryLine } from '../../rules/access-keys/access-history.js';
 import { lifetimeText } from '../../rules/access-keys/key-lifetime.js';
 import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import {
@@ -13,6 +14,7 @@ import {
 } from '../../rules/devices/customer-barriers.js';
 import type { GateLimits, SensedObject } from '../../rules/positions/gate-display.js';
 import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
+import { AccessHistoryCard } from './access-history-card.js';
 import { BarrierLifecycleForms, type ReplaceForm } from './barrier-lifecycle-forms.js';
 import { BarrierZoneCard } from './barrier-zone.js';
 import { CompanyLogo } from './company-mark.js';
@@ -23,19 +25,24 @@ import { ReceiptsLine } from './receipts-line.js';
 /**
  * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, where each
  * gate with a sensor stands and since when, the companies that may open it with what and for how long, each
- * with a button that withdraws access at once, the way to its journal, its gate alerts, and its name.
+ * with a button that withdraws access at once, who gave, changed and withdrew access, the way to its journal,
+ * its gate alerts, and its name.
  */
 export interface BarrierPageProps {
   page: PageContext;
   barrier: CustomerBarrier;
   objects: BarrierObject[];
   keys: KeyOnBarrier[];
+  /** Who gave, changed and withdrew access, newest first (section 10.4). */
+  history: AccessHistoryLine[];
   rename: { name: string; errors?: FieldErrors };
   replace?: ReplaceForm;
   /** The gates' sensors and the limits' form (section 10.4); `now` tells how long a gate has been open. */
   gates: { objects: SensedObject[]; limits: GateLimits; form: GateLimitsForm; now: Date };
   /** What the last form did, said at the top. */
-  notice?: { kind: 'renamed' | 'replaced' | 'limits' } | { kind: 'withdrawn' | 'shaped'; company: string };
+  notice?:
+    | { kind: 'renamed' | 'replaced' | 'limits' | 'zone' }
+    | { kind: 'withdrawn' | 'shaped'; company: string };
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
 }
@@ -74,6 +81,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         </p>
         {props.receipts ? <ReceiptsLine barrierId={barrier.id} status={props.receipts} /> : null}
       </section>
+      <AccessHistoryCard lines={props.history} />
       <section class="card" aria-labelledby="objects-title">
         <h2 id="objects-title">What it opens</h2>
         {objects.length === 0 ? (
@@ -127,6 +135,8 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
       return 'Name saved.';
     case 'limits':
       return 'Gate alerts saved.';
+    case 'zone':
+      return 'Time zone saved: the hours you allow companies are read in it from now on.';
     case 'replaced':
       return 'Controller replaced: this barrier, its companies and its journal are now on the new controller.';
     case 'withdrawn':
@@ -157,6 +167,7 @@ function ConnectionText(props: { barrier: CustomerBarrier }): VNode {
 function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: PageContext }): VNode {
   const { access } = props;
   const { company } = access;
+  const zone = useReaderZone();
   return (
     <li class="access">
       <div class="row">
@@ -173,8 +184,8 @@ function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: Page
           <KeyShapeText shape={access} />
           <div class="muted small">
             {access.expired
-              ? `Ended: it lasted ${lifetimeText(access.expiresAt)}.`
-              : `${capitalised(lifetimeText(access.expiresAt))}.`}{' '}
+              ? `Ended: it lasted ${lifetimeText(access.expiresAt, zone)}.`
+              : `${capitalised(lifetimeText(access.expiresAt, zone))}.`}{' '}
             Granted on <Moment date={access.issuedAt} />.
           </div>
         </div>

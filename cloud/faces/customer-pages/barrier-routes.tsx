@@ -10,6 +10,7 @@ import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, safeNext, signedIn } from '../../foundation/web/web-deps.js';
 import { isTimeZone } from '../../foundation/zones/wall-clock.js';
+import { accessHistory } from '../../rules/access-keys/access-history.js';
 import { revokeAccessKey } from '../../rules/access-keys/access-keys.js';
 import { companiesWithAccess, keyOnBarrier, keysOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import { setBarrierTimeZone } from '../../rules/devices/barrier-zone.js';
@@ -250,6 +251,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
     if (textField(request.query, 'replaced') === '1') return { notice: { kind: 'replaced' } };
     if (textField(request.query, 'limits') === '1') return { notice: { kind: 'limits' } };
+    if (textField(request.query, 'zone') === '1') return { notice: { kind: 'zone' } };
     const withdrawn = textField(request.query, 'withdrawn');
     const shaped = textField(request.query, 'shaped');
     const keyRef = /^\d{1,9}$/.test(withdrawn) ? withdrawn : /^\d{1,9}$/.test(shaped) ? shaped : null;
@@ -303,11 +305,12 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     const { gateForm, ...shown } = view;
     const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
     const now = ctx.clock.now();
-    const [objects, keys, sensed, receipts] = await Promise.all([
+    const [objects, keys, sensed, receipts, history] = await Promise.all([
       barrierObjects(ctx.db, [barrier.id]),
       keysOnBarrier(ctx.db, { customerId: customer.customerId, deviceId: barrier.id, now }),
       barrierGates(ctx.db, customer.customerId, barrier.id),
       receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: customer.customerId }),
+      accessHistory(ctx.db, { deviceId: barrier.id, customerId: customer.customerId }),
     ]);
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
@@ -318,6 +321,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         barrier={barrier}
         objects={objects.get(barrier.id) ?? []}
         keys={keys}
+        history={history}
         gates={gates}
         receipts={receipts}
         {...shown}

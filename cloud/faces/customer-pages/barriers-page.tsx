@@ -124,7 +124,7 @@ export function companiesText(count: number): string {
   return count === 1 ? '1 company has access' : `${count} companies have access`;
 }
 
-/** "Main gate left open since 27 Nov 2026, 14:02 UTC": said in words and marked, not by colour alone. */
+/** "Main gate left open since 27 Nov 2026, 15:02 (Europe/Berlin)": in words and marked, not by colour alone. */
 function LeftOpen(props: { object: SensedObject }): VNode {
   const { object } = props;
   return (

@@ -2,13 +2,13 @@ import type { VNode } from 'preact';
 import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
-import { capitalised, Moment } from '../../foundation/web/readable-time.js';
+import { capitalised, Moment, useReaderZone } from '../../foundation/web/readable-time.js';
 import { lifetimeText } from '../../rules/access-keys/key-lifetime.js';
 import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { BarrierObject, CustomerBarrier } from '../../rules/devices/customer-barriers.js';
 import { KeyShapeText, keyShapeLines } from './key-shape.js';
-import { ShapeFields } from './shape-fields.js';
+import { DefaultSubmit, ShapeFields } from './shape-fields.js';
 import type { ShapeChoices } from './shape-form.js';
 
 /**
@@ -65,6 +65,7 @@ export function ConsentForm(props: {
         </p>
         <DeclineHint company={company} />
         <DeclineForm page={props.page} code={code} company={company} />
+        <ReleaseForm page={props.page} code={code} />
       </section>
     );
   }
@@ -75,6 +76,7 @@ export function ConsentForm(props: {
       {choices.proposal ? <Proposal company={company} words={choices.proposal.words} /> : null}
       <form method="post" action={`/c/${code}/grant`} novalidate>
         <CsrfField page={props.page} />
+        <DefaultSubmit label="Grant access" />
         <fieldset id="objects" aria-describedby={describedBy('objects', errors)}>
           <legend>What may {company.name} open?</legend>
           <p class="hint" id="objects-hint">
@@ -121,7 +123,9 @@ export function ConsentForm(props: {
                 value="proposed"
                 checked={choices.lifetime === 'proposed'}
               />
-              Until the end they asked for, <Moment date={choices.proposal.endsAt} />
+              <span>
+                Until the end they asked for, <Moment date={choices.proposal.endsAt} />
+              </span>
             </label>
           ) : null}
           <label class="choice">
@@ -169,6 +173,7 @@ export function ConsentForm(props: {
         <DeclineHint company={company} />
       </form>
       <DeclineForm page={props.page} code={code} company={company} />
+      <ReleaseForm page={props.page} code={code} />
     </section>
   );
 }
@@ -210,6 +215,27 @@ function DeclineHint(props: { company: CompanyDisplay }): VNode {
   );
 }
 
+/**
+ * Release, `POST /c/<code>/release`: whoever pressed Continue while signed in with the wrong account lets the
+ * request go, and it waits again for the right one (docs/design.md section 10.3). Nothing ends, so it asks
+ * nothing first.
+ */
+function ReleaseForm(props: { page: PageContext; code: string }): VNode {
+  return (
+    <form method="post" action={`/c/${props.code}/release`} class="release">
+      <CsrfField page={props.page} />
+      <p class="hint" id="release-hint">
+        Not the right account? Release it, then sign in with the right one and open the link again.
+      </p>
+      <p class="actions">
+        <button type="submit" class="secondary" aria-describedby="release-hint">
+          Release this request
+        </button>
+      </p>
+    </form>
+  );
+}
+
 /** What the company asked for, before the questions: the form starts from it, and may give less. */
 function Proposal(props: { company: CompanyDisplay; words: string[] }): VNode {
   return (
@@ -247,7 +273,7 @@ function WiderConfirmation(props: {
       </ul>
       <label class="choice">
         <input type="checkbox" name="wider_ok" value="1" />
-        Yes, give {props.company.name} more than they asked for
+        <span>Yes, give {props.company.name} more than they asked for</span>
       </label>
     </fieldset>
   );
@@ -260,6 +286,7 @@ export function GrantedAccess(props: {
   justGranted: boolean;
 }): VNode {
   const { granted, company } = props;
+  const zone = useReaderZone();
   return (
     <section class="card" aria-labelledby="granted-title">
       {props.justGranted ? (
@@ -290,9 +317,9 @@ export function GrantedAccess(props: {
               Withdrawn on <Moment date={granted.revokedAt} />
             </>
           ) : granted.expired ? (
-            <>Ended ({lifetimeText(granted.expiresAt)})</>
+            <>Ended ({lifetimeText(granted.expiresAt, zone)})</>
           ) : (
-            capitalised(lifetimeText(granted.expiresAt))
+            capitalised(lifetimeText(granted.expiresAt, zone))
           )}
         </dd>
         <dt>Granted on</dt>

@@ -5,7 +5,7 @@ import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.j
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
-import { ShapeFields } from './shape-fields.js';
+import { DefaultSubmit, ShapeFields } from './shape-fields.js';
 import type { ShapeChoices } from './shape-form.js';
 
 /**
@@ -56,6 +56,7 @@ export function KeyShapePage(props: {
       ) : null}
       <form method="post" action={action} novalidate>
         <CsrfField page={props.page} />
+        <DefaultSubmit label="Save" />
         <ShapeFields choices={form.shape} zone={barrier.timeZone} errors={form.errors} company={company} />
         <EndField access={access} form={form} />
         {form.wider && form.wider.length > 0 ? <WiderField company={company} form={form} /> : null}
@@ -78,7 +79,9 @@ function EndField(props: { access: KeyOnBarrier; form: KeyShapeForm }): VNode {
       {access.expiresAt ? (
         <label class="choice">
           <input type="radio" name="lifetime" value="keep" checked={form.lifetime === 'keep'} />
-          Keep its end, <Moment date={access.expiresAt} />
+          <span>
+            Keep its end, <Moment date={access.expiresAt} />
+          </span>
         </label>
       ) : null}
       <label class="choice">
@@ -127,7 +130,7 @@ function WiderField(props: { company: string; form: KeyShapeForm }): VNode {
       </ul>
       <label class="choice">
         <input type="checkbox" name="wider_ok" value="1" />
-        Yes, give {props.company} more than they asked for
+        <span>Yes, give {props.company} more than they asked for</span>
       </label>
     </fieldset>
   );

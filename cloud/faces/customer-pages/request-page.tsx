@@ -10,7 +10,8 @@ import { type ConsentChoices, ConsentForm, GrantedAccess } from './consent-page.
 /**
  * `/c/<code>` (docs/design.md section 10.3): the company as the customer must recognise it, the request's
  * state in words, and the way on. Reading it never changes anything, since messengers fetch links to preview
- * them: a signed-in customer takes a new request with the Continue button, a POST.
+ * them: a signed-in customer takes a new request with the Continue button, a POST, and lets it go again with
+ * Release.
  */
 export interface RequestPageProps {
   page: PageContext;
@@ -20,6 +21,8 @@ export interface RequestPageProps {
   /** For the customer who granted: the key, shown as the confirmation. */
   granted?: Parameters<typeof GrantedAccess>[0]['granted'];
   justGranted?: boolean;
+  /** Right after this customer released the request: it is `new` again, and the page says so. */
+  justReleased?: boolean;
 }
 
 export function RequestPage(props: RequestPageProps): VNode {
@@ -35,6 +38,12 @@ export function RequestPage(props: RequestPageProps): VNode {
   return (
     <Layout title={title} page={page}>
       <ErrorSummary errors={props.consent?.errors} />
+      {props.justReleased ? (
+        <div class="notice ok" role="status">
+          You released this request: it waits again for whoever answers it. To answer with another account,
+          sign out, sign in with that one and open this link again.
+        </div>
+      ) : null}
       <section class="card" aria-labelledby="request-title">
         <h1 id="request-title">{heading(company, state, holder)}</h1>
         <CompanyMark company={company} />

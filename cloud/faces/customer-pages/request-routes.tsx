@@ -16,14 +16,16 @@ import { proposalOf } from '../../rules/grant-shapes/proposals.js';
 import { shapeWords } from '../../rules/grant-shapes/shape-words.js';
 import { claimRequest } from '../../rules/requests/claim.js';
 import { declineRequest } from '../../rules/requests/decline.js';
+import { releaseRequest } from '../../rules/requests/release.js';
 import { type RequestView, requestView } from '../../rules/requests/request-view.js';
 import type { ConsentChoices } from './consent-page.js';
 import { RequestPage } from './request-page.js';
 import { choicesOf, type FormShape, readShapeForm, WINDOW_ROWS } from './shape-form.js';
 
 /**
- * `/c/<code>` and its three forms (docs/design.md section 10.3): the page (a GET, which never changes state),
- * Continue (claims a new request), Grant (issues the key) and Decline (ends the request). Every route here looks
+ * `/c/<code>` and its four forms (docs/design.md section 10.3): the page (a GET, which never changes state),
+ * Continue (claims a new request), Grant (issues the key), Decline (ends the request) and Release (lets a claim
+ * made with the wrong account go). Every route here looks
  * a code up, so all of them count in one limit per client address, in the database, so that it holds across
  * instances: a request code is a bearer secret, and 30 lookups a minute is far more than a person scanning a QR
  * code needs and far too few to guess one of 2^60.
@@ -47,7 +49,10 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
 
   app.get('/c/:code', { onRequest: lookups }, async (request, reply) => {
     const view = await viewOf(request);
-    return showRequest(request, reply, view, { justGranted: textField(request.query, 'granted') === '1' });
+    return showRequest(request, reply, view, {
+      justGranted: textField(request.query, 'granted') === '1',
+      justReleased: textField(request.query, 'released') === '1',
+    });
   });
 
   app.post('/c/:code/claim', { onRequest: lookups }, async (request, reply) => {
@@ -77,6 +82,22 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
       if (!(error instanceof ApiError && error.code === 'invalid_state')) throw error;
     }
     return reply.redirect(`/c/${view.code}`, 303);
+  });
+
+  // Only the customer holding the claim releases it, as with Decline; the request is `new` again.
+  app.post('/c/:code/release', { onRequest: lookups }, async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const view = await viewOf(request);
+    if (view.kind !== 'found') return showRequest(request, reply, view);
+    if (view.state !== 'claimed' || view.holder !== 'you') return reply.redirect(`/c/${view.code}`, 303);
+    try {
+      await releaseRequest(ctx, { code: view.code, customerId: customer.customerId });
+    } catch (error) {
+      // Granted, declined or lapsed meanwhile: the page says which.
+      if (!(error instanceof ApiError && error.code === 'invalid_state')) throw error;
+      return reply.redirect(`/c/${view.code}`, 303);
+    }
+    return reply.redirect(`/c/${view.code}?released=1`, 303);
   });
 
   app.post('/c/:code/grant', { onRequest: lookups }, async (request, reply) => {
@@ -130,12 +151,18 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     request: FastifyRequest,
     reply: FastifyReply,
     view: RequestView,
-    options: { status?: number; posted?: Posted; justGranted?: boolean } = {},
+    options: { status?: number; posted?: Posted; justGranted?: boolean; justReleased?: boolean } = {},
   ): Promise<FastifyReply> {
     const page = pageContext(request, reply);
     const customerId = request.customer?.customerId;
     if (view.kind !== 'found' || customerId === undefined || view.holder !== 'you') {
-      return sendPage(reply, <RequestPage page={page} view={view} />, view.kind === 'found' ? 200 : 404);
+      // Just released: said only while the request is still waiting, not after someone took it meanwhile.
+      const justReleased = options.justReleased === true && view.kind === 'found' && view.state === 'new';
+      return sendPage(
+        reply,
+        <RequestPage page={page} view={view} justReleased={justReleased} />,
+        view.kind === 'found' ? 200 : 404,
+      );
     }
     const now = ctx.clock.now();
     if (view.state === 'claimed') {

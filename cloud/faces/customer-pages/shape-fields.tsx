@@ -95,7 +95,7 @@ function WindowRow(props: { row: number; window: ShapeChoices['windows'][number]
       <div class="times">
         <label for={id('from')}>From</label>
         <input type="time" id={id('from')} name={`w${row}_from`} value={window.from} />
-        <label for={id('to')}>to</label>
+        <label for={id('to')}>To</label>
         <input type="time" id={id('to')} name={`w${row}_to`} value={window.to} />
       </div>
     </fieldset>
@@ -184,5 +184,17 @@ function OpeningsField(props: { choices: ShapeChoices; errors: FieldErrors | und
         />
       </div>
     </fieldset>
+  );
+}
+
+/**
+ * Enter in a field submits with a form's first submit button, which here would be "Add another window". This
+ * one, first in the form and out of sight and of the tab order, makes Enter do what the form's own button does.
+ */
+export function DefaultSubmit(props: { label: string }): VNode {
+  return (
+    <button type="submit" class="visually-hidden" tabIndex={-1} aria-hidden="true">
+      {props.label}
+    </button>
   );
 }

@@ -16,6 +16,8 @@ import * as gatePositions from './migrations/0010-gate-positions.js';
 import * as objectOpenings from './migrations/0011-object-openings.js';
 import * as grantShapes from './migrations/0012-grant-shapes.js';
 import * as declinedRequests from './migrations/0013-declined-requests.js';
+import * as customerTimeZone from './migrations/0014-customer-time-zone.js';
+import * as barrierHistory from './migrations/0015-barrier-history.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -52,6 +54,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-object-openings': objectOpenings,
   '0012-grant-shapes': grantShapes,
   '0013-declined-requests': declinedRequests,
+  '0014-customer-time-zone': customerTimeZone,
+  '0015-barrier-history': barrierHistory,
 };
 
 /**

@@ -75,6 +75,7 @@ export const TABLE_COLUMNS = {
     email: 'text | null',
     created_at: 'timestamp with time zone',
     email_verified_at: 'timestamp with time zone | null',
+    time_zone: 'text | null',
   },
   devices: {
     id: 'text',
@@ -144,6 +145,15 @@ export const TABLE_COLUMNS = {
     starts_at: 'timestamp with time zone | null',
     windows: 'jsonb | null',
     openings_allowed: 'integer | null',
+  },
+  access_history: {
+    id: 'integer',
+    device_id: 'text',
+    at: 'timestamp with time zone',
+    customer_id: 'integer | null',
+    act: 'text',
+    key_id: 'integer',
+    company_id: 'integer',
   },
   key_objects: {
     key_id: 'integer',

@@ -119,6 +119,8 @@ export interface CustomersTable {
   email: string | null;
   created_at: DefaultTimestamp;
   email_verified_at: Timestamp | null;
+  /** The IANA zone the customer reads times in; null until proposed or chosen, read as UTC. */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -270,6 +272,19 @@ export interface KeysTable {
   windows: ColumnType<unknown, string | null | undefined, string | null>;
   openings_allowed: ColumnType<number | null, number | null | undefined, number | null>;
 }
+
+/** One act on a barrier's access (docs/design.md section 10.4); `customer_id` null: none of its customers. */
+export interface AccessHistoryTable {
+  id: Generated<number>;
+  device_id: string;
+  at: Timestamp;
+  customer_id: number | null;
+  act: AccessAct;
+  key_id: number;
+  company_id: number;
+}
+
+export type AccessAct = 'granted' | 'withdrawn' | 'reshaped';
 
 export interface KeyObjectsTable {
   key_id: number;
@@ -441,6 +456,7 @@ export interface DB {
   requests: RequestsTable;
   keys: KeysTable;
   key_objects: KeyObjectsTable;
+  access_history: AccessHistoryTable;
   journal: JournalTable;
   journal_chains: JournalChainsTable;
   retired_device_keys: RetiredDeviceKeysTable;

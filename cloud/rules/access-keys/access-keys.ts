@@ -6,6 +6,7 @@ import { requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
 import { type KeyShape, storedWindows } from '../grant-shapes/stored-shape.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from '../requests/requests.js';
+import { recordAccessAct } from './access-history.js';
 
 /**
  * The customer's moves on a request (docs/design.md sections 3 and 10.4): claim,
@@ -51,6 +52,12 @@ export async function issueAccessKey(
       .insertInto('key_objects')
       .values(objectIds.map((objectId) => ({ key_id: key.id, object_id: objectId })))
       .execute();
+    await recordAccessAct(trx, {
+      act: 'granted',
+      key: { id: key.id, device_id: input.deviceId, company_id: request.company_id },
+      customerId: input.customerId,
+      at: now,
+    });
     const issued = await trx
       .updateTable('requests')
       .set({ state: 'issued', issued_at: now })
@@ -155,7 +162,7 @@ export async function revokeAccessKey(
     if (input.deviceId !== undefined) query = query.where('device_id', '=', input.deviceId);
     const key = await query.forUpdate().executeTakeFirst();
     if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
-    return revokeLockedKey(trx, key, ctx.clock.now());
+    return revokeLockedKey(trx, key, { now: ctx.clock.now(), by: input.customerId });
   });
 }
 
@@ -177,17 +184,19 @@ export async function revokeAccessKeysOfOthers(
     .orderBy('id')
     .forUpdate()
     .execute();
-  for (const key of keys) await revokeLockedKey(trx, key, input.now);
+  // The new owner ended no key of theirs: the barrier's history records the act with no customer.
+  for (const key of keys) await revokeLockedKey(trx, key, { now: input.now, by: null });
   return keys.length;
 }
 
 /**
  * Every key still standing on a controller is revoked, each with its event: its owner removed the barrier or
- * an operator retired the record (docs/design.md section 9.1). Returns how many were revoked.
+ * an operator retired the record (docs/design.md section 9.1). Returns how many were revoked. `customerId` is
+ * the owner who removed it, for the barrier's history; an operator passes none.
  */
 export async function revokeKeysOnDevice(
   trx: Transaction<DB>,
-  input: { deviceId: string; now: Date },
+  input: { deviceId: string; now: Date; customerId?: number },
 ): Promise<number> {
   const keys = await trx
     .selectFrom('keys')
@@ -197,7 +206,7 @@ export async function revokeKeysOnDevice(
     .orderBy('id')
     .forUpdate()
     .execute();
-  for (const key of keys) await revokeLockedKey(trx, key, input.now);
+  for (const key of keys) await revokeLockedKey(trx, key, { now: input.now, by: input.customerId ?? null });
   return keys.length;
 }
 
@@ -205,10 +214,11 @@ export async function revokeKeysOnDevice(
  * After a replacement (docs/design.md section 9.1): a standing key on the controller loses the objects that are
  * not the controller's, and a key left with none is revoked with its event, since it could open nothing.
  * Withdrawn keys keep their objects as they were, for their request pages. Returns how many were revoked.
+ * `customerId` is the owner who replaced the controller, for the barrier's history; an operator passes none.
  */
 export async function revokeKeysWithoutObjects(
   trx: Transaction<DB>,
-  input: { deviceId: string; now: Date },
+  input: { deviceId: string; now: Date; customerId?: number },
 ): Promise<number> {
   const standing = trx
     .selectFrom('keys')
@@ -236,20 +246,24 @@ export async function revokeKeysWithoutObjects(
     .orderBy('id')
     .forUpdate()
     .execute();
-  for (const key of empty) await revokeLockedKey(trx, key, input.now);
+  for (const key of empty) await revokeLockedKey(trx, key, { now: input.now, by: input.customerId ?? null });
   return empty.length;
 }
 
-/** Revokes a key whose row the transaction holds, and its request, with the event; once. */
+/**
+ * Revokes a key whose row the transaction holds, and its request, with the event and the line in the barrier's
+ * history; once. `by`: the customer who withdrew it, null when none of the barrier's customers did.
+ */
 async function revokeLockedKey(
   trx: Transaction<DB>,
   key: Selectable<KeysTable>,
-  now: Date,
+  { now, by }: { now: Date; by: number | null },
 ): Promise<AccessRequest> {
   if (key.revoked_at) {
     return trx.selectFrom('requests').selectAll().where('id', '=', key.request_id).executeTakeFirstOrThrow();
   }
   await trx.updateTable('keys').set({ revoked_at: now }).where('id', '=', key.id).execute();
+  await recordAccessAct(trx, { act: 'withdrawn', key, customerId: by, at: now });
   const revoked = await trx
     .updateTable('requests')
     .set({ state: 'revoked', revoked_at: now })

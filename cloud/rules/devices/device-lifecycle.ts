@@ -43,7 +43,11 @@ export async function removeBarrier(
       .forUpdate()
       .executeTakeFirst();
     if (!device) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-    const revokedKeys = await revokeKeysOnDevice(trx, { deviceId: device.id, now });
+    const revokedKeys = await revokeKeysOnDevice(trx, {
+      deviceId: device.id,
+      now,
+      customerId: input.customerId,
+    });
     const pairingExpiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
     await trx
       .updateTable('devices')
@@ -75,9 +79,9 @@ export interface ReplacementResult {
 /**
  * A broken controller replaced by a new one at the same barrier (docs/design.md section 9.1). The new
  * controller's device id is its broker account, its topics and what every command names, so the barrier's
- * rows move to it: its owner and name, its keys (same `key_ref`), its journal, and each object whose label the
- * new controller also has, keeping its `number_id` (the new controller's own row for that label makes way),
- * so companies' `status` and `open` keep working unchanged. An object with no match leaves the keys; a key
+ * rows move to it: its owner and name, its keys (same `key_ref`), its journal and history, and each object whose
+ * label the new controller also has, keeping its `number_id` (the new controller's own row for that label makes
+ * way), so companies' `status` and `open` keep working unchanged. An object with no match leaves the keys; a key
  * left with none is revoked with its event. The old record is retired (`retireInTransaction`).
  * `customerId` holds the old controller to that customer (the customer's page); an operator passes none.
  */
@@ -98,9 +102,18 @@ export async function replaceController(
     }
     const carried = await moveObjects(trx, { from: old.id, to: fresh.id, now });
     await trx.updateTable('keys').set({ device_id: fresh.id }).where('device_id', '=', old.id).execute();
+    await trx
+      .updateTable('access_history')
+      .set({ device_id: fresh.id })
+      .where('device_id', '=', old.id)
+      .execute();
     await moveChains(trx, { from: old.id, to: fresh.id });
     await trx.updateTable('journal').set({ device_id: fresh.id }).where('device_id', '=', old.id).execute();
-    const revokedKeys = await revokeKeysWithoutObjects(trx, { deviceId: fresh.id, now });
+    const revokedKeys = await revokeKeysWithoutObjects(trx, {
+      deviceId: fresh.id,
+      now,
+      customerId: input.customerId,
+    });
     await trx
       .updateTable('devices')
       .set({

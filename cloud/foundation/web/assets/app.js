@@ -32,3 +32,22 @@ for (const toggle of document.querySelectorAll('[data-reveals]')) {
 for (const field of document.querySelectorAll('input[data-browser-zone]')) {
   field.value = Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
 }
+
+// An account with no time zone yet takes the browser's (docs/design.md section 10.1): the page names where to
+// propose it, once, as JSON with the page's CSRF token like the passkey calls. The server keeps it only while
+// the account still has none, so it never overrides a zone chosen on /account. Without this script the account
+// reads its times in UTC until its owner chooses a zone there.
+const proposeZoneTo = document.body.dataset.proposeZone;
+const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const pageToken = document.querySelector('input[name="_csrf"]');
+if (proposeZoneTo && browserZone && pageToken) {
+  fetch(proposeZoneTo, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'x-csrf-token': pageToken.value,
+    },
+    body: JSON.stringify({ time_zone: browserZone, proposed: true }),
+  }).catch(() => {});
+}

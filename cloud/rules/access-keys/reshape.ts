@@ -1,11 +1,13 @@
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
-import { type KeyShape, storedWindows } from './stored-shape.js';
+import { type KeyShape, storedWindows } from '../grant-shapes/stored-shape.js';
+import { recordAccessAct } from './access-history.js';
 
 /**
  * The customer changes the shape of a key they gave (docs/design.md section 3.1): its hours, start, openings and
  * end, at once, for the next `open`. Only a key of theirs, on that barrier, not withdrawn: any other answers like
- * one that does not exist. The company reads the new shape in `status`.
+ * one that does not exist. The company reads the new shape in `status`, and the barrier's history records who
+ * changed it. It lives beside the keys rather than in cloud/rules/grant-shapes/, which the keys' rules stand on.
  */
 export async function reshapeAccessKey(
   ctx: CloudContext,
@@ -22,7 +24,7 @@ export async function reshapeAccessKey(
   await ctx.db.transaction().execute(async (trx) => {
     const key = await trx
       .selectFrom('keys')
-      .select(['id', 'expires_at'])
+      .select(['id', 'expires_at', 'device_id', 'company_id'])
       .where('id', '=', input.keyRef)
       .where('customer_id', '=', input.customerId)
       .where('device_id', '=', input.deviceId)
@@ -56,5 +58,6 @@ export async function reshapeAccessKey(
       })
       .where('id', '=', key.id)
       .execute();
+    await recordAccessAct(trx, { act: 'reshaped', key, customerId: input.customerId, at: now });
   });
 }
