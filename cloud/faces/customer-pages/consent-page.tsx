@@ -8,7 +8,7 @@ import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { BarrierObject, CustomerBarrier } from '../../rules/devices/customer-barriers.js';
 import { KeyShapeText, keyShapeLines } from './key-shape.js';
-import { DefaultSubmit, ShapeFields } from './shape-fields.js';
+import { DefaultSubmit, LifetimeField, ShapeFields, WiderConfirmation } from './shape-fields.js';
 import type { ShapeChoices } from './shape-form.js';
 
 /**
@@ -112,60 +112,28 @@ export function ConsentForm(props: {
           ))}
         </fieldset>
         <ShapeFields choices={choices.shape} zone={choices.zone} errors={errors} company={company.name} />
-        <fieldset id="lifetime" aria-describedby={describedBy('lifetime', errors, false)}>
-          <legend>Until when?</legend>
-          <FieldError errors={errors} field="lifetime" />
-          {choices.proposal?.endsAt ? (
-            <label class="choice">
-              <input
-                type="radio"
-                name="lifetime"
-                value="proposed"
-                checked={choices.lifetime === 'proposed'}
-              />
-              <span>
-                Until the end they asked for, <Moment date={choices.proposal.endsAt} />
-              </span>
-            </label>
-          ) : null}
-          <label class="choice">
-            <input
-              type="radio"
-              name="lifetime"
-              value="withdrawn"
-              checked={choices.lifetime === 'withdrawn'}
-            />
-            Until I withdraw it
-          </label>
-          <label class="choice">
-            <input
-              type="radio"
-              name="lifetime"
-              value="date"
-              checked={choices.lifetime === 'date'}
-              data-reveals="until-field"
-            />
-            Until a date
-          </label>
-          <div id="until-field" class="reveal">
-            <label for="until">Last day of access</label>
-            <p class="hint" id="until-hint">
-              Access ends at the end of that day, UTC. You can still withdraw it earlier.
-            </p>
-            <FieldError errors={errors} field="until" />
-            <input
-              type="date"
-              id="until"
-              name="until"
-              min={choices.today}
-              value={choices.until}
-              aria-describedby={describedBy('until', errors)}
-            />
-          </div>
-        </fieldset>
-        {choices.wider && choices.wider.length > 0 ? (
-          <WiderConfirmation company={company} wider={choices.wider} errors={errors} />
-        ) : null}
+        <LifetimeField
+          lifetime={choices.lifetime}
+          until={choices.until}
+          today={choices.today}
+          errors={errors}
+          first={
+            choices.proposal?.endsAt ? (
+              <label class="choice">
+                <input
+                  type="radio"
+                  name="lifetime"
+                  value="proposed"
+                  checked={choices.lifetime === 'proposed'}
+                />
+                <span>
+                  Until the end they asked for, <Moment date={choices.proposal.endsAt} />
+                </span>
+              </label>
+            ) : null
+          }
+        />
+        <WiderConfirmation company={company.name} wider={choices.wider} errors={errors} />
         <p class="actions sticky">
           <button type="submit">Grant access</button>
           <DeclineButton />
@@ -250,32 +218,6 @@ function Proposal(props: { company: CompanyDisplay; words: string[] }): VNode {
         The questions below start from that. You can give less; to give more, you are asked again.
       </p>
     </div>
-  );
-}
-
-/**
- * Choices that give more than the company asked for are never granted silently: the form comes back saying
- * how, and the customer ticks that they mean it (docs/design.md section 10.3).
- */
-function WiderConfirmation(props: {
-  company: CompanyDisplay;
-  wider: string[];
-  errors: FieldErrors | undefined;
-}): VNode {
-  return (
-    <fieldset id="wider" aria-describedby={describedBy('wider', props.errors, false)}>
-      <legend>More than {props.company.name} asked for</legend>
-      <FieldError errors={props.errors} field="wider" />
-      <ul>
-        {props.wider.map((part) => (
-          <li key={part}>{part}</li>
-        ))}
-      </ul>
-      <label class="choice">
-        <input type="checkbox" name="wider_ok" value="1" />
-        <span>Yes, give {props.company.name} more than they asked for</span>
-      </label>
-    </fieldset>
   );
 }
 

@@ -1,11 +1,11 @@
 import type { VNode } from 'preact';
-import { describedBy, ErrorSummary, FieldError } from '../../foundation/web/field-errors.js';
+import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { KeyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
-import { DefaultSubmit, ShapeFields } from './shape-fields.js';
+import { DefaultSubmit, LifetimeField, ShapeFields, WiderConfirmation } from './shape-fields.js';
 import type { ShapeChoices } from './shape-form.js';
 
 /**
@@ -59,7 +59,7 @@ export function KeyShapePage(props: {
         <DefaultSubmit label="Save" />
         <ShapeFields choices={form.shape} zone={barrier.timeZone} errors={form.errors} company={company} />
         <EndField access={access} form={form} />
-        {form.wider && form.wider.length > 0 ? <WiderField company={company} form={form} /> : null}
+        <WiderConfirmation company={company} wider={form.wider} errors={form.errors} />
         <p class="actions sticky">
           <button type="submit">Save</button>
           <a href={`/barriers/${barrier.id}`}>Cancel</a>
@@ -71,67 +71,22 @@ export function KeyShapePage(props: {
 
 function EndField(props: { access: KeyOnBarrier; form: KeyShapeForm }): VNode {
   const { access, form } = props;
-  const { errors } = form;
   return (
-    <fieldset id="lifetime" aria-describedby={describedBy('lifetime', errors, false)}>
-      <legend>Until when?</legend>
-      <FieldError errors={errors} field="lifetime" />
-      {access.expiresAt ? (
-        <label class="choice">
-          <input type="radio" name="lifetime" value="keep" checked={form.lifetime === 'keep'} />
-          <span>
-            Keep its end, <Moment date={access.expiresAt} />
-          </span>
-        </label>
-      ) : null}
-      <label class="choice">
-        <input type="radio" name="lifetime" value="withdrawn" checked={form.lifetime === 'withdrawn'} />
-        Until I withdraw it
-      </label>
-      <label class="choice">
-        <input
-          type="radio"
-          name="lifetime"
-          value="date"
-          checked={form.lifetime === 'date'}
-          data-reveals="until-field"
-        />
-        Until a date
-      </label>
-      <div id="until-field" class="reveal">
-        <label for="until">Last day of access</label>
-        <p class="hint" id="until-hint">
-          Access ends at the end of that day, UTC. You can still withdraw it earlier.
-        </p>
-        <FieldError errors={errors} field="until" />
-        <input
-          type="date"
-          id="until"
-          name="until"
-          min={form.today}
-          value={form.until}
-          aria-describedby={describedBy('until', errors)}
-        />
-      </div>
-    </fieldset>
-  );
-}
-
-function WiderField(props: { company: string; form: KeyShapeForm }): VNode {
-  const { errors, wider } = props.form;
-  return (
-    <fieldset id="wider" aria-describedby={describedBy('wider', errors, false)}>
-      <legend>More than {props.company} asked for</legend>
-      <FieldError errors={errors} field="wider" />
-      <ul>
-        {(wider ?? []).map((part) => (
-          <li key={part}>{part}</li>
-        ))}
-      </ul>
-      <label class="choice">
-        <input type="checkbox" name="wider_ok" value="1" />
-        <span>Yes, give {props.company} more than they asked for</span>
-      </label>
-    </fieldset>
+    <LifetimeField
+      lifetime={form.lifetime}
+      until={form.until}
+      today={form.today}
+      errors={form.errors}
+      first={
+        access.expiresAt ? (
+          <label class="choice">
+            <input type="radio" name="lifetime" value="keep" checked={form.lifetime === 'keep'} />
+            <span>
+              Keep its end, <Moment date={access.expiresAt} />
+            </span>
+          </label>
+        ) : null
+      }
+    />
   );
 }

@@ -26,9 +26,10 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
   app.get('/barriers/:id/keys/:keyRef/shape', async (request, reply) => {
     const customer = signedIn(request, reply);
     if (!customer) return reply;
-    const { access } = await keyOf(request, customer);
+    const found = await keyOf(request, customer);
+    const { access } = found;
     const lastDay = access.expiresAt ? lastDayOf(access.expiresAt) : null;
-    return show(request, reply, customer, {
+    return show(request, reply, customer, found, {
       shape: choicesOf(access.shape, access.timeZone),
       lifetime: access.expiresAt ? 'keep' : 'withdrawn',
       until: lastDay ? lastDay.toISOString().slice(0, 10) : '',
@@ -38,7 +39,8 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
 
   app.post('/barriers/:id/keys/:keyRef/shape', async (request, reply) => {
     const customer = signedIn(request, reply)!;
-    const { barrierId, access } = await keyOf(request, customer);
+    const found = await keyOf(request, customer);
+    const { barrierId, access } = found;
     const now = ctx.clock.now();
     const shape = readShapeForm(request.body, access.timeZone, now);
     const lifetime = lifetimeOf(request.body, access);
@@ -51,11 +53,12 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     if (textField(request.body, 'more_windows')) {
       if (form.shape.windows.length < WINDOW_ROWS.most)
         form.shape.windows.push({ days: [], from: '', to: '' });
-      return show(request, reply, customer, { ...form, shape: { ...form.shape, hours: 'windows' } });
+      return show(request, reply, customer, found, { ...form, shape: { ...form.shape, hours: 'windows' } });
     }
     const errors: FieldErrors = shape.ok ? {} : { ...shape.errors };
     const end = readEnd(form, access, now, errors);
-    if (!shape.ok || end === undefined) return show(request, reply, customer, { ...form, errors }, 400);
+    if (!shape.ok || end === undefined)
+      return show(request, reply, customer, found, { ...form, errors }, 400);
     const proposal = await keyProposal(ctx.db, access.keyRef);
     const endsAt = end.keep ? access.expiresAt : end.at;
     // "From now" starts now: wider than a proposal only while its start is still to come.
@@ -63,7 +66,7 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     const wider = proposal ? widerParts(granted, proposal) : [];
     if (wider.length > 0 && textField(request.body, 'wider_ok') !== '1') {
       const message = `This gives ${access.company.name} more than they asked for: tick that you mean it, or give less.`;
-      return show(request, reply, customer, { ...form, wider, errors: { wider: message } }, 400);
+      return show(request, reply, customer, found, { ...form, wider, errors: { wider: message } }, 400);
     }
     try {
       await reshapeAccessKey(ctx, {
@@ -76,7 +79,7 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'invalid_field') throw error;
       const field = error.field === 'starts_at' ? 'start' : 'until';
-      return show(request, reply, customer, { ...form, errors: { [field]: error.message } }, 400);
+      return show(request, reply, customer, found, { ...form, errors: { [field]: error.message } }, 400);
     }
     return reply.redirect(`/barriers/${barrierId}?shaped=${access.keyRef}`, 303);
   });
@@ -103,10 +106,10 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     request: FastifyRequest,
     reply: FastifyReply,
     customer: Session,
+    { barrierId, access }: { barrierId: string; access: KeyOnBarrier },
     form: KeyShapeForm,
     status = 200,
   ): Promise<FastifyReply> {
-    const { barrierId, access } = await keyOf(request, customer);
     const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId);
     const proposal = await keyProposal(ctx.db, access.keyRef);
     const words = proposal ? shapeWords(proposal, barrier.timeZone, { withZone: true }) : [];

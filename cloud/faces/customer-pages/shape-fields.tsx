@@ -1,7 +1,8 @@
-import type { VNode } from 'preact';
-import { WEEKDAYS, type Weekday } from '../../../shared/company-api/grant-shape.js';
+import type { ComponentChildren, VNode } from 'preact';
+import { WEEKDAYS } from '../../../shared/company-api/grant-shape.js';
 import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
+import { DAY_NAMES } from '../../rules/grant-shapes/shape-words.js';
 import type { ShapeChoices } from './shape-form.js';
 
 /**
@@ -10,15 +11,6 @@ import type { ShapeChoices } from './shape-form.js';
  * script: the rows of windows are all there (a button adds one more), and app.js only hides what a choice does
  * not need. Times are the barrier's wall-clock times, and the page says in which zone.
  */
-const DAY_NAMES: Record<Weekday, string> = {
-  mon: 'Monday',
-  tue: 'Tuesday',
-  wed: 'Wednesday',
-  thu: 'Thursday',
-  fri: 'Friday',
-  sat: 'Saturday',
-  sun: 'Sunday',
-};
 
 export function ShapeFields(props: {
   choices: ShapeChoices;
@@ -196,5 +188,83 @@ export function DefaultSubmit(props: { label: string }): VNode {
     <button type="submit" class="visually-hidden" tabIndex={-1} aria-hidden="true">
       {props.label}
     </button>
+  );
+}
+
+/**
+ * "Until when?": until withdrawn or until a day (its end in UTC, as key-lifetime.ts says), after `first`, the
+ * choice of the page it is on: the end the company asked for on the consent form, the key's own end when it is
+ * changed.
+ */
+export function LifetimeField(props: {
+  lifetime: string;
+  until: string;
+  today: string;
+  errors: FieldErrors | undefined;
+  first?: ComponentChildren;
+}): VNode {
+  const { errors } = props;
+  return (
+    <fieldset id="lifetime" aria-describedby={describedBy('lifetime', errors, false)}>
+      <legend>Until when?</legend>
+      <FieldError errors={errors} field="lifetime" />
+      {props.first}
+      <label class="choice">
+        <input type="radio" name="lifetime" value="withdrawn" checked={props.lifetime === 'withdrawn'} />
+        Until I withdraw it
+      </label>
+      <label class="choice">
+        <input
+          type="radio"
+          name="lifetime"
+          value="date"
+          checked={props.lifetime === 'date'}
+          data-reveals="until-field"
+        />
+        Until a date
+      </label>
+      <div id="until-field" class="reveal">
+        <label for="until">Last day of access</label>
+        <p class="hint" id="until-hint">
+          Access ends at the end of that day, UTC. You can still withdraw it earlier.
+        </p>
+        <FieldError errors={errors} field="until" />
+        <input
+          type="date"
+          id="until"
+          name="until"
+          min={props.today}
+          value={props.until}
+          aria-describedby={describedBy('until', errors)}
+        />
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * Choices that give more than the company asked for are never granted silently: the form comes back saying
+ * how, and the customer ticks that they mean it (docs/design.md section 10.3). Nothing when nothing is wider.
+ */
+export function WiderConfirmation(props: {
+  company: string;
+  wider: string[] | undefined;
+  errors: FieldErrors | undefined;
+}): VNode | null {
+  if (!props.wider || props.wider.length === 0) return null;
+  return (
+    <fieldset id="wider" aria-describedby={describedBy('wider', props.errors, false)}>
+      <legend>More than {props.company} asked for</legend>
+      <FieldError errors={props.errors} field="wider" />
+      <ul>
+        {props.wider.map((part) => (
+          <li key={part}>{part}</li>
+        ))}
+      </ul>
+      <label class="choice">
+        <input type="checkbox" name="wider_ok" value="1" />
+        <span>Yes, give {props.company} more than they asked for</span>
+      </label>
+    </fieldset>
   );
 }

@@ -7,7 +7,8 @@ import { isoWeekday, type KeyShape, MINUTES_PER_DAY, minuteOfDay } from './store
  * hours are read: "Mondays to Fridays, 8:00 to 12:00", "from Monday 7 December 2026, 8:00", "5 openings in all".
  */
 
-const DAY_NAMES: Record<Weekday, string> = {
+/** Each weekday's name, as the forms label their boxes and the words say them. */
+export const DAY_NAMES: Record<Weekday, string> = {
   mon: 'Monday',
   tue: 'Tuesday',
   wed: 'Wednesday',
