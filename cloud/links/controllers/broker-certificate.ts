@@ -120,8 +120,14 @@ function pairKey(pair: Pair): string {
   return `${pair.cert}\0${pair.key}`;
 }
 
-/** OpenSSL checks that the key belongs to the certificate here, so a mismatched pair is an Error, not a context. */
+/**
+ * OpenSSL checks that the key belongs to the certificate here, so a mismatched pair is an Error, not a context.
+ * An empty file is refused first: Node.js skips an empty `cert` or `key` without a word, and the context it makes
+ * then fails every handshake. A renewal that truncates a file before writing it is seen empty by a poll.
+ */
 function secureContext(pair: Pair): SecureContext | Error {
+  if (pair.cert.trim() === '') return new Error('the certificate file is empty');
+  if (pair.key.trim() === '') return new Error('the key file is empty');
   try {
     return createSecureContext({ cert: pair.cert, key: pair.key, minVersion: MIN_TLS_VERSION });
   } catch (error) {
