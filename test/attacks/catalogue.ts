@@ -462,6 +462,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 10.3',
   },
   {
+    id: 'web.handover-outside-household',
+    attack:
+      'the holder of a claimed request passes it to a stranger or a look-only member, or someone who does not hold it (the one who passed it, a stranger) posts Pass it on, to put a request in hands that may not answer it',
+    source: 'docs/design.md section 9.2',
+  },
+  {
     id: 'web.actor-markup',
     attack: "a company sends an actor holding <script> and markup, to run script in the customer's journal",
     source: 'issue 13; docs/design.md section 10',

@@ -158,7 +158,8 @@ describe('the embedded broker over TLS', () => {
     const logged = env.log.entries.length;
     writeFileSync(certFile, '');
     await waitFor(
-      () => env.log.entries.slice(logged).some((entry) => entry.msg.includes('the certificate file is empty')),
+      () =>
+        env.log.entries.slice(logged).some((entry) => entry.msg.includes('the certificate file is empty')),
       'the empty certificate logged',
     );
     expect(await presented()).toBe(fingerprint(renewed.cert));

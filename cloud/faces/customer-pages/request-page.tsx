@@ -1,11 +1,14 @@
 import type { VNode } from 'preact';
 import { ErrorSummary } from '../../foundation/web/field-errors.js';
+import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
+import type { Companion } from '../../rules/households/companions.js';
 import type { RequestView } from '../../rules/requests/request-view.js';
 import { CompanyMark } from './company-mark.js';
 import { type ConsentChoices, ConsentForm, GrantedAccess } from './consent-page.js';
+import { HandoverForm, PassedOn, PassedToYou } from './handover-form.js';
 
 /**
  * `/c/<code>` (docs/design.md section 10.3): the company as the customer must recognise it, the request's
@@ -23,6 +26,12 @@ export interface RequestPageProps {
   justGranted?: boolean;
   /** Right after this customer released the request: it is `new` again, and the page says so. */
   justReleased?: boolean;
+  /** For the holder of a claimed request: whom they may pass it to (docs/design.md section 9.2). */
+  handover?: { companions: readonly Companion[]; errors?: FieldErrors };
+  /** The name of whoever passed this claimed request to its holder, reading it. */
+  handedBy?: string;
+  /** For whoever passed the claimed request on: the name of its holder now. */
+  passedTo?: string;
 }
 
 export function RequestPage(props: RequestPageProps): VNode {
@@ -37,7 +46,8 @@ export function RequestPage(props: RequestPageProps): VNode {
   const title = `${company.name}: ${stateWords}`;
   return (
     <Layout title={title} page={page}>
-      <ErrorSummary errors={props.consent?.errors} />
+      <ErrorSummary errors={{ ...props.consent?.errors, ...props.handover?.errors }} />
+      {props.handedBy && state === 'claimed' && holder === 'you' ? <PassedToYou by={props.handedBy} /> : null}
       {props.justReleased ? (
         <div class="notice ok" role="status">
           You released this request: it waits again for whoever answers it. To answer with another account,
@@ -54,6 +64,14 @@ export function RequestPage(props: RequestPageProps): VNode {
       </section>
       {state === 'claimed' && holder === 'you' && props.consent ? (
         <ConsentForm page={page} code={code} company={company} choices={props.consent} />
+      ) : null}
+      {state === 'claimed' && holder === 'you' && props.handover ? (
+        <HandoverForm
+          page={page}
+          code={code}
+          companions={props.handover.companions}
+          errors={props.handover.errors}
+        />
       ) : null}
       {(state === 'issued' || state === 'revoked') && holder === 'you' && props.granted ? (
         <GrantedAccess company={company} granted={props.granted} justGranted={props.justGranted === true} />
@@ -126,6 +144,7 @@ function StateExplained(
           </p>
         );
       }
+      if (props.passedTo) return <PassedOn to={props.passedTo} company={company.name} />;
       return signedIn ? (
         <p>
           Another account has already taken this request, and only that account can answer it. If you expected

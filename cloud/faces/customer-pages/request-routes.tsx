@@ -6,7 +6,7 @@ import { type AttemptLimit, limitPerAddress } from '../../foundation/web/attempt
 import { type FieldErrors, formText, parseForm, textField } from '../../foundation/web/form-input.js';
 import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
-import { pageContext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
+import { pageContext, signedIn } from '../../foundation/web/web-deps.js';
 import { issueAccessKey } from '../../rules/access-keys/access-keys.js';
 import { endOfDayUtc, todayUtc } from '../../rules/access-keys/key-lifetime.js';
 import { keyOfRequest } from '../../rules/access-keys/keys-on-barrier.js';
@@ -14,18 +14,21 @@ import { barrierObjects, customerBarriers } from '../../rules/devices/customer-b
 import { widerParts } from '../../rules/grant-shapes/narrowing.js';
 import { proposalOf } from '../../rules/grant-shapes/proposals.js';
 import { shapeWords } from '../../rules/grant-shapes/shape-words.js';
+import { type Companion, householdCompanions } from '../../rules/households/companions.js';
 import { claimRequest } from '../../rules/requests/claim.js';
 import { declineRequest } from '../../rules/requests/decline.js';
+import { handOverRequest } from '../../rules/requests/handover.js';
 import { releaseRequest } from '../../rules/requests/release.js';
 import { type RequestView, requestView } from '../../rules/requests/request-view.js';
 import type { ConsentChoices } from './consent-page.js';
+import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { RequestPage } from './request-page.js';
 import { choicesOf, type FormShape, readShapeForm, WINDOW_ROWS } from './shape-form.js';
 
 /**
- * `/c/<code>` and its four forms (docs/design.md section 10.3): the page (a GET, which never changes state),
- * Continue (claims a new request), Grant (issues the key), Decline (ends the request) and Release (lets a claim
- * made with the wrong account go). Every route here looks
+ * `/c/<code>` and its forms (docs/design.md section 10.3): the page (a GET, which never changes state),
+ * Continue (claims a new request), Grant (issues the key), Decline (ends the request), Release (lets a claim
+ * made with the wrong account go) and Pass it on (to someone of the household, section 9.2). Every route here looks
  * a code up, so all of them count in one limit per client address, in the database, so that it holds across
  * instances: a request code is a bearer secret, and 30 lookups a minute is far more than a person scanning a QR
  * code needs and far too few to guess one of 2^60.
@@ -37,7 +40,7 @@ export const CODE_LOOKUPS: AttemptLimit = {
   message: (wait) => `Too many attempts from here; wait ${wait} and try again.`,
 };
 
-export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
   const { ctx } = deps;
   const lookups = limitPerAddress(ctx, CODE_LOOKUPS);
 
@@ -100,6 +103,37 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     return reply.redirect(`/c/${view.code}?released=1`, 303);
   });
 
+  // Only the customer holding the claim passes it on, to someone they share a barrier with; the new holder
+  // is e-mailed a link, and a failed e-mail is said rather than undoing the hand-over.
+  app.post('/c/:code/hand-over', { onRequest: lookups }, async (request, reply) => {
+    const customer = signedIn(request, reply)!;
+    const view = await viewOf(request);
+    if (view.kind !== 'found') return showRequest(request, reply, view);
+    if (view.state !== 'claimed' || view.holder !== 'you') return reply.redirect(`/c/${view.code}`, 303);
+    const to = textField(request.body, 'to');
+    const toCustomerId = /^\d{1,9}$/.test(to) ? Number(to) : 0;
+    let companion: Companion;
+    try {
+      companion = await handOverRequest(ctx, {
+        code: view.code,
+        customerId: customer.customerId,
+        toCustomerId,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (error.code === 'invalid_state') return reply.redirect(`/c/${view.code}`, 303);
+      const errors = { to: error.message };
+      return showRequest(request, reply, view, { status: 400, handoverErrors: errors });
+    }
+    await tellNewHolder({
+      to: companion,
+      by: customer.displayName,
+      company: view.company.name,
+      code: view.code,
+    });
+    return reply.redirect(`/c/${view.code}`, 303);
+  });
+
   app.post('/c/:code/grant', { onRequest: lookups }, async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const view = await viewOf(request);
@@ -151,16 +185,31 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
     request: FastifyRequest,
     reply: FastifyReply,
     view: RequestView,
-    options: { status?: number; posted?: Posted; justGranted?: boolean; justReleased?: boolean } = {},
+    options: {
+      status?: number;
+      posted?: Posted;
+      justGranted?: boolean;
+      justReleased?: boolean;
+      handoverErrors?: FieldErrors;
+    } = {},
   ): Promise<FastifyReply> {
     const page = pageContext(request, reply);
     const customerId = request.customer?.customerId;
     if (view.kind !== 'found' || customerId === undefined || view.holder !== 'you') {
       // Just released: said only while the request is still waiting, not after someone took it meanwhile.
       const justReleased = options.justReleased === true && view.kind === 'found' && view.state === 'new';
+      const passedTo =
+        view.kind === 'found' && view.state === 'claimed' && view.request.handed_by === customerId
+          ? await displayName(view.request.customer_id)
+          : undefined;
       return sendPage(
         reply,
-        <RequestPage page={page} view={view} justReleased={justReleased} />,
+        <RequestPage
+          page={page}
+          view={view}
+          justReleased={justReleased}
+          {...(passedTo ? { passedTo } : {})}
+        />,
         view.kind === 'found' ? 200 : 404,
       );
     }
@@ -183,9 +232,17 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
         },
         ...options.posted,
       };
+      const companions = await householdCompanions(ctx.db, customerId);
+      const handedBy = await displayName(view.request.handed_by);
       return sendPage(
         reply,
-        <RequestPage page={page} view={view} consent={consent} />,
+        <RequestPage
+          page={page}
+          view={view}
+          consent={consent}
+          handover={{ companions, ...(options.handoverErrors ? { errors: options.handoverErrors } : {}) }}
+          {...(handedBy ? { handedBy } : {})}
+        />,
         options.status ?? 200,
       );
     }
@@ -199,6 +256,35 @@ export async function requestRoutes(app: FastifyInstance, deps: WebDeps): Promis
         justGranted={options.justGranted === true && view.state === 'issued'}
       />,
     );
+  }
+
+  async function displayName(customerId: number | null): Promise<string | undefined> {
+    if (customerId === null) return undefined;
+    const row = await ctx.db
+      .selectFrom('customers')
+      .select('display_name')
+      .where('id', '=', customerId)
+      .executeTakeFirst();
+    return row?.display_name;
+  }
+
+  /** The e-mail to whom a request was passed; a failure is logged, as the request is theirs either way. */
+  async function tellNewHolder(input: { to: Companion; by: string; company: string; code: string }) {
+    if (!input.to.email) return;
+    try {
+      await ctx.mailer.sendNotice({
+        to: input.to.email,
+        subject: `${input.by} asks you to answer ${input.company}'s request`,
+        text: [
+          `${input.by} passed you ${input.company}'s request to open a gate you share on Gatelink.`,
+          '',
+          `Answer it at ${ctx.baseUrl()}/c/${input.code} : grant access on a barrier, or decline.`,
+          'It lapses when the company set it to; nothing is shared until you grant.',
+        ].join('\n'),
+      });
+    } catch (error) {
+      ctx.log.warn({ err: error, email: input.to.email }, 'the request passed on could not be e-mailed');
+    }
   }
 
   async function barriersWithObjects(customerId: number): Promise<ConsentChoices['barriers']> {

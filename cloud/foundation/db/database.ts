@@ -18,6 +18,7 @@ import * as grantShapes from './migrations/0012-grant-shapes.js';
 import * as declinedRequests from './migrations/0013-declined-requests.js';
 import * as customerTimeZone from './migrations/0014-customer-time-zone.js';
 import * as barrierHistory from './migrations/0015-barrier-history.js';
+import * as households from './migrations/0016-households.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-declined-requests': declinedRequests,
   '0014-customer-time-zone': customerTimeZone,
   '0015-barrier-history': barrierHistory,
+  '0016-households': households,
 };
 
 /**

@@ -255,6 +255,8 @@ export interface RequestsTable {
   declined_at: Timestamp | null;
   /** What the company proposed in `request` (shared/company-api/grant-shape.ts), as sent; null when nothing. */
   proposed_shape: ColumnType<unknown, string | null | undefined, string | null>;
+  /** The household member who passed the claimed request to its present holder; null when not passed. */
+  handed_by: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface KeysTable {
@@ -285,6 +287,32 @@ export interface AccessHistoryTable {
 }
 
 export type AccessAct = 'granted' | 'withdrawn' | 'reshaped';
+
+/** Someone the owner shares a barrier with (docs/design.md section 9.2). */
+export interface BarrierMembersTable {
+  device_id: string;
+  customer_id: number;
+  /** Whether the member may grant requests to the barrier and withdraw or reshape its keys. */
+  may_grant: boolean;
+  added_by: number;
+  joined_at: Timestamp;
+}
+
+/** An invitation to a barrier's household, waiting for its address to sign in and accept it. */
+export interface BarrierInvitationsTable {
+  id: Generated<number>;
+  device_id: string;
+  /** The invited address, as accounts keep theirs (lower case). */
+  email: string;
+  may_grant: boolean;
+  token_hash: string;
+  invited_by: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: Timestamp | null;
+  accepted_by: number | null;
+  withdrawn_at: Timestamp | null;
+}
 
 export interface KeyObjectsTable {
   key_id: number;
@@ -457,6 +485,8 @@ export interface DB {
   keys: KeysTable;
   key_objects: KeyObjectsTable;
   access_history: AccessHistoryTable;
+  barrier_members: BarrierMembersTable;
+  barrier_invitations: BarrierInvitationsTable;
   journal: JournalTable;
   journal_chains: JournalChainsTable;
   retired_device_keys: RetiredDeviceKeysTable;

@@ -33,7 +33,7 @@ export async function claimRequest(
     }
     const claimed = await trx
       .updateTable('requests')
-      .set({ state: 'claimed', claimed_at: now, customer_id: input.customerId })
+      .set({ state: 'claimed', claimed_at: now, customer_id: input.customerId, handed_by: null })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -16,7 +16,7 @@ export function releaseRequest(
 ): Promise<AccessRequest> {
   return answerAsHolder(ctx, input, {
     verb: 'release',
-    change: () => ({ state: 'new', customer_id: null, claimed_at: null }),
+    change: () => ({ state: 'new', customer_id: null, claimed_at: null, handed_by: null }),
     event: 'request.released',
     data: requestReleased,
   });
