@@ -109,7 +109,7 @@ describe('granting', () => {
     expect(status.body.state).toBe('issued');
     expect(status.body.key_ref).toBeTypeOf('number');
     expect(status.body.numbers).toEqual([barrier.objects[0], barrier.objects[2]]);
-    // The key lasts the whole of the last day, in UTC.
+    // The key lasts the whole of the last day where the barrier is: in UTC, as it has no other zone yet.
     expect(status.body.key_expires_at).toBe(`${day(4)} 00:00:00`);
 
     const confirmation = text((await client.get(granted.location!)).html);
@@ -127,6 +127,25 @@ describe('granting', () => {
     });
     expect(confirmation).toContain(`Until the end of ${shown} (UTC)`);
     expect((await client.get(granted.location!)).html).toContain(`href="/barriers/${barrier.deviceId}"`);
+  });
+
+  it('until a date on a barrier in Berlin: the key ends at midnight there, and the page says so', async () => {
+    const { client, barrier, code } = await claimedByNewCustomer('Berta');
+    await cloud.ctx.db
+      .updateTable('devices')
+      .set({ time_zone: 'Europe/Berlin' })
+      .where('id', '=', barrier.deviceId)
+      .execute();
+    const form = text((await client.get(`/c/${code}`)).html);
+    expect(form).toContain(
+      "Access ends at midnight at the end of that day, the barrier's time (Europe/Berlin).",
+    );
+    // Midsummer and midwinter: Berlin is UTC+2 in summer and UTC+1 in winter.
+    const summer = `${new Date(clock.now()).getUTCFullYear() + 1}-07-15`;
+    await grant(client, code, { object: ids(barrier, 0), lifetime: 'date', until: summer });
+    expect((await companyStatus(cloud, company, code)).body.key_expires_at).toBe(`${summer} 22:00:00`);
+    const confirmation = text((await client.get(`/c/${code}`)).html);
+    expect(confirmation).toContain(`Until the end of 15 Jul ${summer.slice(0, 4)} (Europe/Berlin)`);
   });
 
   it('until withdrawn: no key_expires_at, and the company may open those objects', async () => {

@@ -116,6 +116,7 @@ export function ConsentForm(props: {
           lifetime={choices.lifetime}
           until={choices.until}
           today={choices.today}
+          zone={choices.zone}
           errors={errors}
           first={
             choices.proposal?.endsAt ? (
@@ -259,9 +260,9 @@ export function GrantedAccess(props: {
               Withdrawn on <Moment date={granted.revokedAt} />
             </>
           ) : granted.expired ? (
-            <>Ended ({lifetimeText(granted.expiresAt, zone)})</>
+            <>Ended ({lifetimeText(granted.expiresAt, zone, granted.timeZone)})</>
           ) : (
-            capitalised(lifetimeText(granted.expiresAt, zone))
+            capitalised(lifetimeText(granted.expiresAt, zone, granted.timeZone))
           )}
         </dd>
         <dt>Granted on</dt>

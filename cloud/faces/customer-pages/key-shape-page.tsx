@@ -76,6 +76,7 @@ function EndField(props: { access: KeyOnBarrier; form: KeyShapeForm }): VNode {
       lifetime={form.lifetime}
       until={form.until}
       today={form.today}
+      zone={access.timeZone}
       errors={form.errors}
       first={
         access.expiresAt ? (

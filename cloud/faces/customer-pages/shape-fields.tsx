@@ -192,7 +192,8 @@ export function DefaultSubmit(props: { label: string }): VNode {
 }
 
 /**
- * "Until when?": until withdrawn or until a day (its end in UTC, as key-lifetime.ts says), after `first`, the
+ * "Until when?": until withdrawn or until a day (its end at midnight in the barrier's `zone`, as key-lifetime.ts
+ * says), after `first`, the
  * choice of the page it is on: the end the company asked for on the consent form, the key's own end when it is
  * changed.
  */
@@ -200,6 +201,8 @@ export function LifetimeField(props: {
   lifetime: string;
   until: string;
   today: string;
+  /** The barrier's time zone, where the day ends. */
+  zone: string;
   errors: FieldErrors | undefined;
   first?: ComponentChildren;
 }): VNode {
@@ -226,7 +229,8 @@ export function LifetimeField(props: {
       <div id="until-field" class="reveal">
         <label for="until">Last day of access</label>
         <p class="hint" id="until-hint">
-          Access ends at the end of that day, UTC. You can still withdraw it earlier.
+          Access ends at midnight at the end of that day, the barrier's time ({props.zone}). You can still
+          withdraw it earlier.
         </p>
         <FieldError errors={errors} field="until" />
         <input

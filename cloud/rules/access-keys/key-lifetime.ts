@@ -2,11 +2,14 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { ScalarResult, SqlType } from '../../foundation/db/function-result.js';
 import { dayText, momentText } from '../../foundation/web/readable-time.js';
 
+import { instantOf, wallClockOf } from '../../foundation/zones/wall-clock.js';
+
 /**
  * A key's lifetime as a customer chooses it (docs/design.md section 10.3): until they withdraw it, or until a
- * date. A date means the whole of that day in UTC: the key ends at the following midnight UTC, which is what
- * `status` shows as `key_expires_at`. UTC because every time the company API shows is UTC, and because the
- * browser's form gives a day without a place: the page says "end of the day, UTC" next to the field.
+ * date. A date means the whole of that day where the barrier is: the key ends at the following midnight in the
+ * barrier's time zone (section 3.1), which `status` shows in UTC as `key_expires_at`. The barrier's zone, not the
+ * reader's, because that is where the gate is and where its hours are read: "until Friday" for a cleaner means
+ * Friday at that house, whoever grants it and wherever they are. The page names the zone beside the field.
  */
 const DAY_MS = 24 * 3600 * 1000;
 /** Further ahead than anyone plans a courier's access; "until you withdraw it" covers the rest. */
@@ -14,8 +17,8 @@ export const LONGEST_DATED_KEY_YEARS = 10;
 
 export type DatedEnd = { ok: true; expiresAt: Date } | { ok: false; problem: string };
 
-/** The end of a key that lasts until `day` (`YYYY-MM-DD`), or what is wrong with the day. */
-export function endOfDayUtc(day: string, now: Date): DatedEnd {
+/** The end of a key that lasts until `day` (`YYYY-MM-DD`) in `zone`, or what is wrong with the day. */
+export function endOfDay(day: string, now: Date, zone: string): DatedEnd {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!match) return { ok: false, problem: 'Give the last day as a date, such as 2026-11-30.' };
   const [year, month, date] = [Number(match[1]), Number(match[2]), Number(match[3])];
@@ -28,7 +31,9 @@ export function endOfDayUtc(day: string, now: Date): DatedEnd {
   ) {
     return { ok: false, problem: 'That day does not exist in the calendar; check the date.' };
   }
-  const expiresAt = new Date(start + DAY_MS);
+  const nextDay = new Date(start + DAY_MS).toISOString().slice(0, 10);
+  // A midnight that clocks skip (a few zones change at 00:00) is read past the gap, as wall-clock.ts does.
+  const expiresAt = instantOf({ day: nextDay, time: '00:00' }, zone) ?? new Date(start + DAY_MS);
   if (expiresAt <= now) return { ok: false, problem: 'The last day must be today or later.' };
   const latest = new Date(now);
   latest.setUTCFullYear(latest.getUTCFullYear() + LONGEST_DATED_KEY_YEARS);
@@ -41,29 +46,34 @@ export function endOfDayUtc(day: string, now: Date): DatedEnd {
   return { ok: true, expiresAt };
 }
 
-/** The day a key set by endOfDayUtc lasts until, or null for an end at another time of day. */
-export function lastDayOf(expiresAt: Date): Date | null {
-  if (expiresAt.getTime() % DAY_MS !== 0) return null;
-  return new Date(expiresAt.getTime() - DAY_MS);
+/**
+ * The day a key set by endOfDay in `zone` lasts until (as a UTC midnight naming that calendar day), or null for
+ * an end at another time of day there: a key granted before the barrier's zone changed reads as its exact end.
+ */
+export function lastDayOf(expiresAt: Date, zone: string): Date | null {
+  if (expiresAt.getTime() % 60_000 !== 0) return null;
+  const wall = wallClockOf(expiresAt, zone);
+  if (wall.time !== '00:00') return null;
+  return new Date(Date.parse(`${wall.day}T00:00:00Z`) - DAY_MS);
 }
 
-/** Today in UTC as `YYYY-MM-DD`: the earliest day the form offers. */
-export function todayUtc(now: Date): string {
-  return now.toISOString().slice(0, 10);
+/** Today in `zone` as `YYYY-MM-DD`: the earliest day the form offers. */
+export function todayIn(now: Date, zone: string): string {
+  return wallClockOf(now, zone).day;
 }
 
 /**
- * How long a key lasts, in words, for a reader in `zone`: "until you withdraw it", "until the end of 30 Nov
- * 2026 (UTC)" for a key granted until a day (the day is a UTC day, so a reader elsewhere is also told when that
- * is for them: ", that is 1 Dec 2026, 01:00 (Europe/Berlin)"), or the exact moment for one that ends at another
- * time.
+ * How long a key lasts, in words, for a reader in `readerZone`: "until you withdraw it", "until the end of 30
+ * Nov 2026 (Europe/Berlin)" for a key granted until a day in the barrier's zone (a reader elsewhere is also
+ * told when that is for them: ", that is 30 Nov 2026, 18:00 (America/New_York)"), or the exact moment for one
+ * that ends at another time.
  */
-export function lifetimeText(expiresAt: Date | null, zone = 'UTC'): string {
+export function lifetimeText(expiresAt: Date | null, readerZone = 'UTC', barrierZone = 'UTC'): string {
   if (expiresAt === null) return 'until you withdraw it';
-  const lastDay = lastDayOf(expiresAt);
-  if (!lastDay) return `until ${momentText(expiresAt, zone)}`;
-  const local = zone === 'UTC' ? '' : `, that is ${momentText(expiresAt, zone)}`;
-  return `until the end of ${dayText(lastDay)} (UTC)${local}`;
+  const lastDay = lastDayOf(expiresAt, barrierZone);
+  if (!lastDay) return `until ${momentText(expiresAt, readerZone)}`;
+  const local = readerZone === barrierZone ? '' : `, that is ${momentText(expiresAt, readerZone)}`;
+  return `until the end of ${dayText(lastDay)} (${barrierZone})${local}`;
 }
 
 /** Why an access key no longer opens, as far as its lifetime goes; null while it is still valid. */
