@@ -195,6 +195,12 @@ export const ERRORS = {
     message:
       'This e-mail address belongs to another Gatelink account: sign in to that account with it instead.',
   },
+  // docs/design.md section 9.2: a barrier's household
+  household_full: {
+    status: 409,
+    message:
+      'This barrier is shared with as many people as it may be; remove someone or withdraw an invitation first.',
+  },
 
   // docs/design.md section 11: the company account area and the operator console
   owner_required: {

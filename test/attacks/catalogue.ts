@@ -539,6 +539,18 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 11.1',
   },
   {
+    id: 'web.member-foreign-household',
+    attack:
+      "a member of one barrier's household asks for another household's barrier page, journal or CSV, or posts its key withdrawal, shape change, invitation or member removal",
+    source: 'docs/design.md section 9.2',
+  },
+  {
+    id: 'web.invitation-other-account',
+    attack:
+      'another account follows an invitation link that reached it (forwarded, or seen over a shoulder) and accepts it, to join a household it was not invited to',
+    source: 'docs/design.md section 9.2',
+  },
+  {
     id: 'web.company-member-unconfirmed',
     attack: "becoming a company's member by typing the added address on an account without confirming it",
     source: 'docs/design.md section 11.1',

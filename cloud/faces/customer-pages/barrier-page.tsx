@@ -12,6 +12,7 @@ import {
   type BarrierObject,
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
+import type { Household } from '../../rules/households/members.js';
 import type { GateLimits, SensedObject } from '../../rules/positions/gate-display.js';
 import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { AccessHistoryCard } from './access-history-card.js';
@@ -19,6 +20,7 @@ import { BarrierLifecycleForms, type ReplaceForm } from './barrier-lifecycle-for
 import { BarrierZoneCard } from './barrier-zone.js';
 import { CompanyLogo } from './company-mark.js';
 import { GateLimitsCard, type GateLimitsForm, GatePositions } from './gate-position.js';
+import { HouseholdCard, type InviteForm, SharedWithYouCard } from './household-card.js';
 import { KeyShapeText } from './key-shape.js';
 import { ReceiptsLine } from './receipts-line.js';
 
@@ -26,7 +28,9 @@ import { ReceiptsLine } from './receipts-line.js';
  * `/barriers/<id>` (docs/design.md section 10.4): whether the controller is online and since when, where each
  * gate with a sensor stands and since when, the companies that may open it with what and for how long, each
  * with a button that withdraws access at once, who gave, changed and withdrew access, the way to its journal,
- * its gate alerts, and its name.
+ * its gate alerts, and its name. What is offered follows the reader's role (docs/design.md section 9.2): a member
+ * who may only look gets no button that grants or withdraws, and only the owner gets the barrier's settings and
+ * the people who share it; a member gets the way to leave.
  */
 export interface BarrierPageProps {
   page: PageContext;
@@ -39,16 +43,30 @@ export interface BarrierPageProps {
   replace?: ReplaceForm;
   /** The gates' sensors and the limits' form (section 10.4); `now` tells how long a gate has been open. */
   gates: { objects: SensedObject[]; limits: GateLimits; form: GateLimitsForm; now: Date };
+  /** Its members and invitations waiting, for its owner only, and the invitation form as typed. */
+  household?: Household;
+  invite?: InviteForm;
   /** What the last form did, said at the top. */
   notice?:
-    | { kind: 'renamed' | 'replaced' | 'limits' | 'zone' }
+    | {
+        kind:
+          | 'renamed'
+          | 'replaced'
+          | 'limits'
+          | 'zone'
+          | 'invited'
+          | 'invitation_withdrawn'
+          | 'member_removed'
+          | 'member_changed'
+          | 'joined';
+      }
     | { kind: 'withdrawn' | 'shaped'; company: string };
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
-  const { barrier, objects, keys, rename, gates } = props;
+  const { barrier, objects, keys, gates } = props;
   return (
     <Layout title={barrier.name} page={props.page}>
       <p class="small">
@@ -60,6 +78,12 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         </div>
       ) : null}
       <h1>{barrier.name}</h1>
+      {barrier.sharedBy !== null ? (
+        <p class="muted">
+          Shared by {barrier.sharedBy}
+          {barrier.role === 'looker' ? '. You can look, not grant.' : ''}
+        </p>
+      ) : null}
       <p>
         <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>{barrier.online ? 'Online' : 'Offline'}</span>{' '}
         <ConnectionText barrier={barrier} />
@@ -72,7 +96,13 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         ) : (
           <ul class="list">
             {keys.map((key) => (
-              <AccessLine key={key.keyRef} barrierId={barrier.id} access={key} page={props.page} />
+              <AccessLine
+                key={key.keyRef}
+                barrierId={barrier.id}
+                access={key}
+                page={props.page}
+                mayGrant={barrier.role !== 'looker'}
+              />
             ))}
           </ul>
         )}
@@ -96,6 +126,28 @@ export function BarrierPage(props: BarrierPageProps): VNode {
           </ul>
         )}
       </section>
+      {barrier.role === 'owner' ? (
+        <OwnerCards {...props} />
+      ) : (
+        <SharedWithYouCard page={props.page} barrier={barrier} />
+      )}
+    </Layout>
+  );
+}
+
+/** What only the owner changes: the people who share it, its zone, gate alerts, name and controller. */
+function OwnerCards(props: BarrierPageProps): VNode {
+  const { barrier, rename, gates } = props;
+  return (
+    <>
+      {props.household ? (
+        <HouseholdCard
+          page={props.page}
+          barrier={barrier}
+          household={props.household}
+          invite={props.invite ?? { email: '', mayGrant: false }}
+        />
+      ) : null}
       <BarrierZoneCard page={props.page} barrierId={barrier.id} zone={barrier.timeZone} />
       <GateLimitsCard
         page={props.page}
@@ -125,7 +177,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         </form>
       </section>
       <BarrierLifecycleForms page={props.page} barrier={barrier} replace={props.replace ?? { code: '' }} />
-    </Layout>
+    </>
   );
 }
 
@@ -143,6 +195,16 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
       return `Access withdrawn: ${notice.company} can no longer open ${barrier}.`;
     case 'shaped':
       return `Saved: ${notice.company} may open ${barrier} as shown below, from their next opening on.`;
+    case 'invited':
+      return 'Invitation sent: they accept it from the e-mail, signed in with that address, within 7 days.';
+    case 'invitation_withdrawn':
+      return 'Invitation withdrawn: its link no longer works.';
+    case 'member_removed':
+      return `Removed: they no longer see ${barrier}.`;
+    case 'member_changed':
+      return 'Saved: what they may do changes at once.';
+    case 'joined':
+      return `Welcome: ${barrier} is shared with you now.`;
   }
 }
 
@@ -164,7 +226,12 @@ function ConnectionText(props: { barrier: CustomerBarrier }): VNode {
 }
 
 /** One company's access: who, what, until when, and the withdraw button. */
-function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: PageContext }): VNode {
+function AccessLine(props: {
+  barrierId: string;
+  access: KeyOnBarrier;
+  page: PageContext;
+  mayGrant: boolean;
+}): VNode {
   const { access } = props;
   const { company } = access;
   const zone = useReaderZone();
@@ -184,26 +251,28 @@ function AccessLine(props: { barrierId: string; access: KeyOnBarrier; page: Page
           <KeyShapeText shape={access} />
           <div class="muted small">
             {access.expired
-              ? `Ended: it lasted ${lifetimeText(access.expiresAt, zone)}.`
-              : `${capitalised(lifetimeText(access.expiresAt, zone))}.`}{' '}
+              ? `Ended: it lasted ${lifetimeText(access.expiresAt, zone, access.timeZone)}.`
+              : `${capitalised(lifetimeText(access.expiresAt, zone, access.timeZone))}.`}{' '}
             Granted on <Moment date={access.issuedAt} />.
           </div>
         </div>
       </div>
-      <form
-        method="post"
-        action={`/barriers/${props.barrierId}/keys/${access.keyRef}/withdraw`}
-        data-confirm={`Withdraw access for ${company.name}?`}
-        class="actions"
-      >
-        <CsrfField page={props.page} />
-        <a href={`/barriers/${props.barrierId}/keys/${access.keyRef}/shape`}>
-          Change when {company.name} may open
-        </a>
-        <button type="submit" class="danger" aria-label={`Withdraw access for ${company.name}`}>
-          Withdraw access
-        </button>
-      </form>
+      {props.mayGrant ? (
+        <form
+          method="post"
+          action={`/barriers/${props.barrierId}/keys/${access.keyRef}/withdraw`}
+          data-confirm={`Withdraw access for ${company.name}?`}
+          class="actions"
+        >
+          <CsrfField page={props.page} />
+          <a href={`/barriers/${props.barrierId}/keys/${access.keyRef}/shape`}>
+            Change when {company.name} may open
+          </a>
+          <button type="submit" class="danger" aria-label={`Withdraw access for ${company.name}`}>
+            Withdraw access
+          </button>
+        </form>
+      ) : null}
     </li>
   );
 }

@@ -17,12 +17,14 @@ import { setBarrierTimeZone } from '../../rules/devices/barrier-zone.js';
 import {
   barrierNameProblem,
   barrierObjects,
+  type CustomerBarrier,
   customerBarrier,
   customerBarriers,
   renameBarrier,
 } from '../../rules/devices/customer-barriers.js';
 import { removeBarrier, replaceController } from '../../rules/devices/device-lifecycle.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
+import { householdOf } from '../../rules/households/members.js';
 import {
   barrierGates,
   LEFT_OPEN_MINUTES,
@@ -31,15 +33,23 @@ import {
   setGateLimits,
 } from '../../rules/positions/gate-display.js';
 import { receiptsStatus } from '../../rules/receipts/receipts-status.js';
+import { barrierId, DEVICE_ID } from './barrier-address.js';
 import { BarrierPage, type BarrierPageProps } from './barrier-page.js';
 import { type BarriersNotice, BarriersPage, type PairingForm } from './barriers-page.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { type GateLimitsForm, savedLimitsForm } from './gate-position.js';
+import { householdNotice, householdRoutes } from './household-routes.js';
+
+/** What a barrier's page is drawn with besides what it reads: the forms as typed and the last form's notice. */
+export type BarrierView = Pick<BarrierPageProps, 'rename' | 'notice' | 'replace' | 'invite'> & {
+  gateForm?: GateLimitsForm;
+};
 
 /**
  * The customer's barriers (docs/design.md section 10.4): the list and the pairing form, one barrier's page,
- * renaming it, and withdrawing a company's access on it. Every lookup names the signed-in customer, so
- * another customer's barrier or key answers 404 exactly like one that does not exist, and is left as it was.
+ * renaming it, and withdrawing a company's access on it. Every lookup names the signed-in customer and the role
+ * the act needs (section 9.2), so another customer's barrier or key, and an act beyond the reader's role,
+ * answer 404 exactly like a barrier that does not exist, and leave it as it was.
  *
  * A pairing code has 40 bits and lives 24 hours; pairing attempts (a well-formed code looked up, when adding a
  * barrier or replacing its controller) are limited besides, per signed-in account and per client address, so
@@ -108,18 +118,18 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
   app.get('/barriers/:id', async (request, reply) => {
     const customer = signedIn(request, reply);
     if (!customer) return reply;
-    const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId(request));
+    const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId(request), 'look');
     return showBarrier(request, reply, customer, barrier.id, {
       rename: { name: barrier.name },
-      ...(await noticeOf(request, customer, barrier.id)),
+      ...(await noticeOf(request, barrier)),
     });
   });
 
   app.post('/barriers/:id/name', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
-    // Another customer's barrier is 404 before the name is even looked at.
-    await customerBarrier(ctx.db, customer.customerId, deviceId);
+    // Another customer's barrier, and a member's, is 404 before the name is even looked at.
+    await customerBarrier(ctx.db, customer.customerId, deviceId, 'own');
     const form = parseForm(NAME_FORM, request.body);
     if (!form.ok) {
       const rename = { name: textField(request.body, 'name'), errors: form.errors };
@@ -132,8 +142,8 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
   app.post('/barriers/:id/gate-limits', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
-    // Another customer's barrier is 404 before the values are even looked at.
-    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+    // Another customer's barrier, and a member's, is 404 before the values are even looked at.
+    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId, 'own');
     const form = parseForm(LIMITS_FORM, request.body);
     if (!form.ok) {
       const typed: GateLimitsForm = {
@@ -170,6 +180,8 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     return reply.redirect(`/barriers/${deviceId}?withdrawn=${keyRef}`, 303);
   });
 
+  await householdRoutes(app, deps, showBarrier);
+
   app.post('/barriers/:id/remove', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
@@ -180,7 +192,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
   app.post('/barriers/:id/replace', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
-    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId, 'own');
     const typed = { code: textField(request.body, 'new_code') };
     const rename = { name: barrier.name };
     const form = parseForm(REPLACE_FORM, request.body);
@@ -245,9 +257,10 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
   /** What the last form did, from the address it sent the browser to; a withdrawal names the company. */
   async function noticeOf(
     request: FastifyRequest,
-    customer: Session,
-    deviceId: string,
+    barrier: CustomerBarrier,
   ): Promise<Pick<BarrierPageProps, 'notice'>> {
+    const household = householdNotice(request);
+    if (household) return { notice: household };
     if (textField(request.query, 'renamed') === '1') return { notice: { kind: 'renamed' } };
     if (textField(request.query, 'replaced') === '1') return { notice: { kind: 'replaced' } };
     if (textField(request.query, 'limits') === '1') return { notice: { kind: 'limits' } };
@@ -257,8 +270,8 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     const keyRef = /^\d{1,9}$/.test(withdrawn) ? withdrawn : /^\d{1,9}$/.test(shaped) ? shaped : null;
     if (keyRef === null) return {};
     const key = await keyOnBarrier(ctx.db, {
-      customerId: customer.customerId,
-      deviceId,
+      ownerId: barrier.ownerId,
+      deviceId: barrier.id,
       keyRef: Number(keyRef),
       now: ctx.clock.now(),
     });
@@ -278,7 +291,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
   ): Promise<FastifyReply> {
     const barriers = await customerBarriers(ctx.db, customer.customerId);
     const counts = await companiesWithAccess(ctx.db, {
-      customerId: customer.customerId,
+      deviceIds: barriers.map((barrier) => barrier.id),
       now: ctx.clock.now(),
     });
     const leftOpen = await leftOpenGates(ctx.db, customer.customerId, ctx.clock.now());
@@ -299,18 +312,21 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     reply: FastifyReply,
     customer: Session,
     deviceId: string,
-    view: Pick<BarrierPageProps, 'rename' | 'notice' | 'replace'> & { gateForm?: GateLimitsForm },
+    view: BarrierView,
     status = 200,
   ): Promise<FastifyReply> {
     const { gateForm, ...shown } = view;
-    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId);
+    const barrier = await customerBarrier(ctx.db, customer.customerId, deviceId, 'look');
     const now = ctx.clock.now();
-    const [objects, keys, sensed, receipts, history] = await Promise.all([
+    // The household shares the owner's keys, journal and receipts (docs/design.md section 9.2).
+    const owner = barrier.ownerId;
+    const [objects, keys, sensed, receipts, history, household] = await Promise.all([
       barrierObjects(ctx.db, [barrier.id]),
-      keysOnBarrier(ctx.db, { customerId: customer.customerId, deviceId: barrier.id, now }),
-      barrierGates(ctx.db, customer.customerId, barrier.id),
-      receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: customer.customerId }),
-      accessHistory(ctx.db, { deviceId: barrier.id, customerId: customer.customerId }),
+      keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
+      barrierGates(ctx.db, owner, barrier.id),
+      receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
+      accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
+      barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
     ]);
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
@@ -324,21 +340,12 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         history={history}
         gates={gates}
         receipts={receipts}
+        {...(household ? { household } : {})}
         {...shown}
       />,
       status,
     );
   }
-}
-
-/** The shape of a device id; anything else in a path or query names no barrier of anyone's. */
-const DEVICE_ID = /^D[0-9A-Z]{10}$/;
-
-/** The barrier id of the path; one that cannot be a device id is answered like any other not among yours. */
-function barrierId(request: FastifyRequest): string {
-  const { id } = request.params as { id: string };
-  if (!DEVICE_ID.test(id)) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-  return id;
 }
 
 /**
@@ -350,6 +357,7 @@ function barriersNotice(request: FastifyRequest): BarriersNotice | undefined {
   if (DEVICE_ID.test(added)) return { kind: 'added', barrierId: added };
   const removed = textField(request.query, 'removed');
   if (/^\d{1,6}$/.test(removed)) return { kind: 'removed', revokedKeys: Number(removed) };
+  if (textField(request.query, 'left') === '1') return { kind: 'left' };
   return undefined;
 }
 

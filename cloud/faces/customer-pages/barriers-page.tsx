@@ -10,8 +10,9 @@ import { RemovedNotice } from './barrier-lifecycle-forms.js';
 
 /**
  * `/barriers` (docs/design.md section 10.4): the customer's barriers, each with whether its controller is
- * online, how many companies may open it and, first thing on its line, a gate left open past its limit; and
- * the form that adds one with its controller's pairing code.
+ * online, how many companies may open it and, first thing on its line, a gate left open past its limit; those
+ * shared with them (section 9.2) with whose they are; and the form that adds one with its controller's pairing
+ * code.
  */
 export interface PairingForm {
   code: string;
@@ -21,8 +22,14 @@ export interface PairingForm {
   errors?: FieldErrors;
 }
 
-/** What the last form did: a barrier added (named by its id), or one removed with how many keys it ended. */
-export type BarriersNotice = { kind: 'added'; barrierId: string } | { kind: 'removed'; revokedKeys: number };
+/**
+ * What the last form did: a barrier added (named by its id), one removed with how many keys it ended, or a
+ * shared one left.
+ */
+export type BarriersNotice =
+  | { kind: 'added'; barrierId: string }
+  | { kind: 'removed'; revokedKeys: number }
+  | { kind: 'left' };
 
 export function BarriersPage(props: {
   page: PageContext;
@@ -37,6 +44,12 @@ export function BarriersPage(props: {
     <Layout title="Your barriers" page={props.page}>
       {notice?.kind === 'removed' ? <RemovedNotice revokedKeys={notice.revokedKeys} /> : null}
       {added ? <AddedNotice barrier={added.barrier} /> : null}
+      {notice?.kind === 'left' ? (
+        <div class="notice ok" role="status">
+          You left the barrier: it is no longer on your list, and you no longer see its journal or its
+          companies.
+        </div>
+      ) : null}
       <h1>Your barriers</h1>
       {form.next ? (
         <div class="notice">Add your barrier below; then you go back to the request to answer it.</div>
@@ -56,6 +69,7 @@ export function BarriersPage(props: {
                     <LeftOpen key={object.numberId} object={object} />
                   ))}
                   <div class="muted small">{companiesText(companies)}</div>
+                  <SharedLine barrier={barrier} />
                 </div>
                 <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>
                   {barrier.online ? 'Online' : 'Offline'}
@@ -115,6 +129,18 @@ function AddedNotice(props: { barrier: CustomerBarrier }): VNode {
         <a href={`/barriers/${barrier.id}`}>Go to {barrier.name}</a> to see what it opens and whether its
         controller is online.
       </p>
+    </div>
+  );
+}
+
+/** A barrier shared with the reader: whose it is, and, for one who may only look, that they may not grant. */
+function SharedLine(props: { barrier: CustomerBarrier }): VNode | null {
+  const { barrier } = props;
+  if (barrier.sharedBy === null) return null;
+  return (
+    <div class="muted small">
+      Shared by {barrier.sharedBy}
+      {barrier.role === 'looker' ? '. You can look, not grant.' : ''}
     </div>
   );
 }

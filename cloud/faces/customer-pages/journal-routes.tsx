@@ -16,8 +16,9 @@ import { JournalPage } from './journal-page.js';
 
 /**
  * A barrier's journal (docs/design.md section 10.5): `/barriers/<id>/journal`, a page of entries, and
- * `/barriers/<id>/journal.csv`, the same filters as a download. Both answer only the barrier's own customer;
- * anyone else's barrier answers 404 exactly like one that does not exist, and a GET changes nothing.
+ * `/barriers/<id>/journal.csv`, the same filters as a download. Both answer only the barrier's owner and the
+ * people it is shared with (section 9.2), who read the owner's journal; anyone else's barrier answers 404 exactly
+ * like one that does not exist, and a GET changes nothing.
  */
 
 /** A device id as the cloud makes them; anything else cannot name a barrier, and is not looked up. */
@@ -53,12 +54,14 @@ export async function journalRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const asked = journalRequest(request, reply);
     if (!asked) return reply;
     const { where, filter, before } = asked;
-    // The barrier and the entries are read at once: the entries are held to the customer in their query, so a
-    // page waits for one round trip to the database after the session, not two.
-    const [barrier, { scope, page }] = await Promise.all([
-      customerBarrier(db, where.customerId, where.deviceId),
-      barrierJournalPage(db, where, filter, before),
-    ]);
+    // The household reads the owner's journal (docs/design.md section 9.2): the role is read first, for the owner.
+    const barrier = await customerBarrier(db, where.customerId, where.deviceId, 'look');
+    const { scope, page } = await barrierJournalPage(
+      db,
+      { customerId: barrier.ownerId, deviceId: barrier.id },
+      filter,
+      before,
+    );
     return sendPage(
       reply,
       <JournalPage
@@ -77,10 +80,8 @@ export async function journalRoutes(app: FastifyInstance, deps: WebDeps): Promis
     const asked = journalRequest(request, reply);
     if (!asked) return reply;
     const { where, filter } = asked;
-    const [barrier, scope] = await Promise.all([
-      customerBarrier(db, where.customerId, where.deviceId),
-      barrierScope(db, where.customerId, where.deviceId),
-    ]);
+    const barrier = await customerBarrier(db, where.customerId, where.deviceId, 'look');
+    const scope = await barrierScope(db, barrier.ownerId, barrier.id);
     const day = deps.ctx.clock.now().toISOString().slice(0, 10);
     return reply
       .type('text/csv; charset=utf-8')

@@ -4,7 +4,7 @@ import { type FieldErrors, textField } from '../../foundation/web/form-input.js'
 import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, signedIn } from '../../foundation/web/web-deps.js';
-import { endOfDayUtc, lastDayOf, todayUtc } from '../../rules/access-keys/key-lifetime.js';
+import { endOfDay, lastDayOf, todayIn } from '../../rules/access-keys/key-lifetime.js';
 import { type KeyOnBarrier, keyOnBarrier } from '../../rules/access-keys/keys-on-barrier.js';
 import { reshapeAccessKey } from '../../rules/access-keys/reshape.js';
 import { customerBarrier } from '../../rules/devices/customer-barriers.js';
@@ -16,8 +16,8 @@ import { type KeyShapeForm, KeyShapePage } from './key-shape-page.js';
 import { choicesOf, readShapeForm, WINDOW_ROWS } from './shape-form.js';
 
 /**
- * A key's shape, changed by the customer who gave it (docs/design.md section 10.4): the form starts from the key as
- * it is; saving takes effect for the next `open`. Another customer's barrier or key, a withdrawn key, and a path
+ * A key's shape, changed by the barrier's owner or a member who may grant (docs/design.md sections 9.2 and
+ * 10.4): the form starts from the key as it is; saving takes effect for the next `open`. Another customer's barrier or key, a withdrawn key, and a path
  * that cannot name one all answer 404 and change nothing, as every barrier route does.
  */
 export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDeps): Promise<void> {
@@ -28,12 +28,12 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     if (!customer) return reply;
     const found = await keyOf(request, customer);
     const { access } = found;
-    const lastDay = access.expiresAt ? lastDayOf(access.expiresAt) : null;
+    const lastDay = access.expiresAt ? lastDayOf(access.expiresAt, access.timeZone) : null;
     return show(request, reply, customer, found, {
       shape: choicesOf(access.shape, access.timeZone),
       lifetime: access.expiresAt ? 'keep' : 'withdrawn',
       until: lastDay ? lastDay.toISOString().slice(0, 10) : '',
-      today: todayUtc(ctx.clock.now()),
+      today: todayIn(ctx.clock.now(), access.timeZone),
     });
   });
 
@@ -48,7 +48,7 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
       shape: shape.choices,
       lifetime,
       until: textField(request.body, 'until').slice(0, 20),
-      today: todayUtc(now),
+      today: todayIn(now, access.timeZone),
     };
     if (textField(request.body, 'more_windows')) {
       if (form.shape.windows.length < WINDOW_ROWS.most)
@@ -92,8 +92,15 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     const { id, keyRef } = request.params as { id: string; keyRef: string };
     const missing = () => new ApiError('not_found', { message: 'No such key among yours.' });
     if (!/^D[0-9A-Z]{10}$/.test(id) || !/^\d{1,9}$/.test(keyRef)) throw missing();
+    // Changing a key is granting: the owner's and a granting member's (docs/design.md section 9.2); anyone else,
+    // a member who may only look included, is told of the key as of one that does not exist.
+    const barrier = await customerBarrier(ctx.db, customer.customerId, id, 'grant').catch(
+      (error: unknown) => {
+        throw error instanceof ApiError && error.code === 'not_found' ? missing() : error;
+      },
+    );
     const access = await keyOnBarrier(ctx.db, {
-      customerId: customer.customerId,
+      ownerId: barrier.ownerId,
       deviceId: id,
       keyRef: Number(keyRef),
       now: ctx.clock.now(),
@@ -110,7 +117,7 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     form: KeyShapeForm,
     status = 200,
   ): Promise<FastifyReply> {
-    const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId);
+    const barrier = await customerBarrier(ctx.db, customer.customerId, barrierId, 'grant');
     const proposal = await keyProposal(ctx.db, access.keyRef);
     const words = proposal ? shapeWords(proposal, barrier.timeZone, { withZone: true }) : [];
     return sendPage(
@@ -142,7 +149,7 @@ function readEnd(
 ): { keep: true } | { keep: false; at: Date | null } | undefined {
   if (form.lifetime === 'keep' && access.expiresAt) return { keep: true };
   if (form.lifetime === 'withdrawn') return { keep: false, at: null };
-  const end = form.until ? endOfDayUtc(form.until, now) : null;
+  const end = form.until ? endOfDay(form.until, now, access.timeZone) : null;
   if (!end) errors.until = 'Choose the last day of access.';
   else if (!end.ok) errors.until = end.problem;
   else return { keep: false, at: end.expiresAt };

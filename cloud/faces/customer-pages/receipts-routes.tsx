@@ -11,7 +11,7 @@ import { ReceiptsHelpPage } from './receipts-help-page.js';
 /**
  * `/barriers/<id>/journal.receipts.jsonl` (docs/design.md section 5.3, docs/receipts.md): the customer's
  * receipts of the barrier, to check without trusting the cloud. As the CSV export (section 10.5): only the
- * barrier's own customer; anyone else's barrier, or an id that cannot be one, answers 404 like a barrier that
+ * barrier's owner and the people it is shared with; anyone else's barrier, or an id that cannot be one, answers 404 like a barrier that
  * does not exist; it streams.
  */
 const barrierParams = z.object({ id: z.string().regex(/^[A-Za-z0-9]{1,64}$/) });
@@ -35,11 +35,12 @@ export async function receiptsRoutes(app: FastifyInstance, deps: WebDeps): Promi
     if (!customer) return reply;
     const params = barrierParams.safeParse(request.params);
     if (!params.success) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-    const barrier = await customerBarrier(db, customer.customerId, params.data.id);
+    const barrier = await customerBarrier(db, customer.customerId, params.data.id, 'look');
     const now = deps.ctx.clock.now();
     const header = await receiptsHeader(db, deps.ctx.serviceKey, {
       barrier: { id: barrier.id, name: barrier.name },
-      customerId: customer.customerId,
+      // The household's receipts are the owner's chain (docs/design.md section 9.2).
+      customerId: barrier.ownerId,
       now,
     });
     const day = now.toISOString().slice(0, 10);

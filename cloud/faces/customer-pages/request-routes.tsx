@@ -8,12 +8,13 @@ import { sendPage } from '../../foundation/web/page.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { pageContext, signedIn } from '../../foundation/web/web-deps.js';
 import { issueAccessKey } from '../../rules/access-keys/access-keys.js';
-import { endOfDayUtc, todayUtc } from '../../rules/access-keys/key-lifetime.js';
+import { endOfDay, todayIn } from '../../rules/access-keys/key-lifetime.js';
 import { keyOfRequest } from '../../rules/access-keys/keys-on-barrier.js';
 import { barrierObjects, customerBarriers } from '../../rules/devices/customer-barriers.js';
 import { widerParts } from '../../rules/grant-shapes/narrowing.js';
 import { proposalOf } from '../../rules/grant-shapes/proposals.js';
 import { shapeWords } from '../../rules/grant-shapes/shape-words.js';
+import { roleAllows } from '../../rules/households/barrier-roles.js';
 import { type Companion, householdCompanions } from '../../rules/households/companions.js';
 import { claimRequest } from '../../rules/requests/claim.js';
 import { declineRequest } from '../../rules/requests/decline.js';
@@ -223,7 +224,7 @@ export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDep
         objects: [],
         lifetime: proposal?.endsAt ? 'proposed' : 'withdrawn',
         until: '',
-        today: todayUtc(now),
+        today: todayIn(now, zone),
         shape: choicesOf(proposal, zone),
         zone,
         proposal: proposal && {
@@ -287,8 +288,11 @@ export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDep
     }
   }
 
+  /** The barriers the customer may grant on: their own and those shared with them to grant (section 9.2). */
   async function barriersWithObjects(customerId: number): Promise<ConsentChoices['barriers']> {
-    const barriers = await customerBarriers(ctx.db, customerId);
+    const barriers = (await customerBarriers(ctx.db, customerId)).filter((barrier) =>
+      roleAllows(barrier.role, 'grant'),
+    );
     const objects = await barrierObjects(
       ctx.db,
       barriers.map((barrier) => barrier.id),
@@ -360,7 +364,7 @@ export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDep
       if (proposal?.endsAt && proposal.endsAt > now) keyExpiresAt = proposal.endsAt;
       else errors.lifetime = 'Choose how long access lasts.';
     } else if (form.lifetime === 'date') {
-      const end = form.until ? endOfDayUtc(form.until, now) : null;
+      const end = form.until ? endOfDay(form.until, now, zone) : null;
       if (!end) errors.until = 'Choose the last day of access.';
       else if (!end.ok) errors.until = end.problem;
       else keyExpiresAt = end.expiresAt;

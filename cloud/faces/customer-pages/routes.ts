@@ -26,6 +26,7 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(sessionRoutes, deps);
   await app.register(requestRoutes, deps);
   await app.register(barrierRoutes, deps);
+  await app.register(invitationRoutes, deps);
   await app.register(keyShapeRoutes, deps);
   await app.register(barrierZoneRoutes, deps);
   await app.register(signInRoutes, deps);

@@ -5,6 +5,7 @@ import type { DB, KeysTable } from '../../foundation/db/schema.js';
 import { requestIssued, requestRevoked } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
 import { type KeyShape, storedWindows } from '../grant-shapes/stored-shape.js';
+import { standingFor } from '../households/barrier-roles.js';
 import { type AccessRequest, effectiveState, lockRequest, requestIdByCode } from '../requests/requests.js';
 import { recordAccessAct } from './access-history.js';
 
@@ -18,7 +19,9 @@ import { recordAccessAct } from './access-history.js';
 
 /**
  * The customer grants access: chooses the barrier, the objects in the key and its lifetime (until revoked,
- * or until `keyExpiresAt`). Returns the `key_ref` the company opens with.
+ * or until `keyExpiresAt`). Returns the `key_ref` the company opens with. The barrier is one the customer owns
+ * or may grant on as a member (docs/design.md section 9.2); the key is the household's, kept under the owner
+ * (`keys.customer_id`), whose journal and receipts it joins, and the history names who granted it.
  */
 export async function issueAccessKey(
   ctx: CloudContext,
@@ -32,13 +35,13 @@ export async function issueAccessKey(
     const request = await lockRequest(trx, id);
     const now = ctx.clock.now();
     checkGrantable(request, input, now);
-    const objects = await grantedObjects(trx, input, objectIds);
+    const { ownerId, objects } = await grantedObjects(trx, input, objectIds);
     const key = await trx
       .insertInto('keys')
       .values({
         request_id: request.id,
         company_id: request.company_id,
-        customer_id: input.customerId,
+        customer_id: ownerId,
         device_id: input.deviceId,
         issued_at: now,
         expires_at: input.keyExpiresAt,
@@ -115,19 +118,20 @@ function checkGrantable(request: AccessRequest, input: IssueInput, now: Date): v
   }
 }
 
-/** The objects in the key: every one must be a current object of one of the customer's barriers. */
+/**
+ * The objects in the key: every one must be a current object of a barrier the customer may grant on; with the
+ * barrier's owner, under whom the key is kept.
+ */
 async function grantedObjects(
   trx: Transaction<DB>,
   input: IssueInput,
   objectIds: number[],
-): Promise<{ id: number; label: string }[]> {
-  const device = await trx
-    .selectFrom('devices')
-    .select('id')
-    .where('id', '=', input.deviceId)
-    .where('customer_id', '=', input.customerId)
-    .executeTakeFirst();
-  if (!device) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+): Promise<{ ownerId: number; objects: { id: number; label: string }[] }> {
+  const { ownerId } = await standingFor(trx, {
+    customerId: input.customerId,
+    deviceId: input.deviceId,
+    need: 'grant',
+  });
   const objects = await trx
     .selectFrom('device_objects')
     .select(['id', 'label'])
@@ -141,29 +145,58 @@ async function grantedObjects(
       message: 'Every object must belong to the barrier.',
     });
   }
-  return objects;
+  return { ownerId, objects };
 }
 
 /**
  * The customer withdraws access at once: the next `open` answers 403 `revoked`. With `deviceId`, only a key on
- * that barrier is found, so a withdrawal posted to one barrier's page cannot reach a key on another
- * (docs/design.md section 10.4). Another customer's key answers exactly like one that does not exist.
+ * that barrier is found, so a withdrawal posted to one barrier's page cannot reach a key on another (docs/design.md section
+ * 10.4), and only by its owner or a member who may grant (section 9.2); the history names who withdrew it. Any
+ * other key answers exactly like one that does not exist.
  */
 export async function revokeAccessKey(
   ctx: CloudContext,
   input: { keyRef: number; customerId: number; deviceId?: string },
 ): Promise<AccessRequest> {
   return ctx.db.transaction().execute(async (trx) => {
-    let query = trx
+    // Without a barrier named, the key's own: its barrier's household is what decides.
+    const deviceId = input.deviceId ?? (await deviceOfKey(trx, input.keyRef));
+    const standing = await standingOrNoKey(trx, { customerId: input.customerId, deviceId });
+    const key = await trx
       .selectFrom('keys')
       .selectAll()
       .where('id', '=', input.keyRef)
-      .where('customer_id', '=', input.customerId);
-    if (input.deviceId !== undefined) query = query.where('device_id', '=', input.deviceId);
-    const key = await query.forUpdate().executeTakeFirst();
+      .where('customer_id', '=', standing.ownerId)
+      .where('device_id', '=', deviceId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
     return revokeLockedKey(trx, key, { now: ctx.clock.now(), by: input.customerId });
   });
+}
+
+async function deviceOfKey(trx: Transaction<DB>, keyRef: number): Promise<string> {
+  const key = await trx.selectFrom('keys').select('device_id').where('id', '=', keyRef).executeTakeFirst();
+  if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
+  return key.device_id;
+}
+
+/**
+ * The standing of a customer who may grant on the barrier; anyone else is told of the key as of one that does not
+ * exist, whether the barrier is theirs to look at or not.
+ */
+export async function standingOrNoKey(
+  trx: Transaction<DB>,
+  input: { customerId: number; deviceId: string },
+): Promise<{ ownerId: number }> {
+  try {
+    return await standingFor(trx, { ...input, need: 'grant' });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') {
+      throw new ApiError('not_found', { message: 'No such key among yours.' });
+    }
+    throw error;
+  }
 }
 
 /**

@@ -3,13 +3,15 @@ import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
 import { type KeyShapeColumns, keyShapeOfRow } from '../grant-shapes/key-shapes.js';
 import { openingsUsed } from '../grant-shapes/openings-used.js';
 import type { KeyShape } from '../grant-shapes/stored-shape.js';
+import { standingOf } from '../households/barrier-roles.js';
 import { type AccessKeyLapse, accessKeyLapse, accessKeyStillValid } from './key-lifetime.js';
 
 /**
  * The keys a customer sees on a barrier (docs/design.md section 10.4): every key not withdrawn, with the company
  * it was given to, the objects in it and its lifetime; a key past its end is listed as ended until the
- * customer withdraws it, since its company's `status` still says `issued`. Every query names the customer,
- * so nobody reads another customer's keys.
+ * customer withdraws it, since its company's `status` still says `issued`. Every query names the barrier's
+ * owner, under whom its household's keys are kept (docs/design.md section 9.2): the caller has checked that the
+ * reader may look at the barrier, so nobody reads another household's keys.
  */
 export interface KeyOnBarrier {
   keyRef: number;
@@ -30,10 +32,10 @@ export interface KeyOnBarrier {
 
 export async function keysOnBarrier(
   db: Database,
-  input: { customerId: number; deviceId: string; now: Date },
+  input: { ownerId: number; deviceId: string; now: Date },
 ): Promise<KeyOnBarrier[]> {
   const rows = await keyRows(db, input.now)
-    .where('keys.customer_id', '=', input.customerId)
+    .where('keys.customer_id', '=', input.ownerId)
     .where('keys.device_id', '=', input.deviceId)
     .where('keys.revoked_at', 'is', null)
     .orderBy('keys.issued_at', 'desc')
@@ -42,14 +44,14 @@ export async function keysOnBarrier(
   return withObjects(db, rows);
 }
 
-/** One key on the customer's barrier, withdrawn or not; null when it is not theirs or not on that barrier. */
+/** One key on the owner's barrier, withdrawn or not; null when it is not the household's or not on that barrier. */
 export async function keyOnBarrier(
   db: Database,
-  input: { customerId: number; deviceId: string; keyRef: number; now: Date },
+  input: { ownerId: number; deviceId: string; keyRef: number; now: Date },
 ): Promise<KeyOnBarrier | null> {
   const row = await keyRows(db, input.now)
     .where('keys.id', '=', input.keyRef)
-    .where('keys.customer_id', '=', input.customerId)
+    .where('keys.customer_id', '=', input.ownerId)
     .where('keys.device_id', '=', input.deviceId)
     .executeTakeFirst();
   if (!row) return null;
@@ -58,47 +60,47 @@ export async function keyOnBarrier(
 }
 
 /**
- * The key a customer granted on one request, with the barrier it opens; null when there is none. A barrier
- * that has since passed to another customer is not named: its name is the new owner's.
+ * The key granted on a request the customer holds, with the barrier it opens; null when there is none. The
+ * barrier is named only while the customer may still look at it (docs/design.md section 9.2): one that has since
+ * passed to another customer, or whose household they left, is not, since its name is no longer theirs to read.
  */
 export async function keyOfRequest(
   db: Database,
   input: { customerId: number; requestId: number; now: Date },
 ): Promise<(KeyOnBarrier & { barrier: { id: string; name: string } | null }) | null> {
   const row = await keyRows(db, input.now)
+    .innerJoin('requests', 'requests.id', 'keys.request_id')
     .innerJoin('devices', 'devices.id', 'keys.device_id')
-    .select([
-      'devices.id as device_id',
-      'devices.name as device_name',
-      'devices.label as device_label',
-      'devices.customer_id as device_customer_id',
-    ])
-    .where('keys.customer_id', '=', input.customerId)
+    .select(['devices.id as device_id', 'devices.name as device_name', 'devices.label as device_label'])
+    .where('requests.customer_id', '=', input.customerId)
     .where('keys.request_id', '=', input.requestId)
     .executeTakeFirst();
   if (!row) return null;
   const [key] = await withObjects(db, [row]);
-  const yours = row.device_customer_id === input.customerId;
+  const standing = await standingOf(db, { customerId: input.customerId, deviceId: row.device_id });
   return {
     ...key!,
-    barrier: yours ? { id: row.device_id, name: row.device_name ?? row.device_label } : null,
+    barrier: standing ? { id: row.device_id, name: row.device_name ?? row.device_label } : null,
   };
 }
 
 /**
- * How many companies can open each of the customer's barriers now: keys neither withdrawn nor past their
- * end, one count per company.
+ * How many companies can open each of the given barriers now: its household's keys (kept under its owner)
+ * neither withdrawn nor past their end, one count per company.
  */
 export async function companiesWithAccess(
   db: Database,
-  input: { customerId: number; now: Date },
+  input: { deviceIds: string[]; now: Date },
 ): Promise<Map<string, number>> {
+  if (input.deviceIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('keys')
-    .select((eb) => ['device_id', eb.fn.count<string>('company_id').distinct().as('companies')])
-    .where('customer_id', '=', input.customerId)
+    .innerJoin('devices', 'devices.id', 'keys.device_id')
+    .select((eb) => ['keys.device_id', eb.fn.count<string>('keys.company_id').distinct().as('companies')])
+    .whereRef('keys.customer_id', '=', 'devices.customer_id')
+    .where('keys.device_id', 'in', input.deviceIds)
     .where(accessKeyStillValid(input.now))
-    .groupBy('device_id')
+    .groupBy('keys.device_id')
     .execute();
   return new Map(rows.map((row) => [row.device_id, Number(row.companies)]));
 }

@@ -2,11 +2,12 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { type KeyShape, storedWindows } from '../grant-shapes/stored-shape.js';
 import { recordAccessAct } from './access-history.js';
+import { standingOrNoKey } from './access-keys.js';
 
 /**
- * The customer changes the shape of a key they gave (docs/design.md section 3.1): its hours, start, openings and
- * end, at once, for the next `open`. Only a key of theirs, on that barrier, not withdrawn: any other answers like
- * one that does not exist. The company reads the new shape in `status`, and the barrier's history records who
+ * The customer changes the shape of a key on their barrier (docs/design.md section 3.1): its hours, start,
+ * openings and end, at once, for the next `open`. Only the owner or a member who may grant (section 9.2), only a
+ * key of the household's, on that barrier, not withdrawn: any other answers like one that does not exist. The company reads the new shape in `status`, and the barrier's history records who
  * changed it. It lives beside the keys rather than in cloud/rules/grant-shapes/, which the keys' rules stand on.
  */
 export async function reshapeAccessKey(
@@ -22,11 +23,12 @@ export async function reshapeAccessKey(
 ): Promise<void> {
   const now = ctx.clock.now();
   await ctx.db.transaction().execute(async (trx) => {
+    const { ownerId } = await standingOrNoKey(trx, input);
     const key = await trx
       .selectFrom('keys')
       .select(['id', 'expires_at', 'device_id', 'company_id'])
       .where('id', '=', input.keyRef)
-      .where('customer_id', '=', input.customerId)
+      .where('customer_id', '=', ownerId)
       .where('device_id', '=', input.deviceId)
       .where('revoked_at', 'is', null)
       .forUpdate()

@@ -1,10 +1,20 @@
 import { ApiError } from '../../../shared/errors.js';
 import { isPrintableText } from '../../../shared/printable-text.js';
 import type { Database } from '../../foundation/db/database.js';
+import {
+  type BarrierNeed,
+  type BarrierRole,
+  householdBarriers,
+  NO_SUCH_BARRIER,
+  roleAllows,
+  roleOf,
+} from '../households/barrier-roles.js';
 
 /**
- * A customer's barriers (docs/design.md section 9): a controller belongs to one customer at a time, and a
- * customer reaches only their own. Another customer's barrier answers exactly like one that does not exist.
+ * A customer's barriers (docs/design.md sections 9 and 9.2): a controller belongs to one customer at a time, who
+ * may share it with a household; a customer reaches the barriers they own or are a member of, each as far as
+ * their role allows (cloud/rules/households/barrier-roles.ts). Any other barrier answers exactly like one that
+ * does not exist.
  */
 export interface CustomerBarrier {
   id: string;
@@ -16,6 +26,11 @@ export interface CustomerBarrier {
   pairedAt: Date | null;
   /** Its IANA time zone: its keys' hours are read, and its times typed, in it (docs/design.md section 3.1). */
   timeZone: string;
+  /** What the reader may do on it, and whose it is: the household shares the owner's keys and journal. */
+  role: BarrierRole;
+  ownerId: number;
+  /** The owner's name, shown on a barrier shared with the reader; null on the reader's own. */
+  sharedBy: string | null;
 }
 
 /** An object of a barrier (a relay or a number to dial), by the `number_id` companies open it with. */
@@ -25,27 +40,28 @@ export interface BarrierObject {
   kind: string;
 }
 
+/** One barrier of the customer's, when their role allows `need`; else 404, as for one that does not exist. */
 export async function customerBarrier(
   db: Database,
   customerId: number,
   deviceId: string,
+  need: BarrierNeed,
 ): Promise<CustomerBarrier> {
-  const row = await barrierRows(db)
-    .where('id', '=', deviceId)
-    .where('customer_id', '=', customerId)
-    .executeTakeFirst();
-  if (!row) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-  return toBarrier(row);
+  const row = await barrierRows(db, customerId).where('devices.id', '=', deviceId).executeTakeFirst();
+  const barrier = row && toBarrier(row, customerId);
+  if (!barrier || !roleAllows(barrier.role, need))
+    throw new ApiError('not_found', { message: NO_SUCH_BARRIER });
+  return barrier;
 }
 
-/** The customer's barriers, in the order they were paired. */
+/** The barriers the customer owns, then those shared with them, each in the order it was paired. */
 export async function customerBarriers(db: Database, customerId: number): Promise<CustomerBarrier[]> {
-  const rows = await barrierRows(db)
-    .where('customer_id', '=', customerId)
-    .orderBy('paired_at')
-    .orderBy('id')
+  const rows = await barrierRows(db, customerId)
+    .orderBy((eb) => eb.case().when('devices.customer_id', '=', customerId).then(0).else(1).end())
+    .orderBy('devices.paired_at')
+    .orderBy('devices.id')
     .execute();
-  return rows.map(toBarrier);
+  return rows.map((row) => toBarrier(row, customerId));
 }
 
 /** The objects the controller reports now (removed ones are gone from its configuration). */
@@ -82,7 +98,10 @@ export function barrierNameProblem(name: string): string | null {
   return null;
 }
 
-/** The customer renames their own barrier; another customer's answers 404 and is left as it was. */
+/**
+ * The owner renames their barrier; a member's and another customer's answer 404 and are left as they were: the
+ * name is the owner's (docs/design.md section 9.2).
+ */
 export async function renameBarrier(
   db: Database,
   input: { customerId: number; deviceId: string; name: string },
@@ -96,24 +115,36 @@ export async function renameBarrier(
     .where('customer_id', '=', input.customerId)
     .returning('id')
     .executeTakeFirst();
-  if (!renamed) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
+  if (!renamed) throw new ApiError('not_found', { message: NO_SUCH_BARRIER });
 }
 
-function barrierRows(db: Database) {
-  return db
-    .selectFrom('devices')
-    .select(['id', 'name', 'label', 'online', 'state_at', 'paired_at', 'time_zone']);
+function barrierRows(db: Database, customerId: number) {
+  return householdBarriers(db, customerId).select([
+    'devices.name',
+    'devices.label',
+    'devices.online',
+    'devices.state_at',
+    'devices.paired_at',
+    'devices.time_zone',
+  ]);
 }
 
-function toBarrier(row: {
-  id: string;
-  name: string | null;
-  label: string;
-  online: boolean;
-  state_at: Date | null;
-  paired_at: Date | null;
-  time_zone: string;
-}): CustomerBarrier {
+function toBarrier(
+  row: {
+    id: string;
+    name: string | null;
+    label: string;
+    online: boolean;
+    state_at: Date | null;
+    paired_at: Date | null;
+    time_zone: string;
+    owner_id: number;
+    owner_name: string;
+    may_grant: boolean | null;
+  },
+  customerId: number,
+): CustomerBarrier {
+  const role = roleOf({ customerId, ownerId: row.owner_id, mayGrant: row.may_grant });
   return {
     id: row.id,
     name: row.name ?? row.label,
@@ -121,5 +152,8 @@ function toBarrier(row: {
     onlineSince: row.state_at,
     pairedAt: row.paired_at,
     timeZone: row.time_zone,
+    role,
+    ownerId: row.owner_id,
+    sharedBy: role === 'owner' ? null : row.owner_name,
   };
 }

@@ -8,6 +8,7 @@ import {
   revokeKeysOnDevice,
   revokeKeysWithoutObjects,
 } from '../access-keys/access-keys.js';
+import { endHousehold, forgetInvitations, moveHousehold } from '../households/household-lifecycle.js';
 import { keepRetiredKey, moveChains } from '../receipts/chain-moves.js';
 import { CODE_LIFETIME_MS, type DeviceAccounts, PAIRING_CODE_LENGTH } from './devices.js';
 
@@ -27,7 +28,8 @@ export type BrokerAccounts = Pick<DeviceAccounts, 'removeDevice'>;
  * The customer removes a barrier from their account: every key on it is revoked with its event, the
  * controller's owner, name and pairing time are cleared, and it gets a fresh pairing code, so the next owner
  * can add it (with `gatelink-device pairing-code` on the controller). The next owner sees none of this
- * owner's journal: a barrier's journal is the entries of its owner's keys.
+ * owner's journal: a barrier's journal is the entries of its owner's keys. The owner's household ends with it
+ * (docs/design.md section 9.2). Only the owner removes a barrier: a member's attempt answers 404.
  */
 export async function removeBarrier(
   ctx: CloudContext,
@@ -48,6 +50,7 @@ export async function removeBarrier(
       now,
       customerId: input.customerId,
     });
+    await endHousehold(trx, { deviceId: device.id, now });
     const pairingExpiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
     await trx
       .updateTable('devices')
@@ -108,6 +111,7 @@ export async function replaceController(
       .where('device_id', '=', old.id)
       .execute();
     await moveChains(trx, { from: old.id, to: fresh.id });
+    await moveHousehold(trx, { from: old.id, to: fresh.id });
     await trx.updateTable('journal').set({ device_id: fresh.id }).where('device_id', '=', old.id).execute();
     const revokedKeys = await revokeKeysWithoutObjects(trx, {
       deviceId: fresh.id,
@@ -232,7 +236,7 @@ async function makeWay(trx: Transaction, objectId: number, now: Date): Promise<v
 
 /**
  * An operator retires a controller's record (`gatelink-admin device remove`): its keys are revoked with their
- * events, its broker account removed, its provisioning and pairing cleared. A record that keys or journal
+ * events, its household ended, its broker account removed, its provisioning and pairing cleared. A record that keys or journal
  * entries refer to is kept, retired, so those stay readable; one nothing refers to is deleted.
  */
 export async function retireDevice(
@@ -250,7 +254,9 @@ export async function retireDevice(
       .executeTakeFirst();
     if (!device) throw new ApiError('not_found', { message: 'No such device.' });
     const revokedKeys = await revokeKeysOnDevice(trx, { deviceId, now });
+    await endHousehold(trx, { deviceId, now });
     if (!(await referenced(trx, deviceId))) {
+      await forgetInvitations(trx, deviceId);
       await trx.deleteFrom('devices').where('id', '=', deviceId).execute();
       return { revokedKeys, deleted: true };
     }

@@ -5,6 +5,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../../shared/protocol/provisioning.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { revokeAccessKeysOfOthers } from '../access-keys/access-keys.js';
+import { endHousehold } from '../households/household-lifecycle.js';
 import { newDevicePassword } from './credentials.js';
 import { barrierNameProblem } from './customer-barriers.js';
 
@@ -226,6 +227,8 @@ export async function pairDevice(
       .executeTakeFirst();
     if (!found) throw new ApiError('pairing_code_invalid');
     const sameOwner = found.customer_id === input.customerId;
+    // A controller that changes hands leaves its previous owner's household behind (docs/design.md section 9.2).
+    if (!sameOwner) await endHousehold(trx, { deviceId: found.id, now });
     const revokedKeys = await revokeAccessKeysOfOthers(trx, {
       deviceId: found.id,
       customerId: input.customerId,

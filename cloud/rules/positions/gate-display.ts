@@ -40,7 +40,10 @@ export function isLeftOpen(object: SensedObject, limits: GateLimits, now: Date):
   return object.since !== null && now.getTime() - object.since.getTime() > limits.leftOpenLimitS * 1000;
 }
 
-/** The sensed objects of one of the customer's barriers and its limits; another's barrier answers 404. */
+/**
+ * The sensed objects of a barrier and its limits, read under its owner (`customerId`): the caller has checked that
+ * the reader may look at it (docs/design.md section 9.2); another owner's barrier answers 404.
+ */
 export async function barrierGates(
   db: Database,
   customerId: number,
@@ -60,8 +63,8 @@ export async function barrierGates(
 }
 
 /**
- * The customer's gates left open now, by barrier: what the list of barriers shows first. One query over the
- * customer's open sensed objects, whatever the number of barriers.
+ * The customer's gates left open now, by barrier, on the barriers they own or share (docs/design.md section 9.2):
+ * what the list of barriers shows first. One query over those barriers' open sensed objects, whatever their number.
  */
 export async function leftOpenGates(
   db: Database,
@@ -71,7 +74,19 @@ export async function leftOpenGates(
   const rows = await sensedRows(db)
     .innerJoin('devices', 'devices.id', 'device_objects.device_id')
     .select(['device_objects.device_id', 'devices.left_open_limit_s', 'devices.move_timeout_s'])
-    .where('devices.customer_id', '=', customerId)
+    .where((eb) =>
+      eb.or([
+        eb('devices.customer_id', '=', customerId),
+        eb(
+          'devices.id',
+          'in',
+          eb
+            .selectFrom('barrier_members')
+            .select('barrier_members.device_id')
+            .where('barrier_members.customer_id', '=', customerId),
+        ),
+      ]),
+    )
     .where('device_objects.position', '=', 'open')
     .execute();
   const byBarrier = new Map<string, SensedObject[]>();
@@ -83,7 +98,10 @@ export async function leftOpenGates(
   return byBarrier;
 }
 
-/** The customer sets their barrier's limits; another customer's barrier answers 404 and is left as it was. */
+/**
+ * The owner sets their barrier's limits; a member's and another customer's attempt answer 404 and leave it as it
+ * was: the limits are the owner's (docs/design.md section 9.2).
+ */
 export async function setGateLimits(
   db: Database,
   input: { customerId: number; deviceId: string; limits: GateLimits },

@@ -1,0 +1,48 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../foundation/db/schema.js';
+
+/**
+ * What a barrier's life does to its household (docs/design.md sections 9.1 and 9.2), called inside the
+ * transaction of the act, so a barrier is never left half shared. The household is the owner's: when the barrier
+ * leaves the owner (removed, retired, paired by someone else) it ends with them; when the controller is replaced,
+ * it moves to the new one with the barrier's other rows.
+ */
+
+/** Every membership ends, and every invitation still waiting is withdrawn, so its link says so. */
+export async function endHousehold(
+  trx: Transaction<DB>,
+  input: { deviceId: string; now: Date },
+): Promise<void> {
+  await trx.deleteFrom('barrier_members').where('device_id', '=', input.deviceId).execute();
+  await trx
+    .updateTable('barrier_invitations')
+    .set({ withdrawn_at: input.now })
+    .where('device_id', '=', input.deviceId)
+    .where('accepted_at', 'is', null)
+    .where('withdrawn_at', 'is', null)
+    .execute();
+}
+
+/**
+ * A record deleted at retirement takes its invitations' rows with it (they refer to it); a retired record that is
+ * kept keeps them, ended, so their links still say "withdrawn".
+ */
+export async function forgetInvitations(trx: Transaction<DB>, deviceId: string): Promise<void> {
+  await trx.deleteFrom('barrier_invitations').where('device_id', '=', deviceId).execute();
+}
+
+/** A replacement: the members and the invitations, waiting or not, follow the barrier to its new controller. */
+export async function moveHousehold(trx: Transaction<DB>, move: { from: string; to: string }): Promise<void> {
+  // The new controller came unpaired, so its household is empty; clearing it keeps the move from colliding.
+  await trx.deleteFrom('barrier_members').where('device_id', '=', move.to).execute();
+  await trx
+    .updateTable('barrier_members')
+    .set({ device_id: move.to })
+    .where('device_id', '=', move.from)
+    .execute();
+  await trx
+    .updateTable('barrier_invitations')
+    .set({ device_id: move.to })
+    .where('device_id', '=', move.from)
+    .execute();
+}
