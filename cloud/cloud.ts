@@ -10,6 +10,7 @@ import {
   DataFolder,
   EventDeliveryComponent,
   HttpServer,
+  PushDeliveryComponent,
   RoutesComponent,
   ScrapeGauges,
   ServiceKeyRecord,
@@ -28,6 +29,7 @@ import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/d
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
 import { fetchKeyFile } from './links/outbound-http/keyfile-fetch.js';
 import { defaultResolve, type Resolver } from './links/outbound-http/safe-connection.js';
+import { DEFAULT_PUSH_DELIVERY, type PushDeliveryOptions } from './links/web-push/push-delivery.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
 
 export interface CloudOptions {
@@ -53,6 +55,11 @@ export interface CloudOptions {
    * deliver by hand (`deliverDue`) turn it off, others give a short timeout or their own resolver.
    */
   eventDelivery?: Partial<DeliveryOptions> | false;
+  /**
+   * Web Push of openings to customers' browsers (cloud/links/web-push/push-delivery.ts), on by default; tests that
+   * send by hand (`deliverDuePushes`) turn it off.
+   */
+  pushDelivery?: Partial<PushDeliveryOptions> | false;
   /** Where the log's JSON lines go; standard output by default (tests read them here). */
   logStream?: LogStream;
   /**
@@ -132,6 +139,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     new RoutesComponent(app, { context, link, folder }),
     server,
     new EventDeliveryComponent({ context, database }, deliveryOptions(options)),
+    new PushDeliveryComponent(context, pushDeliveryOptions(options)),
     new UpdateDeliveryJob(
       { context, link },
       updates === false ? false : (updates?.intervalMs ?? UPDATE_DELIVERY_INTERVAL_MS),
@@ -162,5 +170,18 @@ function deliveryOptions(options: CloudOptions): DeliveryOptions | false {
     // The same resolution the address was checked with when saved (docs/design.md section 11.4).
     resolve: options.resolveHost ?? defaultResolve,
     ...options.eventDelivery,
+  };
+}
+
+/** How notifications reach push services, or false when the caller sends by hand (`deliverDuePushes`). */
+function pushDeliveryOptions(options: CloudOptions): PushDeliveryOptions | false {
+  if (options.pushDelivery === false) return false;
+  return {
+    ...DEFAULT_PUSH_DELIVERY,
+    // The callbacks' test switch, refused in production, lets loopback push services through (docs/design.md
+    // section 10.6), with the resolution the endpoint was checked with when subscribed.
+    allowPrivateAddresses: options.config.allowPrivateCallbacks,
+    resolve: options.resolveHost ?? defaultResolve,
+    ...options.pushDelivery,
   };
 }

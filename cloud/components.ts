@@ -25,12 +25,14 @@ import { type ControllerLinkOptions, startControllerLink } from './links/control
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
 import type { Mailer } from './links/mail/mailer.js';
 import type { Resolver } from './links/outbound-http/safe-connection.js';
+import { PushDelivery, type PushDeliveryOptions } from './links/web-push/push-delivery.js';
 import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
 import { loadOperatorToken } from './rules/operators/operator-token-file.js';
 import { checkRecordedServiceKey } from './rules/service-key/recorded-service-key.js';
 import { loadServiceKey } from './rules/service-key/service-key-file.js';
+import { loadVapidKey, type VapidKey } from './rules/vapid-key/vapid-key-file.js';
 
 /**
  * The cloud's components (docs/design.md section 8), each owning what it makes when it starts. cloud.ts lists
@@ -53,6 +55,7 @@ export class DataFolder implements Part {
   readonly #program: string | undefined;
   #lock: DataFolderLock | null = null;
   #serviceKey: SigningKey | undefined;
+  #vapid: VapidKey | undefined;
   #operator: { token: string; file: string | undefined } | undefined;
 
   /** `lock`: the cloud opens the embedded database in the folder itself, rather than being handed one. */
@@ -67,6 +70,8 @@ export class DataFolder implements Part {
     if (this.#lockIt) this.#lock = lockDataFolder(this.#config.dataDir, this.#program);
     // Production never makes it at start (foundation/production-refusals.ts): `gatelink-admin keys init` does.
     this.#serviceKey = loadServiceKey(this.#config.serviceKeyFile, { make: !this.#config.production });
+    // Likewise the VAPID key of Web Push (docs/design.md section 10.6): the demo and tests make theirs here.
+    this.#vapid = loadVapidKey(this.#config.vapidKeyFile, { make: !this.#config.production });
     this.#operator = loadOperatorToken(this.#config.dataDir, this.#config.operatorToken);
   }
 
@@ -76,6 +81,10 @@ export class DataFolder implements Part {
 
   get serviceKey(): SigningKey {
     return made(this.#serviceKey, 'the service key');
+  }
+
+  get vapid(): VapidKey {
+    return made(this.#vapid, 'the VAPID key');
   }
 
   get operator(): { token: string; file: string | undefined } {
@@ -167,6 +176,7 @@ export class ContextComponent implements Part {
       ...this.#services,
       db,
       serviceKey: this.#folder.serviceKey,
+      vapid: this.#folder.vapid,
       foreground: new Foreground(),
       companyCache: new CompanyCache(clock),
       nonces: new NonceLedger(db, clock),
@@ -325,6 +335,29 @@ export class EventDeliveryComponent implements Part {
       database: database.handle,
       delivery: this.#options,
     });
+    await this.#delivery.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#delivery?.stop();
+  }
+}
+
+/** Web Push of openings to the customers' browsers (links/web-push/, docs/design.md section 10.6), unless off. */
+export class PushDeliveryComponent implements Part {
+  readonly name = 'push delivery';
+  readonly #context: ContextComponent;
+  readonly #options: PushDeliveryOptions | false;
+  #delivery: PushDelivery | undefined;
+
+  constructor(context: ContextComponent, options: PushDeliveryOptions | false) {
+    this.#context = context;
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    if (this.#options === false) return;
+    this.#delivery = new PushDelivery({ ctx: this.#context.ctx, delivery: this.#options });
     await this.#delivery.start();
   }
 

@@ -4,6 +4,7 @@ import type { Resolver } from './links/outbound-http/safe-connection.js';
 import type { CompanyCache } from './rules/call-auth/company-cache.js';
 import type { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
+import type { VapidKey } from './rules/vapid-key/vapid-key-file.js';
 
 /**
  * The one context the cloud assembles (cloud/cloud.ts): the ground every part stands on
@@ -21,4 +22,6 @@ export interface AssembledContext extends CloudContext {
   readonly nonces: NonceLedger;
   /** Sends one-time sign-in codes and notices: over SMTP, or into the log when none is configured. */
   readonly mailer: Mailer;
+  /** The VAPID key that signs Web Push requests (docs/design.md section 10.6). */
+  readonly vapid: VapidKey;
 }

@@ -170,6 +170,16 @@ export const ERRORS = {
   },
   sign_in_required: { status: 401, message: 'Sign in to continue.' },
   too_many_attempts: { status: 429, message: 'Too many attempts from here; wait a moment and try again.' },
+  // docs/design.md section 10.6: notifications on the customer's devices
+  push_subscription_refused: {
+    status: 400,
+    message:
+      "This browser's notification subscription cannot be used: it must name an https push service on a public host.",
+  },
+  too_many_push_devices: {
+    status: 409,
+    message: 'Notifications are on in as many browsers as an account may have; remove one first.',
+  },
   // docs/design.md section 10.2: accounts
   email_unavailable: {
     status: 503,

@@ -56,6 +56,8 @@ const envSchema = z.object({
   ),
   OPERATOR_TOKEN: optionalText.pipe(z.string().min(24).optional()),
   SIGNING_KEY_FILE: optionalText,
+  VAPID_KEY_FILE: optionalText,
+  VAPID_SUBJECT: optionalText.pipe(z.string().max(320).refine(isVapidSubject).optional()),
   RELEASE_PUBLIC_KEY: optionalText.pipe(z.string().refine(isReleaseKey).optional()),
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
   SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
@@ -89,6 +91,16 @@ function isReleaseKey(text: string): boolean {
   }
 }
 
+/**
+ * Who runs the push sender, as RFC 8292 asks: a `mailto:` address or an `https:` page the push services can
+ * reach the operator at (docs/design.md section 10.6).
+ */
+function isVapidSubject(text: string): boolean {
+  if (/\s/.test(text)) return false;
+  if (text.startsWith('mailto:')) return /^mailto:[^@\s]+@[^@\s]+$/.test(text);
+  return z.url({ protocol: /^https$/ }).safeParse(text).success;
+}
+
 /** What each variable accepts, for the one-line message when it is wrong. */
 const ACCEPTS: Record<string, string> = {
   PORT: 'a port number 0..65535',
@@ -112,6 +124,8 @@ const ACCEPTS: Record<string, string> = {
   MQTT_CLIENT_ID: '1..64 letters, digits, _, . and -, one per cloud instance',
   OPERATOR_TOKEN: 'at least 24 characters, or leave it unset to generate one',
   SIGNING_KEY_FILE: 'a path to an Ed25519 private key in PEM',
+  VAPID_KEY_FILE: 'a path to the P-256 private key of Web Push (VAPID) in PEM',
+  VAPID_SUBJECT: 'a mailto: address or an https:// URL where push services can reach the operator',
   RELEASE_PUBLIC_KEY:
     'the base64 Ed25519 public key of the release key (gatelink-admin release keygen), or leave it unset',
   OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
@@ -165,6 +179,10 @@ export interface CloudConfig {
    */
   readonly releasePublicKey: string | undefined;
   readonly serviceKeyFile: string;
+  /** The VAPID key that signs Web Push requests (docs/design.md section 10.6); instances share it. */
+  readonly vapidKeyFile: string;
+  /** The VAPID subject; unset: derived from the base URL (cloud/rules/vapid-key/vapid-subject.ts). */
+  readonly vapidSubject: string | undefined;
   readonly openRateLimit: number;
   /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
   readonly smtpUrl: string | undefined;
@@ -248,6 +266,8 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     operatorToken: v.OPERATOR_TOKEN,
     releasePublicKey: v.RELEASE_PUBLIC_KEY,
     serviceKeyFile: v.SIGNING_KEY_FILE ? resolve(v.SIGNING_KEY_FILE) : resolve(dataDir, 'signing-key.pem'),
+    vapidKeyFile: v.VAPID_KEY_FILE ? resolve(v.VAPID_KEY_FILE) : resolve(dataDir, 'vapid-key.pem'),
+    vapidSubject: v.VAPID_SUBJECT,
     openRateLimit: v.OPEN_RATE_LIMIT,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,

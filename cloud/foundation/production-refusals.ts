@@ -11,6 +11,8 @@ import { mqttProductionRefusals } from './mqtt-production.js';
 /** What the checks read from disk, read once beside the configuration. */
 export interface ProductionFacts {
   readonly serviceKeyFileExists: boolean;
+  /** Read only by the VAPID check; a caller that leaves it out is taken to have the file. */
+  readonly vapidKeyFileExists?: boolean;
 }
 
 /** One rule: its refusal's line, or nothing when the configuration passes it. */
@@ -58,6 +60,15 @@ export const PRODUCTION_CHECKS: readonly ProductionCheck[] = [
         : `the service key file ${serviceKeyFile} does not exist (SIGNING_KEY_FILE): make it once with "gatelink-admin keys init", or copy the first instance's key file there`,
   },
   {
+    name: 'VAPID key',
+    refusal: ({ vapidKeyFile }, { vapidKeyFileExists }) =>
+      // Made silently, a second instance would sign pushes with a key the browsers' subscriptions do not name,
+      // and a new one on a restored server would end every subscription (docs/design.md section 10.6).
+      vapidKeyFileExists !== false
+        ? undefined
+        : `the VAPID key file ${vapidKeyFile} does not exist (VAPID_KEY_FILE): make it once with "gatelink-admin keys init", or copy the first instance's key file there`,
+  },
+  {
     name: 'key file test switch',
     refusal: ({ devKeyfileUrl }) =>
       devKeyfileUrl
@@ -81,7 +92,10 @@ export const MORE_PRODUCTION_REFUSALS: readonly RefusalList[] = [mqttProductionR
 
 /** The facts the checks read, from the disk as it is now. */
 export function readProductionFacts(config: CloudConfig): ProductionFacts {
-  return { serviceKeyFileExists: existsSync(config.serviceKeyFile) };
+  return {
+    serviceKeyFileExists: existsSync(config.serviceKeyFile),
+    vapidKeyFileExists: existsSync(config.vapidKeyFile),
+  };
 }
 
 /** Every refusal of this configuration, one line each; none outside production. */

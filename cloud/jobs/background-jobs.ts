@@ -11,6 +11,7 @@ import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { sweepGates } from '../rules/positions/gate-sweeps.js';
+import { purgePushes } from '../rules/push-notifications/push-outbox.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 import { receiptJobs } from './receipt-jobs.js';
@@ -34,6 +35,7 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
     job('passkey ceremony purge', 60_000, () => purgeCeremonies(ctx)),
     job('e-mail code purge', 600_000, () => purgeEmailCodes(ctx)),
     job('event purge', 3_600_000, () => purgeEvents(ctx, RETRY_WINDOW_MS)),
+    job('push purge', 3_600_000, () => purgePushes(ctx)),
     ...receiptJobs(ctx, job),
   ];
 }

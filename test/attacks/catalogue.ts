@@ -523,6 +523,18 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 10',
   },
   {
+    id: 'web.push-foreign-subscription',
+    attack:
+      "renaming or removing another customer's notification subscription by its id, or taking over an endpoint another account subscribed",
+    source: 'docs/design.md section 10.6',
+  },
+  {
+    id: 'web.push-private-endpoint',
+    attack:
+      'a notification subscription whose push service is, or resolves to, a private or loopback address, so that the cloud would post into its own network',
+    source: 'docs/design.md section 10.6',
+  },
+  {
     id: 'web.company-other-company',
     attack:
       "a member of one company opening or posting to another company's pages by changing the id in the address",

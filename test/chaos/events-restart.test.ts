@@ -11,6 +11,7 @@ import { Foreground } from '../../cloud/foundation/priority/foreground.js';
 import { logMailer } from '../../cloud/links/mail/mailer.js';
 import { CompanyCache } from '../../cloud/rules/call-auth/company-cache.js';
 import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
+import { generateVapidKey } from '../../cloud/rules/vapid-key/vapid-key-file.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { type CloudProcess, startCloudProcess } from '../support/cloud-process.js';
@@ -53,6 +54,7 @@ describe('a cloud killed with undelivered events', { timeout: 120_000 }, () => {
         clock: systemClock,
         log: recordingLogger(),
         serviceKey: SigningKey.generate(),
+        vapid: generateVapidKey(),
         fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: 'not in this test' }),
         resolveHost: async () => [],
         companyCache: new CompanyCache(systemClock),

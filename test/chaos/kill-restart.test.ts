@@ -16,6 +16,7 @@ import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { pairDevice } from '../../cloud/rules/devices/devices.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { generateVapidKey } from '../../cloud/rules/vapid-key/vapid-key-file.js';
 import { provision } from '../../device/cli/provision.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { BROKER_KINDS, type BrokerKind, brokerKindSkipReason } from '../support/broker-env.js';
@@ -211,6 +212,7 @@ class ChaosSystem {
       clock: systemClock,
       log: recordingLogger(),
       serviceKey: SigningKey.generate(),
+      vapid: generateVapidKey(),
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
       companyCache: new CompanyCache(systemClock),

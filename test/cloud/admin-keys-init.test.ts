@@ -57,6 +57,9 @@ describe('gatelink-admin keys init', { timeout: 60_000 }, () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(statSync(join(data, 'operator-token')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(data, 'operator-token'), 'utf8')).toMatch(/^glop_/);
+    // The VAPID key of Web Push, made once beside it (docs/design.md section 10.6).
+    expect(run.stdout).toContain(`VAPID key       ${join(data, 'vapid-key.pem')} (made)`);
+    expect(statSync(join(data, 'vapid-key.pem')).mode & 0o777).toBe(0o600);
   });
 
   it('keeps existing files as they are, says so, and exits 0 with the same fingerprint', async () => {
@@ -78,7 +81,9 @@ describe('gatelink-admin keys init', { timeout: 60_000 }, () => {
     expect(answer.operator_token.made).toBe(false);
     expect(answer.service_key.fingerprint).toBe(SigningKey.fromPem(keyBefore).publicKey.fingerprint);
     const text = await keysInit({ GATELINK_DATA_DIR: data });
-    expect(text.stdout).toMatch(/^Nothing made: the service key and the operator token exist already\./);
+    expect(text.stdout).toMatch(
+      /^Nothing made: the service key, the VAPID key and the operator token exist already\./,
+    );
   });
 
   it('writes the key where SIGNING_KEY_FILE says, and no token file when OPERATOR_TOKEN gives the token', async () => {

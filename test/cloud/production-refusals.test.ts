@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCloudConfig } from '../../cloud/foundation/config.js';
 import { productionRefusals } from '../../cloud/foundation/production-refusals.js';
+import { makeVapidKey } from '../../cloud/rules/vapid-key/vapid-key-file.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { runCloudToExit } from '../support/cloud-process.js';
 
@@ -14,11 +15,14 @@ import { runCloudToExit } from '../support/cloud-process.js';
 
 let dir: string;
 let keyFile: string;
+let vapidKeyFile: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'gatelink-refusals-'));
   keyFile = join(dir, 'signing-key.pem');
   writeFileSync(keyFile, SigningKey.generate().toPem(), { mode: 0o600 });
+  vapidKeyFile = join(dir, 'vapid-key.pem');
+  makeVapidKey(vapidKeyFile);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,6 +36,7 @@ function production(change: Record<string, string | undefined> = {}) {
     DATABASE_URL: 'postgres://gatelink@db.example.com/gatelink',
     SMTP_URL: 'smtps://gate:secret@mail.example.com:465',
     SIGNING_KEY_FILE: keyFile,
+    VAPID_KEY_FILE: vapidKeyFile,
     MQTT_PUBLIC_URL: 'mqtts://gate.example.com:8883',
     ...change,
   };
@@ -70,6 +75,13 @@ describe('production refusals, one per unsafe setting', () => {
     ]);
   });
 
+  it('refuses a missing VAPID key file, naming it and keys init', () => {
+    const missing = join(dir, 'nowhere', 'vapid-key.pem');
+    expect(production({ VAPID_KEY_FILE: missing })).toEqual([
+      `the VAPID key file ${missing} does not exist (VAPID_KEY_FILE): make it once with "gatelink-admin keys init", or copy the first instance's key file there`,
+    ]);
+  });
+
   it('[attack:config.test-switch-in-production] refuses the test switches', () => {
     expect(
       production({
@@ -105,6 +117,7 @@ describe('npm run cloud in production with everything wrong', { timeout: 60_000 
       expect.stringMatching(/^gatelink cloud: DATABASE_URL is unset/),
       expect.stringMatching(/^gatelink cloud: SMTP_URL is unset/),
       `gatelink cloud: the service key file ${join(data, 'signing-key.pem')} does not exist (SIGNING_KEY_FILE): make it once with "gatelink-admin keys init", or copy the first instance's key file there`,
+      `gatelink cloud: the VAPID key file ${join(data, 'vapid-key.pem')} does not exist (VAPID_KEY_FILE): make it once with "gatelink-admin keys init", or copy the first instance's key file there`,
       expect.stringMatching(/^gatelink cloud: GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS=1 is set/),
       expect.stringMatching(
         /^gatelink cloud: the embedded broker would hand controllers plain mqtt:\/\/gate.example.com:/,

@@ -17,6 +17,7 @@ import { logMailer } from '../../cloud/links/mail/mailer.js';
 import { CompanyCache } from '../../cloud/rules/call-auth/company-cache.js';
 import { NonceLedger } from '../../cloud/rules/call-auth/nonces.js';
 import type { DispatchRequest, DispatchResult } from '../../cloud/rules/opening/dispatcher.js';
+import { generateVapidKey } from '../../cloud/rules/vapid-key/vapid-key-file.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { type DeviceAccount, FakeDevice, insertDevice } from './fake-device.js';
@@ -118,6 +119,7 @@ export class BrokerEnv {
       clock: systemClock,
       log: this.log,
       serviceKey: this.serviceKey,
+      vapid: generateVapidKey(),
       fetchKeyFile: async () => ({ ok: false, reason: 'unreachable', message: '' }),
       resolveHost: async () => [],
       companyCache: new CompanyCache(systemClock),

@@ -10,6 +10,7 @@ import type { HttpTimeouts } from '../../cloud/foundation/http/timeouts.js';
 import type { DeliveryOptions } from '../../cloud/links/event-delivery/delivery-worker.js';
 import type { Mailer } from '../../cloud/links/mail/mailer.js';
 import type { Resolver } from '../../cloud/links/outbound-http/safe-connection.js';
+import type { PushDeliveryOptions } from '../../cloud/links/web-push/push-delivery.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { signRequest } from '../../shared/crypto/request-signing.js';
 
@@ -85,6 +86,8 @@ export async function startTestCloud(options: {
   resolveHost?: Resolver;
   /** The running event delivery, off unless given: suites deliver with `deliverDue` when they choose. */
   eventDelivery?: Partial<DeliveryOptions>;
+  /** The running Web Push delivery, off unless given: suites send with `deliverDuePushes` when they choose. */
+  pushDelivery?: Partial<PushDeliveryOptions>;
   /** Where the log's JSON lines go (with LOG_LEVEL in `env`); nowhere by default. */
   logStream?: LogStream;
   /** Rollouts' update delivery job; off unless given: suites call `controllerLink.updates.deliverDue()`. */
@@ -97,6 +100,7 @@ export async function startTestCloud(options: {
     database: options.database,
     jobs: false,
     eventDelivery: options.eventDelivery ?? false,
+    pushDelivery: options.pushDelivery ?? false,
     updateDelivery: options.updateDelivery ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),

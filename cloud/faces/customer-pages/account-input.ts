@@ -4,6 +4,7 @@ import { isPrintableText } from '../../../shared/printable-text.js';
 import { formText, parseForm } from '../../foundation/web/form-input.js';
 import { MAX_DISPLAY_NAME_LENGTH } from '../../rules/customers/accounts.js';
 import { MAX_PASSKEY_NAME_LENGTH } from '../../rules/passkeys/passkeys.js';
+import { MAX_SUBSCRIPTION_NAME_LENGTH } from '../../rules/push-subscriptions/subscriptions.js';
 import { CODE_DIGITS } from '../../rules/sign-in-codes/codes.js';
 import { emailAddress } from '../../rules/sign-in-codes/email-address.js';
 
@@ -24,6 +25,7 @@ const printableName = (what: string, max: number) =>
 
 export const displayName = printableName('your name', MAX_DISPLAY_NAME_LENGTH);
 export const passkeyName = printableName('a name for the passkey', MAX_PASSKEY_NAME_LENGTH);
+export const subscriptionName = printableName('a name for the browser', MAX_SUBSCRIPTION_NAME_LENGTH);
 export const emailField = formText(emailAddress);
 
 /** Spaces and dashes a person may type between the digits are dropped. */

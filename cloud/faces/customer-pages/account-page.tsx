@@ -6,28 +6,35 @@ import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.j
 import { ZoneOptions } from '../../foundation/web/zone-options.js';
 import { type Account, MAX_DISPLAY_NAME_LENGTH } from '../../rules/customers/accounts.js';
 import type { Passkey } from '../../rules/passkeys/passkeys.js';
+import type { PushSubscription } from '../../rules/push-subscriptions/subscriptions.js';
 import { MAX_EMAIL_LENGTH } from '../../rules/sign-in-codes/email-address.js';
+import { NOTIFICATION_SCRIPT, NotificationCard } from './notification-card.js';
 import { PASSKEY_SCRIPTS, PasskeyButton, PasskeyNotes } from './passkey-button.js';
 import { PasskeyList } from './passkey-list.js';
 
 /**
  * `/account` (docs/design.md section 10.2): the customer's name, e-mail address and whether it is confirmed,
- * their passkeys, the zone their times are shown in, and signing out. Every change is a form of its own that works without script; adding a
+ * their passkeys, notifications on their devices (docs/design.md section 10.6), the zone their times are shown in, and signing out. Every change is a form of its own that works without script; adding a
  * passkey needs script by nature.
  */
 export interface AccountPageProps {
   page: PageContext;
   account: Account;
   passkeys: readonly Passkey[];
+  /** The account's browsers with notifications on, and the key a new subscription is made with (section 10.6). */
+  notifications: { devices: readonly PushSubscription[]; vapidPublicKey: string };
   notice?: string | undefined;
-  /** By field: `display_name`, `email`, `time_zone`, or `passkey-<id>` for a passkey's name or removal. */
+  /**
+   * By field: `display_name`, `email`, `time_zone`, `passkey-<id>` for a passkey's name or removal, or
+   * `notification-<id>` for a browser's name.
+   */
   errors?: FieldErrors;
   values?: { display_name?: string; email?: string };
 }
 
 export function AccountPage(props: AccountPageProps): VNode {
   return (
-    <Layout title="Your account" page={props.page} scripts={PASSKEY_SCRIPTS}>
+    <Layout title="Your account" page={props.page} scripts={[...PASSKEY_SCRIPTS, NOTIFICATION_SCRIPT]}>
       {props.notice ? (
         <p class="notice ok" role="status">
           {props.notice}
@@ -60,6 +67,12 @@ export function AccountPage(props: AccountPageProps): VNode {
         </p>
         <PasskeyNotes statusId="add-passkey-status" otherwise="Add one from a browser that can." />
       </section>
+      <NotificationCard
+        page={props.page}
+        devices={props.notifications.devices}
+        vapidPublicKey={props.notifications.vapidPublicKey}
+        errors={props.errors}
+      />
       <EmailSection {...props} />
       <TimeZoneSection {...props} />
       <section class="card" aria-labelledby="companies-title">

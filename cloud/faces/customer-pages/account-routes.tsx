@@ -13,6 +13,7 @@ import {
   setVerifiedEmail,
 } from '../../rules/customers/accounts.js';
 import { listPasskeys } from '../../rules/passkeys/passkeys.js';
+import { listSubscriptions } from '../../rules/push-subscriptions/subscriptions.js';
 import { codeProblem, sendCode, tryCode } from '../../rules/sign-in-codes/send-code.js';
 import { displayName, emailField, nextPath, typedCode } from './account-input.js';
 import { AccountPage, type AccountPageProps } from './account-page.js';
@@ -26,7 +27,7 @@ import { forgetPendingCode, keepPendingCode, pendingConfirmation } from './pendi
  * saved only once the code sent to it is entered. The address waits for its code in this browser's pending
  * code (pending-code.ts), bound to the account, never in the code page's address. The time zone is chosen on
  * the page or proposed once by the pages' script (docs/design.md section 10.1). The passkeys' own forms are in
- * passkey-routes.tsx.
+ * passkey-routes.tsx, the notifications' in notification-routes.tsx.
  */
 const NOTICES = {
   'name-saved': 'Your name is saved.',
@@ -37,6 +38,9 @@ const NOTICES = {
   'passkey-added': 'Passkey added. You can sign in with it from now on.',
   'passkey-renamed': 'Passkey renamed.',
   'passkey-removed': 'Passkey removed. It no longer signs you in.',
+  'notifications-on': 'Notifications are on in this browser. You are told of every opening of your barriers.',
+  'notification-renamed': 'Browser renamed.',
+  'notification-removed': 'Notifications are off for that browser.',
 } as const;
 
 const accountQuery = z.object({ done: z.enum(Object.keys(NOTICES) as [keyof typeof NOTICES]).optional() });
@@ -144,10 +148,19 @@ export async function sendAccountPage(
 ): Promise<FastifyReply> {
   const customerId = request.customer!.customerId;
   const account = await findAccount(deps.ctx, customerId);
-  const passkeys = await listPasskeys(deps.ctx, customerId);
+  const [passkeys, devices] = await Promise.all([
+    listPasskeys(deps.ctx, customerId),
+    listSubscriptions(deps.ctx, customerId),
+  ]);
   return sendPage(
     reply,
-    <AccountPage page={pageContext(request, reply)} account={account!} passkeys={passkeys} {...extras} />,
+    <AccountPage
+      page={pageContext(request, reply)}
+      account={account!}
+      passkeys={passkeys}
+      notifications={{ devices, vapidPublicKey: deps.ctx.vapid.publicKey }}
+      {...extras}
+    />,
     status,
   );
 }

@@ -5,8 +5,10 @@ import { barrierZoneRoutes } from './barrier-zone.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { emailCodeRoutes } from './email-code-routes.js';
 import { homeRoutes } from './home-routes.js';
+import { invitationRoutes } from './invitation-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import { keyShapeRoutes } from './key-shape-routes.js';
+import { notificationRoutes } from './notification-routes.js';
 import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
 import { receiptsRoutes } from './receipts-routes.js';
@@ -34,6 +36,7 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(signUpRoutes, deps);
   await app.register(accountRoutes, deps);
   await app.register(passkeyRoutes, deps);
+  await app.register(notificationRoutes, deps);
   await app.register(journalRoutes, deps);
   await app.register(receiptsRoutes, deps);
 }

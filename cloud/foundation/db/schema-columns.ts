@@ -378,6 +378,32 @@ export const TABLE_COLUMNS = {
     sent_at: 'timestamp with time zone | null',
     updated_at: 'timestamp with time zone',
   },
+  push_subscriptions: {
+    id: 'integer',
+    customer_id: 'integer',
+    endpoint: 'text',
+    p256dh: 'text',
+    auth: 'text',
+    name: 'text',
+    created_at: 'timestamp with time zone',
+    last_delivered_at: 'timestamp with time zone | null',
+  },
+  push_outbox: {
+    id: 'bigint',
+    subscription_id: 'integer',
+    journal_id: 'integer',
+    created_at: 'timestamp with time zone',
+    attempts: 'integer',
+    next_attempt_at: 'timestamp with time zone',
+    locked_until: 'timestamp with time zone | null',
+    sent_at: 'timestamp with time zone | null',
+    gave_up_at: 'timestamp with time zone | null',
+    last_error: 'text | null',
+  },
+  push_journal_cursor: {
+    only_row: 'boolean',
+    last_entry_id: 'integer',
+  },
 } as const satisfies Description;
 
 /**

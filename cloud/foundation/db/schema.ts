@@ -419,6 +419,39 @@ export interface EventDeliveriesTable {
   next_attempt_at: Timestamp | null;
 }
 
+/** A browser a customer turned notifications on in (docs/design.md section 10.6). */
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  customer_id: number;
+  endpoint: string;
+  /** The browser's P-256 public key and auth secret, base64url, that payloads are encrypted to (RFC 8291). */
+  p256dh: string;
+  auth: string;
+  name: string;
+  created_at: Timestamp;
+  last_delivered_at: Timestamp | null;
+}
+
+/** One journal entry to tell one subscription of, until sent or given up (docs/design.md section 10.6). */
+export interface PushOutboxTable {
+  id: Generated<string>;
+  subscription_id: number;
+  journal_id: number;
+  created_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  sent_at: Timestamp | null;
+  gave_up_at: Timestamp | null;
+  last_error: string | null;
+}
+
+/** How far the push fan-out has read the journal: one row. */
+export interface PushJournalCursorTable {
+  only_row: ColumnType<boolean, boolean | undefined, never>;
+  last_entry_id: number;
+}
+
 export type RolloutTargetKind = 'all' | 'percent' | 'devices';
 export type RolloutState = 'running' | 'paused' | 'halted' | 'finished';
 export type DeviceUpdateState =
@@ -509,4 +542,7 @@ export interface DB {
   release_chunks: ReleaseChunksTable;
   rollouts: RolloutsTable;
   device_updates: DeviceUpdatesTable;
+  push_subscriptions: PushSubscriptionsTable;
+  push_outbox: PushOutboxTable;
+  push_journal_cursor: PushJournalCursorTable;
 }

@@ -76,7 +76,19 @@ export class CloudMetrics {
     registers: [this.registry],
   });
 
+  readonly #pushAttempts = new Counter({
+    name: `${METRIC_PREFIX}push_attempts_total`,
+    help: 'Web Push attempts of notifications to customers, by result (sent, gone, failed, gave_up).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly #readings: (() => Promise<void>)[] = [];
+
+  /** One Web Push attempt and its result (docs/design.md section 10.6). */
+  pushAttempt(result: 'sent' | 'gone' | 'failed' | 'gave_up'): void {
+    this.#pushAttempts.inc({ result });
+  }
 
   /** A controller's position report and what became of it (docs/design.md section 7.5). */
   positionReport(result: string): void {

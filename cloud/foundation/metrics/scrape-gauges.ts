@@ -53,6 +53,11 @@ export function registerScrapeGauges(metrics: CloudMetrics, sources: ScrapeSourc
     reading('events_failing', async () => (await events()).failing),
   );
   metrics.gauge(
+    'push_pending',
+    'Notifications to customers waiting to be sent or retried (docs/design.md section 10.6).',
+    reading('push_pending', () => pendingPushes(sources)),
+  );
+  metrics.gauge(
     'nonces',
     `Rows in nonces (signed calls of the last 10 min); exact below ${EXACT_COUNT_LIMIT}, estimated above.`,
     reading('nonces', () => tableRows(sources, 'nonces')),
@@ -117,6 +122,15 @@ async function undeliveredEvents(sources: ScrapeSources): Promise<{ pending: num
        where e.delivered_at is null and c.callback_url is not null`.execute(db),
   );
   return { pending: Number(rows[0]?.pending ?? 0), failing: Number(rows[0]?.failing ?? 0) };
+}
+
+/** Counted on the partial index of rows not sent nor given up. */
+async function pendingPushes(sources: ScrapeSources): Promise<number> {
+  const { rows } = await withStatementTimeout(sources, (db) =>
+    sql<{ pending: string }>`
+      select count(*) as pending from push_outbox where sent_at is null and gave_up_at is null`.execute(db),
+  );
+  return Number(rows[0]?.pending ?? 0);
 }
 
 /**

@@ -7,8 +7,9 @@ import * as tls from 'node:tls';
 import { isPublicAddress } from '../../rules/domain-keys/public-address.js';
 
 /**
- * The connection a key file is fetched over (keyfile-fetch.ts), and an event is delivered over
- * (cloud/links/event-delivery/callback-post.ts): only to public addresses, checked on the address actually connected to.
+ * The connection a key file is fetched over (keyfile-fetch.ts), an event is delivered over
+ * (cloud/links/event-delivery/callback-post.ts) and a notification is pushed over (cloud/links/web-push/push-post.ts):
+ * only to public addresses, checked on the address actually connected to.
  *
  * The address check happens twice. The `lookup` handed to the socket resolves the name once per fetch and gives
  * out only the public answers, so a name whose answer changes between check and connect (DNS rebinding) still
@@ -77,7 +78,7 @@ export function requestKeyFile(url: URL, ctx: ConnectionContext): Promise<http.I
 export function checkedRequest(
   url: URL,
   ctx: ConnectionContext,
-  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string | Uint8Array },
 ): Promise<http.IncomingMessage> {
   checkLiteralHost(url, ctx);
   const send: typeof http.request = url.protocol === 'https:' ? https.request : http.request;

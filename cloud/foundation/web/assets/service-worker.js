@@ -1,11 +1,13 @@
 // Gatelink's service worker (docs/design.md section 10). It keeps the stylesheet, scripts, icons and the
 // offline page, so the application starts and says it is offline without a network. Pages themselves are never
 // cached: a journal or a list of keys must not be shown from a stale copy, nor kept on a shared device.
-const CACHE = 'gatelink-v1';
+// It also shows the notifications of openings (docs/design.md section 10.6) and opens their journal on a tap.
+const CACHE = 'gatelink-v2';
 const PRECACHE = [
   '/offline',
   '/assets/app.css',
   '/assets/app.js',
+  '/assets/push.js',
   '/assets/icon.svg',
   '/assets/icon-192.png',
 ];
@@ -39,4 +41,48 @@ self.addEventListener('fetch', (event) => {
   if (url.pathname.startsWith('/assets/')) {
     event.respondWith(caches.match(request).then((cached) => cached || fetch(request)));
   }
+});
+
+// A notification of an opening: the payload was encrypted to this browser's keys, and carries no secret. One per
+// journal entry (its tag), so a notification sent twice replaces the first rather than showing again.
+self.addEventListener('push', (event) => {
+  let data = null;
+  try {
+    data = event.data ? event.data.json() : null;
+  } catch {
+    data = null;
+  }
+  if (data?.kind !== 'opening') return;
+  const company = data.company_domain ? `${data.company} (${data.company_domain})` : data.company;
+  const time = new Date(data.at);
+  const at = Number.isNaN(time.getTime())
+    ? ''
+    : ` at ${time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}`;
+  event.waitUntil(
+    self.registration.showNotification(`${data.barrier}: ${data.outcome}`, {
+      body: `${data.actor} of ${company}${at}`,
+      tag: `journal-${data.entry}`,
+      timestamp: Number.isNaN(time.getTime()) ? Date.now() : time.getTime(),
+      icon: '/assets/icon-192.png',
+      data: { url: data.url },
+    }),
+  );
+});
+
+// A tap opens the barrier's journal, or brings a window already on it forward; only a page of this origin.
+self.addEventListener('notificationclick', (event) => {
+  event.notification.close();
+  let target;
+  try {
+    target = new URL(event.notification.data?.url ?? '/', self.location.origin);
+  } catch {
+    return;
+  }
+  if (target.origin !== self.location.origin) return;
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      const open = windows.find((client) => client.url === target.href);
+      return open ? open.focus() : self.clients.openWindow(target.href);
+    }),
+  );
 });

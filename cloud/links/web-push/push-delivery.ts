@@ -1,0 +1,185 @@
+import type { Part } from '../../../shared/lifecycle/lifecycle.js';
+import { databaseOutage } from '../../foundation/db/database-outage.js';
+import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
+import {
+  type ClaimedPush,
+  claimPushes,
+  type PushOutcome,
+  recordPush,
+  releasePushes,
+} from '../../rules/push-notifications/push-outbox.js';
+import { pushPayload } from '../../rules/push-notifications/push-payload.js';
+import type { VapidContext } from '../../rules/vapid-key/vapid-key-file.js';
+import { vapidSubject } from '../../rules/vapid-key/vapid-subject.js';
+import { type PushConnection, postPush } from './push-post.js';
+
+/**
+ * Delivers notifications of openings to the customers' browsers (docs/design.md section 10.6): reads the
+ * journal past its cursor into the outbox (rules/push-notifications/journal-fan-out.ts), claims due rows with
+ * a lease (`claimPushes`, `for update skip locked`), sends each through its push service, and writes what
+ * became of it: sent, the subscription gone (404 or 410: removed), or failed and retried with backoff until
+ * given up. At least once: a worker that stops gives its unsent rows back, and one that dies leaves them to
+ * the others when their lease ends. It reads the journal and never writes it, so it cannot slow an opening.
+ */
+export interface PushDeliveryOptions extends PushConnection {
+  /** Pushes sent at once. */
+  concurrency: number;
+  /** Rows claimed at once. */
+  batchSize: number;
+  /** How often the running worker looks at the journal and the outbox. */
+  pollMs: number;
+  /** Jitter of the retry schedule, in [0, 1); Math.random by default. */
+  random?: () => number;
+}
+
+export const DEFAULT_PUSH_DELIVERY: PushDeliveryOptions = {
+  allowPrivateAddresses: false,
+  timeoutMs: 10_000,
+  concurrency: 16,
+  batchSize: 64,
+  pollMs: 1_000,
+};
+
+/** Covers writing the results after a batch's last attempt ended. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** A batch is sent `concurrency` at a time, each within `timeoutMs`: the lease outlasts the slowest batch. */
+export function pushLeaseMs(options: PushDeliveryOptions): number {
+  return Math.ceil(options.batchSize / options.concurrency) * options.timeoutMs + LEASE_MARGIN_MS;
+}
+
+export interface PushTally {
+  sent: number;
+  gone: number;
+  failed: number;
+  gaveUp: number;
+}
+
+/**
+ * Fans the journal out, then sends what is due until nothing more is, and returns. What tests call to deliver
+ * at a moment they choose, and what the running worker does at each look.
+ */
+export async function deliverDuePushes(
+  ctx: VapidContext,
+  options: Partial<PushDeliveryOptions> = {},
+  stop?: AbortSignal,
+): Promise<PushTally> {
+  const settings = { ...DEFAULT_PUSH_DELIVERY, ...options };
+  const tally: PushTally = { sent: 0, gone: 0, failed: 0, gaveUp: 0 };
+  for (;;) {
+    const fanned = await fanOutJournal(ctx);
+    if (fanned.entries === 0) break;
+  }
+  while (!stop?.aborted) {
+    const batch = await claimPushes(ctx, { limit: settings.batchSize, leaseMs: pushLeaseMs(settings) });
+    if (batch.length === 0) break;
+    await sendBatch(ctx, batch, settings, tally, stop);
+  }
+  return tally;
+}
+
+/** The batch, `concurrency` at a time; rows not attempted, or cut short by `stop`, are given back. */
+async function sendBatch(
+  ctx: VapidContext,
+  batch: readonly ClaimedPush[],
+  options: PushDeliveryOptions,
+  tally: PushTally,
+  stop: AbortSignal | undefined,
+): Promise<void> {
+  const waiting = [...batch];
+  const unsent: string[] = [];
+  const lane = async () => {
+    for (let push = waiting.shift(); push; push = waiting.shift()) {
+      if (stop?.aborted) {
+        unsent.push(push.id);
+        continue;
+      }
+      const outcome = await attemptPush(ctx, push, options, stop);
+      if (stop?.aborted) {
+        unsent.push(push.id);
+        continue;
+      }
+      const { gaveUp } = await recordPush(ctx, push, outcome, options.random);
+      count(ctx, tally, outcome, gaveUp);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, lane));
+  } finally {
+    await releasePushes(ctx, unsent);
+  }
+}
+
+async function attemptPush(
+  ctx: VapidContext,
+  push: ClaimedPush,
+  options: PushDeliveryOptions,
+  stop: AbortSignal | undefined,
+): Promise<PushOutcome> {
+  const baseUrl = ctx.baseUrl();
+  const payload = JSON.stringify(pushPayload(push, baseUrl));
+  const signer = { vapid: ctx.vapid, subject: vapidSubject(ctx.config.vapidSubject, baseUrl) };
+  const result = await postPush(push, payload, signer, options, stop);
+  if (result.error === null) return { kind: 'sent', status: result.status ?? 201 };
+  if (result.status === 404 || result.status === 410) return { kind: 'gone', status: result.status };
+  return { kind: 'failed', status: result.status, error: result.error };
+}
+
+function count(ctx: VapidContext, tally: PushTally, outcome: PushOutcome, gaveUp: boolean): void {
+  if (outcome.kind === 'sent') tally.sent += 1;
+  else if (outcome.kind === 'gone') tally.gone += 1;
+  else tally.failed += 1;
+  if (gaveUp) tally.gaveUp += 1;
+  ctx.metrics.pushAttempt(gaveUp ? 'gave_up' : outcome.kind);
+}
+
+/**
+ * The running worker, a component of the cloud (cloud/components.ts): every `pollMs` it fans the journal out
+ * and sends what is due, one look at a time. `stop()` cuts the attempts in flight short and gives their rows
+ * back, so that a restart sends them at once.
+ */
+export class PushDelivery implements Part {
+  readonly name = 'push delivery';
+  readonly #ctx: VapidContext;
+  readonly #options: PushDeliveryOptions;
+  readonly #stop = new AbortController();
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+
+  constructor(options: { ctx: VapidContext; delivery: PushDeliveryOptions }) {
+    this.#ctx = options.ctx;
+    this.#options = options.delivery;
+  }
+
+  async start(): Promise<void> {
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stop.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.#look().finally(() => {
+        this.#running = null;
+        this.#schedule(this.#options.pollMs);
+      });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #look(): Promise<void> {
+    try {
+      await deliverDuePushes(this.#ctx, this.#options, this.#stop.signal);
+      databaseOutage(this.#ctx).answered();
+    } catch (error) {
+      // The database out of reach is counted once per outage, not logged at every look.
+      if (databaseOutage(this.#ctx).failed(error, 'push delivery')) return;
+      this.#ctx.log.error({ err: error }, 'push delivery failed a look; it looks again shortly');
+    }
+  }
+}
