@@ -8,6 +8,7 @@ import { backUp } from '../../cloud/admin/backup/backup.js';
 import { restore } from '../../cloud/admin/backup/restore.js';
 import { loadCloudConfig } from '../../cloud/foundation/config.js';
 import { openDatabase } from '../../cloud/foundation/db/database.js';
+import { makeVapidKey, readVapidKey } from '../../cloud/rules/vapid-key/vapid-key-file.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 
 /**
@@ -33,6 +34,7 @@ beforeAll(async () => {
   key = SigningKey.generate();
   await writeFile(join(dataDir, 'signing-key.pem'), key.toPem(), { mode: 0o600 });
   await writeFile(join(dataDir, 'operator-token'), `glop_${'e'.repeat(43)}\n`, { mode: 0o600 });
+  makeVapidKey(join(dataDir, 'vapid-key.pem'));
   const handle = await openDatabase({ dataDir: join(dataDir, 'db') });
   await sql`insert into customers (display_name) values ('Embedded Ada')`.execute(handle.db);
   await handle.close();
@@ -46,17 +48,22 @@ describe('the embedded database', () => {
   it('is backed up stopped and restored into another data folder', async () => {
     const backup = join(await folder('backup'), 'one');
     const manifest = await backUp(config(dataDir), backup, new Date('2026-11-26T03:00:00Z'));
-    expect(manifest).toMatchObject({ database: 'embedded', operator_token: 'file' });
+    expect(manifest).toMatchObject({ database: 'embedded', operator_token: 'file', vapid_key: 'file' });
     expect(manifest.service_key.fingerprint).toBe(key.publicKey.fingerprint);
     expect((await readdir(backup)).sort()).toEqual([
       'embedded-db',
       'manifest.json',
       'operator-token',
       'signing-key.pem',
+      'vapid-key.pem',
     ]);
 
     const restoredDir = await folder('restored');
     await restore(config(restoredDir), backup);
+    // The browsers subscribed with this key's public half: the restored cloud signs with the same one.
+    expect(readVapidKey(join(restoredDir, 'vapid-key.pem')).publicKey).toBe(
+      readVapidKey(join(dataDir, 'vapid-key.pem')).publicKey,
+    );
     const handle = await openDatabase({ dataDir: join(restoredDir, 'db') });
     try {
       const rows = await sql<{ display_name: string }>`select display_name from customers`.execute(handle.db);

@@ -5,6 +5,7 @@ import type { CloudConfig } from '../../foundation/config.js';
 import { lockDataFolder } from '../../foundation/data-folder.js';
 import { MIGRATION_TABLES } from '../../foundation/db/database.js';
 import { OPERATOR_TOKEN_FILE } from '../../rules/operators/operator-token-file.js';
+import { readVapidKey } from '../../rules/vapid-key/vapid-key-file.js';
 import { BACKUP_FILES, BackupError, type Manifest, writeManifest } from './manifest.js';
 import { dumpDatabase, latestMigration } from './postgres-tools.js';
 import { releaseVersion } from './release.js';
@@ -22,6 +23,7 @@ export async function backUp(config: CloudConfig, folder: string, now: Date): Pr
   const database = 'url' in config.database ? await backUpPostgres(config.database.url, folder) : null;
   if (!database) backUpEmbedded(config, folder);
   copyFileSync(config.serviceKeyFile, join(folder, BACKUP_FILES.serviceKey));
+  const vapidKey = backUpVapidKey(config, folder);
   const operatorToken = backUpOperatorToken(config, folder);
   const manifest: Manifest = {
     format: 1,
@@ -30,10 +32,26 @@ export async function backUp(config: CloudConfig, folder: string, now: Date): Pr
     database: database ? 'postgres' : 'embedded',
     service_key: { fingerprint: serviceKey.publicKey.fingerprint, public_key: serviceKey.publicKey.base64 },
     operator_token: operatorToken,
+    vapid_key: vapidKey,
   };
   writeManifest(folder, manifest);
   privateFiles(folder);
   return manifest;
+}
+
+/**
+ * The VAPID key beside the service key, when the cloud has made one: the customers' browsers subscribed with
+ * its public half, so a restored cloud with another key would reach none of them (docs/design.md section 10.6).
+ */
+function backUpVapidKey(config: CloudConfig, folder: string): Manifest['vapid_key'] {
+  if (!existsSync(config.vapidKeyFile)) return 'none';
+  try {
+    readVapidKey(config.vapidKeyFile);
+  } catch (error) {
+    throw new BackupError(`${error instanceof Error ? error.message : String(error)}: check VAPID_KEY_FILE`);
+  }
+  copyFileSync(config.vapidKeyFile, join(folder, BACKUP_FILES.vapidKey));
+  return 'file';
 }
 
 function readServiceKey(file: string): SigningKey {

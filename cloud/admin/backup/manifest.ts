@@ -16,6 +16,8 @@ export const BACKUP_FILES = {
   /** A copy of the stopped embedded database's folder. */
   embeddedDatabase: 'embedded-db',
   serviceKey: 'signing-key.pem',
+  /** The key Web Push is signed with (docs/design.md section 10.6): a new one would end every subscription. */
+  vapidKey: 'vapid-key.pem',
   operatorToken: 'operator-token',
 } as const;
 
@@ -31,6 +33,11 @@ export const manifestSchema = z.object({
   service_key: z.object({ fingerprint: z.string(), public_key: z.string() }),
   /** `file`: copied beside; `environment`: set by OPERATOR_TOKEN, which stays in the environment file. */
   operator_token: z.enum(['file', 'environment', 'none']),
+  /**
+   * `file`: the VAPID key copied beside; `none`: the cloud had none yet. Absent from backups made before
+   * notifications, which read as `none`: the format stays 1, as every older field means what it meant.
+   */
+  vapid_key: z.enum(['file', 'none']).default('none'),
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;

@@ -21,10 +21,20 @@ export async function restore(config: CloudConfig, folder: string): Promise<Mani
   if (manifest.operator_token === 'file' && existsSync(tokenFile)) {
     throw new BackupError(`an operator token is already at ${tokenFile}: move it away first`);
   }
+  if (manifest.vapid_key === 'file' && existsSync(config.vapidKeyFile)) {
+    throw new BackupError(
+      `a VAPID key is already at ${config.vapidKeyFile}: restore onto a data folder without one (move it away first)`,
+    );
+  }
   await restoreDatabaseOf(config, folder, manifest);
   mkdirSync(dirname(config.serviceKeyFile), { recursive: true, mode: 0o700 });
   copyFileSync(join(folder, BACKUP_FILES.serviceKey), config.serviceKeyFile);
   chmodSync(config.serviceKeyFile, 0o600);
+  if (manifest.vapid_key === 'file') {
+    mkdirSync(dirname(config.vapidKeyFile), { recursive: true, mode: 0o700 });
+    copyFileSync(join(folder, BACKUP_FILES.vapidKey), config.vapidKeyFile);
+    chmodSync(config.vapidKeyFile, 0o600);
+  }
   if (manifest.operator_token === 'file') {
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
     copyFileSync(join(folder, BACKUP_FILES.operatorToken), tokenFile);
