@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { momentText } from '../../cloud/foundation/web/readable-time.js';
 import type { NoticeMessage } from '../../cloud/links/mail/mailer.js';
 import { customerBarrier, customerBarriers } from '../../cloud/rules/devices/customer-barriers.js';
 import {
@@ -149,6 +150,21 @@ describe('the role rule', () => {
 });
 
 describe('invitations', () => {
+  it('say when their link ends in the barrier’s time zone, named', async () => {
+    const owner = await person('Zoe Owner');
+    const { deviceId } = await insertBarrier(cloud, owner.id, { name: 'Berlin flat' });
+    await cloud.ctx.db
+      .updateTable('devices')
+      .set({ time_zone: 'Europe/Berlin' })
+      .where('id', '=', deviceId)
+      .execute();
+    const guest = await person('Yan Guest');
+    await invited(owner, deviceId, guest, false);
+    const end = new Date(cloud.ctx.clock.now().getTime() + INVITATION_LIFETIME_MS);
+    expect(mail.at(-1)!.text).toContain(`until ${momentText(end, 'Europe/Berlin')}.`);
+    expect(mail.at(-1)!.text).toContain('(Europe/Berlin)');
+  });
+
   it('e-mails a link whose token is kept only as its hash, and the invited address accepts it once', async () => {
     const owner = await person('Anna Owner');
     const { deviceId } = await insertBarrier(cloud, owner.id, { name: 'Mill Lane 4' });
@@ -157,6 +173,9 @@ describe('invitations', () => {
     const message = mail.at(-1)!;
     expect(message.subject).toBe('Anna Owner invites you to share Mill Lane 4 on Gatelink');
     expect(message.text).toContain(`${cloud.ctx.baseUrl()}/invitations/${token}`);
+    expect(message.text).toContain(
+      `The link works once, for 7 days: until ${momentText(new Date(cloud.ctx.clock.now().getTime() + INVITATION_LIFETIME_MS), 'UTC')}.`,
+    );
     const stored = await cloud.ctx.db
       .selectFrom('barrier_invitations')
       .selectAll()

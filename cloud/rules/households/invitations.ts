@@ -4,6 +4,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { DB } from '../../foundation/db/schema.js';
+import { momentText } from '../../foundation/web/readable-time.js';
 import { emailAddress } from '../sign-in-codes/email-address.js';
 import { standingFor } from './barrier-roles.js';
 
@@ -57,7 +58,7 @@ export async function inviteToBarrier(
     });
     const device = await trx
       .selectFrom('devices')
-      .select(['name', 'label'])
+      .select(['name', 'label', 'time_zone'])
       .where('id', '=', input.deviceId)
       .forUpdate()
       .executeTakeFirstOrThrow();
@@ -81,6 +82,7 @@ export async function inviteToBarrier(
       expiresAt,
       barrier: device.name ?? device.label,
       owner: standing.ownerName,
+      zone: device.time_zone,
     };
   });
   try {
@@ -160,13 +162,21 @@ export function pendingInvitations(db: Database, deviceId: string, now: Date) {
 }
 
 /** The e-mail: who invites, to what, what accepting lets the reader do, until when, and that it works once. */
-function invitationText(input: { owner: string; barrier: string; url: string; expiresAt: Date }): string {
+/** The invitation's end is said in the barrier's zone, named: the household lives there, the invitee maybe too. */
+function invitationText(input: {
+  owner: string;
+  barrier: string;
+  url: string;
+  expiresAt: Date;
+  zone: string;
+}): string {
   return [
     `${input.owner} invites you to share their barrier ${input.barrier} on Gatelink: you will see who may open`,
     'it and when it was opened, and, if they allowed it, give and withdraw companies’ access.',
     '',
     `To accept, open ${input.url}`,
-    `and sign in or sign up with this e-mail address. The link works once, for 7 days (until ${input.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC).`,
+    'and sign in or sign up with this e-mail address.',
+    `The link works once, for 7 days: until ${momentText(input.expiresAt, input.zone)}.`,
     '',
     'If you do not know them, ignore this e-mail: nothing happens unless you accept.',
   ].join('\n');
