@@ -124,6 +124,7 @@ describe.skipIf(!reachable)('a backup restored into a fresh database and data fo
     expect(backup.stderr).toBe('');
     expect(backup.code).toBe(0);
     expect(backup.stdout).toContain(`service key   ${cloud.ctx.serviceKey.publicKey.fingerprint}`);
+    expect(backup.stdout).toContain('VAPID key     file');
   });
 
   afterAll(async () => {
@@ -133,9 +134,15 @@ describe.skipIf(!reachable)('a backup restored into a fresh database and data fo
     for (const made of folders) await rm(made, { recursive: true, force: true });
   });
 
-  it('keeps the database, the service key and the operator token, each readable by its owner alone', async () => {
+  it('keeps the database, the service key, the VAPID key and the operator token, each readable by its owner alone', async () => {
     const names = (await readdir(backupFolder)).sort();
-    expect(names).toEqual(['database.pgdump', 'manifest.json', 'operator-token', 'signing-key.pem']);
+    expect(names).toEqual([
+      'database.pgdump',
+      'manifest.json',
+      'operator-token',
+      'signing-key.pem',
+      'vapid-key.pem',
+    ]);
     for (const name of names) expect((await stat(join(backupFolder, name))).mode & 0o777).toBe(0o600);
     expect((await stat(backupFolder)).mode & 0o777).toBe(0o700);
   });

@@ -30,6 +30,7 @@ function summary(manifest: Manifest): string[] {
     `  made          ${manifest.created_at} by release ${manifest.release.version}`,
     `  database      ${manifest.database}${manifest.release.latest_migration ? `, migrated to ${manifest.release.latest_migration}` : ''}`,
     `  service key   ${manifest.service_key.fingerprint}`,
+    `  VAPID key     ${manifest.vapid_key === 'file' ? 'file' : 'none (the cloud had not made one)'}`,
     `  operator token ${manifest.operator_token === 'environment' ? 'in OPERATOR_TOKEN (keep your environment file)' : manifest.operator_token}`,
   ];
 }
