@@ -20,6 +20,8 @@ import type { ShapeChoices } from './shape-form.js';
  */
 export interface ConsentChoices {
   barriers: { barrier: CustomerBarrier; objects: BarrierObject[] }[];
+  /** Who shares barriers with the reader to look only, said when there is none to grant on (section 9.2). */
+  lookOnly?: string[];
   /** The objects ticked (number ids). */
   objects: number[];
   /** `proposed`: the end the company asked for, offered when it asked for one. */
@@ -49,6 +51,9 @@ export function ConsentForm(props: {
 }): VNode {
   const { choices, company, code } = props;
   const { errors } = choices;
+  if (choices.barriers.length === 0 && choices.lookOnly?.length) {
+    return <LookOnly page={props.page} code={code} company={company} sharedBy={choices.lookOnly} />;
+  }
   if (choices.barriers.length === 0) {
     return (
       <section class="card" aria-labelledby="consent-title">
@@ -143,6 +148,36 @@ export function ConsentForm(props: {
       </form>
       <DeclineForm page={props.page} code={code} company={company} />
       <ReleaseForm page={props.page} code={code} />
+    </section>
+  );
+}
+
+/**
+ * For a member who may only look, with no barrier of their own to grant on: why there is nothing to tick, and
+ * the ways on, passing the request to someone who may grant (the form below, handover-form.tsx) or releasing it.
+ */
+function LookOnly(props: {
+  page: PageContext;
+  code: string;
+  company: CompanyDisplay;
+  sharedBy: string[];
+}): VNode {
+  const { company } = props;
+  const owners = new Intl.ListFormat('en').format(props.sharedBy);
+  return (
+    <section class="card" aria-labelledby="consent-title">
+      <h2 id="consent-title">You can look, not grant</h2>
+      <p>
+        You may only look at what {owners} {props.sharedBy.length === 1 ? 'shares' : 'share'} with you, so you
+        cannot give {company.name} access to it. Pass this request to someone who may grant, below, or release
+        it so that they can take it.
+      </p>
+      <p class="actions">
+        <DeclineButton />
+      </p>
+      <DeclineHint company={company} />
+      <DeclineForm page={props.page} code={props.code} company={company} />
+      <ReleaseForm page={props.page} code={props.code} />
     </section>
   );
 }

@@ -43,24 +43,26 @@ export function HouseholdCard(props: {
                 {member.mayGrant ? 'May grant access' : 'Can look only'}. Joined{' '}
                 <Moment date={member.joinedAt} />.
               </div>
-              <form method="post" action={`${base}/members/${member.customerId}/may-grant`} class="actions">
-                <CsrfField page={props.page} />
-                <input type="hidden" name="may_grant" value={member.mayGrant ? '0' : '1'} />
-                <button type="submit" class="secondary">
-                  {member.mayGrant ? 'Let them look only' : 'Let them grant and withdraw access'}
-                </button>
-              </form>
-              <form
-                method="post"
-                action={`${base}/members/${member.customerId}/remove`}
-                data-confirm={`Remove ${member.name}? They no longer see ${barrier.name}.`}
-                class="actions"
-              >
-                <CsrfField page={props.page} />
-                <button type="submit" class="danger" aria-label={`Remove ${member.name}`}>
-                  Remove
-                </button>
-              </form>
+              <div class="actions">
+                <form method="post" action={`${base}/members/${member.customerId}/may-grant`}>
+                  <CsrfField page={props.page} />
+                  <input type="hidden" name="may_grant" value={member.mayGrant ? '0' : '1'} />
+                  <button type="submit" class="secondary">
+                    {member.mayGrant ? 'Let them look only' : 'Let them grant and withdraw access'}
+                    <span class="visually-hidden"> ({member.name})</span>
+                  </button>
+                </form>
+                <form
+                  method="post"
+                  action={`${base}/members/${member.customerId}/remove`}
+                  data-confirm={`Remove ${member.name}? They no longer see ${barrier.name}.`}
+                >
+                  <CsrfField page={props.page} />
+                  <button type="submit" class="danger" aria-label={`Remove ${member.name}`}>
+                    Remove
+                  </button>
+                </form>
+              </div>
             </li>
           ))}
         </ul>

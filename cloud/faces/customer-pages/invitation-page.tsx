@@ -38,15 +38,15 @@ export function InvitationPage(props: {
       <section class="card" aria-labelledby="invitation-title">
         <h1 id="invitation-title">{heading}</h1>
         {view.kind === 'open' ? (
-          <OpenInvitation {...props} mayGrant={invitation.mayGrant} email={invitation.email} />
+          <OpenInvitation
+            {...props}
+            mayGrant={invitation.mayGrant}
+            email={invitation.email}
+            expiresAt={invitation.expiresAt}
+          />
         ) : (
           <p>{ENDED[view.kind]}</p>
         )}
-        {view.kind === 'open' ? (
-          <p class="muted small">
-            The link works once, until <Moment date={invitation.expiresAt} />.
-          </p>
-        ) : null}
       </section>
     </Layout>
   );
@@ -65,16 +65,26 @@ function OpenInvitation(props: {
   path: string;
   mayGrant: boolean;
   email: string;
+  expiresAt: Date;
 }): VNode {
-  const what = props.mayGrant
-    ? 'You would see who may open it and every opening, and give and withdraw companies’ access.'
-    : 'You would see who may open it and every opening; you would not give or withdraw access.';
+  const what = (
+    <>
+      <p>
+        {props.mayGrant
+          ? 'You would see who may open it and every opening, and give and withdraw companies’ access.'
+          : 'You would see who may open it and every opening; you would not give or withdraw access.'}
+      </p>
+      <p class="muted small">
+        The link works once, until <Moment date={props.expiresAt} />.
+      </p>
+    </>
+  );
   const next = encodeURIComponent(props.path);
   switch (props.reader) {
     case 'invited':
       return (
         <>
-          <p>{what}</p>
+          {what}
           <form method="post" action={`${props.path}/accept`} class="actions">
             <CsrfField page={props.page} />
             <button type="submit">Accept</button>
@@ -84,7 +94,7 @@ function OpenInvitation(props: {
     case 'signed-out':
       return (
         <>
-          <p>{what}</p>
+          {what}
           <p>
             Sign in, or sign up, with the e-mail address the invitation was sent to; then you come back here.
           </p>

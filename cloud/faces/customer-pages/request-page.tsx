@@ -39,10 +39,13 @@ export function RequestPage(props: RequestPageProps): VNode {
   if (view.kind !== 'found') return <CodeNotFound page={page} view={view} />;
   const signedIn = page.customer !== null;
   const { company, state, holder, code } = view;
+  const passedOn = state === 'claimed' && holder !== 'you' && props.passedTo !== undefined;
   const stateWords =
     state === 'issued' && props.justGranted
       ? 'Granted'
-      : STATE_WORDS[state === 'claimed' && holder !== 'you' ? 'taken' : state];
+      : passedOn
+        ? 'Passed on'
+        : STATE_WORDS[state === 'claimed' && holder !== 'you' ? 'taken' : state];
   const title = `${company.name}: ${stateWords}`;
   return (
     <Layout title={title} page={page}>

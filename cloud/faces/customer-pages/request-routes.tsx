@@ -221,6 +221,7 @@ export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDep
       const zone = zoneOf(barriers, options.posted?.objects ?? []);
       const consent: ConsentChoices = {
         barriers,
+        ...(barriers.length === 0 ? { lookOnly: await lookOnlyOwners(customerId) } : {}),
         objects: [],
         lifetime: proposal?.endsAt ? 'proposed' : 'withdrawn',
         until: '',
@@ -298,6 +299,15 @@ export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDep
       barriers.map((barrier) => barrier.id),
     );
     return barriers.map((barrier) => ({ barrier, objects: objects.get(barrier.id) ?? [] }));
+  }
+
+  /** Who shares barriers with the customer to look only: the consent form says why it offers none of them. */
+  async function lookOnlyOwners(customerId: number): Promise<string[]> {
+    const barriers = await customerBarriers(ctx.db, customerId);
+    const owners = barriers.flatMap((barrier) =>
+      barrier.sharedBy !== null && !roleAllows(barrier.role, 'grant') ? [barrier.sharedBy] : [],
+    );
+    return [...new Set(owners)];
   }
 
   /**
