@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { momentText } from '../../cloud/foundation/web/readable-time.js';
-import type { NoticeMessage } from '../../cloud/links/mail/mailer.js';
 import { customerBarrier, customerBarriers } from '../../cloud/rules/devices/customer-barriers.js';
 import {
   removeBarrier,
@@ -28,6 +27,7 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { insertBarrier } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { mailOutbox } from '../support/mail-outbox.js';
 
 /**
  * A barrier's household (docs/design.md section 9.2) as its rules decide it: the one role rule, invitations by
@@ -35,7 +35,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
  * (removal, retirement, changing hands, replacement) does to its members.
  */
 const clock = new FakeClock(Date.parse('2026-11-27T10:00:00Z'));
-const mail: NoticeMessage[] = [];
+const outbox = mailOutbox();
+const mail = outbox.notices;
 let database: TestDatabase;
 let cloud: TestCloud;
 let serial = 0;
@@ -45,12 +46,7 @@ beforeAll(async () => {
   cloud = await startTestCloud({
     database,
     clock,
-    mailer: {
-      sendCode: async () => {},
-      sendNotice: async (message) => {
-        mail.push(message);
-      },
-    },
+    mailer: outbox.mailer,
   });
 });
 

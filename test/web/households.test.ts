@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CODE_LOOKUPS } from '../../cloud/faces/customer-pages/request-routes.js';
-import type { NoticeMessage } from '../../cloud/links/mail/mailer.js';
-import type { CodeMessage } from '../../cloud/rules/sign-in-codes/send-code.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -14,6 +12,7 @@ import {
   type TestBarrier,
 } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { mailOutbox } from '../support/mail-outbox.js';
 
 /**
  * A barrier's household through the pages (docs/design.md section 9.2): the owner invites by e-mail, the invited
@@ -22,8 +21,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
  * and leaving close every page of the barrier to them.
  */
 const clock = new FakeClock(Date.parse('2026-11-27T10:00:00Z'));
-const notices: NoticeMessage[] = [];
-const codes: CodeMessage[] = [];
+const outbox = mailOutbox();
+const { notices, codes } = outbox;
 let database: TestDatabase;
 let cloud: TestCloud;
 let cleaners: SecretAuth;
@@ -34,14 +33,7 @@ beforeAll(async () => {
   cloud = await startTestCloud({
     database,
     clock,
-    mailer: {
-      sendCode: async (message) => {
-        codes.push(message);
-      },
-      sendNotice: async (message) => {
-        notices.push(message);
-      },
-    },
+    mailer: outbox.mailer,
   });
   cleaners = await secretCompany(cloud, 'Demo Cleaning Ltd');
 });

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CODE_LOOKUPS } from '../../cloud/faces/customer-pages/request-routes.js';
-import type { NoticeMessage } from '../../cloud/links/mail/mailer.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
@@ -13,6 +12,7 @@ import {
   type TestBarrier,
 } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { mailOutbox } from '../support/mail-outbox.js';
 
 /*
  * Passing a claimed request on (docs/design.md section 9.2): its holder hands it to someone they share a barrier
@@ -21,7 +21,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
  * passes it. The company sees a claimed request throughout.
  */
 const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
-const notices: NoticeMessage[] = [];
+const outbox = mailOutbox();
+const { notices } = outbox;
 let database: TestDatabase;
 let cloud: TestCloud;
 let company: SecretAuth;
@@ -31,12 +32,7 @@ beforeAll(async () => {
   cloud = await startTestCloud({
     database,
     clock,
-    mailer: {
-      async sendCode() {},
-      async sendNotice(message) {
-        notices.push(message);
-      },
-    },
+    mailer: outbox.mailer,
   });
   company = await secretCompany(cloud, 'Quick Couriers');
 });
