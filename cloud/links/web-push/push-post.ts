@@ -1,29 +1,14 @@
-import * as net from 'node:net';
 import webPush from 'web-push';
 import type { VapidKey } from '../../rules/vapid-key/vapid-key-file.js';
-import {
-  AddressRefused,
-  type Connector,
-  checkedRequest,
-  defaultResolve,
-  type Resolver,
-} from '../outbound-http/safe-connection.js';
+import { type PublicPostConnection, postOnce } from '../outbound-http/public-post.js';
 
 /**
  * One Web Push request (docs/design.md section 10.6). The `web-push` package makes it: the payload encrypted
  * `aes128gcm` to the subscription's keys (RFC 8291) and the VAPID JWT signed with the cloud's key (RFC 8292).
- * It is sent over the callbacks' connection machinery (cloud/links/outbound-http/safe-connection.ts), not the
- * package's own: only to public addresses, checked on the address actually connected to, with a deadline for
+ * It is sent as the callbacks are (cloud/links/outbound-http/public-post.ts), not by the package: only to public addresses, checked on the address actually connected to, with a deadline for
  * the answer's head; the body is not read.
  */
-export interface PushConnection {
-  /** Development and tests only: every address and plain http are allowed. */
-  allowPrivateAddresses: boolean;
-  /** How long an attempt may take, until the answer's status arrives. */
-  timeoutMs: number;
-  resolve?: Resolver;
-  connect?: Connector;
-}
+export type PushConnection = PublicPostConnection;
 
 export interface PushTarget {
   endpoint: string;
@@ -71,38 +56,16 @@ export async function postPush(
   const headers = Object.fromEntries(
     Object.entries(details.headers).map(([name, value]) => [name, String(value)]),
   );
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), connection.timeoutMs);
-  const signal = stop ? AbortSignal.any([deadline.signal, stop]) : deadline.signal;
-  try {
-    const response = await checkedRequest(
-      url,
-      {
-        devUrlTemplate: undefined,
-        allowPrivateAddresses: connection.allowPrivateAddresses,
-        resolve: connection.resolve ?? defaultResolve,
-        connect: connection.connect ?? net.connect,
-        signal,
-        answers: new Map(),
-      },
-      { method: 'POST', headers: { ...headers, Connection: 'close' }, body: details.body },
-    );
-    response.destroy();
-    const status = response.statusCode ?? 0;
-    if (status >= 200 && status < 300) return { status, error: null };
-    return { status, error: `the push service answered ${status}` };
-  } catch (error) {
-    if (deadline.signal.aborted)
+  const answer = await postOnce(url, { headers, body: details.body }, connection, stop);
+  switch (answer.kind) {
+    case 'answered':
+      if (answer.status >= 200 && answer.status < 300) return { status: answer.status, error: null };
+      return { status: answer.status, error: `the push service answered ${answer.status}` };
+    case 'timed out':
       return { status: null, error: `no answer within ${connection.timeoutMs} ms` };
-    if (error instanceof AddressRefused) {
-      return { status: null, error: `refused to connect: ${error.hostname} is not a public address` };
-    }
-    const code = (error as { code?: unknown }).code;
-    return {
-      status: null,
-      error: typeof code === 'string' ? `could not connect: ${code}` : 'could not connect',
-    };
-  } finally {
-    clearTimeout(timer);
+    case 'refused':
+      return { status: null, error: `refused to connect: ${answer.hostname} is not a public address` };
+    case 'failed':
+      return { status: null, error: answer.code ? `could not connect: ${answer.code}` : 'could not connect' };
   }
 }
