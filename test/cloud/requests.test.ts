@@ -404,18 +404,20 @@ describe('declining', () => {
       },
     ]);
 
+    // Each tried in turn: a refusal made before its expect would be an unhandled rejection meanwhile.
     const refusals = [
-      claimRequest(cloud.ctx, { code, customerId }),
-      issueAccessKey(cloud.ctx, {
-        code,
-        customerId,
-        deviceId: barrier.deviceId,
-        objectIds: [barrier.objects[0]!.number_id],
-        keyExpiresAt: null,
-      }),
-      declineRequest(cloud.ctx, { code, customerId }),
+      () => claimRequest(cloud.ctx, { code, customerId }),
+      () =>
+        issueAccessKey(cloud.ctx, {
+          code,
+          customerId,
+          deviceId: barrier.deviceId,
+          objectIds: [barrier.objects[0]!.number_id],
+          keyExpiresAt: null,
+        }),
+      () => declineRequest(cloud.ctx, { code, customerId }),
     ];
-    for (const refused of refusals) await expect(refused).rejects.toMatchObject({ code: 'invalid_state' });
+    for (const refused of refusals) await expect(refused()).rejects.toMatchObject({ code: 'invalid_state' });
     expect((await status(code)).body).not.toHaveProperty('key_ref');
     expect(await declinedEvents(code)).toHaveLength(1);
   });
