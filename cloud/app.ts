@@ -4,6 +4,7 @@ import { HEADER_LIMIT_BYTES } from '../shared/limits.js';
 import type { AssembledContext } from './context.js';
 import { apiContractRoutes } from './faces/api-contract/routes.js';
 import { companyApiRoutes } from './faces/company-api/route.js';
+import { emailUnsubscribeRoutes } from './faces/customer-pages/email-unsubscribe.js';
 import { notFoundPage } from './faces/customer-pages/not-found.js';
 import { deviceInstallRoutes } from './faces/device-install/routes.js';
 import { registerMetrics } from './faces/operator-api/metrics-routes.js';
@@ -88,6 +89,8 @@ export async function registerRoutes(
   await app.register(apiContractRoutes, { ctx: deps.ctx });
   await app.register(webAssets, { ctx: deps.ctx });
   await app.register(logoRoute, { ctx: deps.ctx });
+  // Beside the pages, not under them: a mail client's one-click POST has no session and no CSRF token.
+  await app.register(emailUnsubscribeRoutes, { ctx: deps.ctx });
   await app.register(webPages, {
     ctx: deps.ctx,
     operatorToken: deps.operatorToken,

@@ -10,6 +10,7 @@ import {
   DataFolder,
   EventDeliveryComponent,
   HttpServer,
+  MailDeliveryComponent,
   PushDeliveryComponent,
   RoutesComponent,
   ScrapeGauges,
@@ -27,6 +28,7 @@ import { UPDATE_DELIVERY_INTERVAL_MS } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
+import { DEFAULT_MAIL_DELIVERY, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
 import { fetchKeyFile } from './links/outbound-http/keyfile-fetch.js';
 import { defaultResolve, type Resolver } from './links/outbound-http/safe-connection.js';
 import { DEFAULT_PUSH_DELIVERY, type PushDeliveryOptions } from './links/web-push/push-delivery.js';
@@ -60,6 +62,11 @@ export interface CloudOptions {
    * send by hand (`deliverDuePushes`) turn it off.
    */
   pushDelivery?: Partial<PushDeliveryOptions> | false;
+  /**
+   * E-mails of openings to those who asked for them (cloud/links/mail/opening-mail-delivery.ts), on by default;
+   * tests that send by hand (`deliverDueMails`) turn it off.
+   */
+  mailDelivery?: Partial<MailDeliveryOptions> | false;
   /** Where the log's JSON lines go; standard output by default (tests read them here). */
   logStream?: LogStream;
   /**
@@ -140,6 +147,10 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     server,
     new EventDeliveryComponent({ context, database }, deliveryOptions(options)),
     new PushDeliveryComponent(context, pushDeliveryOptions(options)),
+    new MailDeliveryComponent(
+      context,
+      options.mailDelivery === false ? false : { ...DEFAULT_MAIL_DELIVERY, ...options.mailDelivery },
+    ),
     new UpdateDeliveryJob(
       { context, link },
       updates === false ? false : (updates?.intervalMs ?? UPDATE_DELIVERY_INTERVAL_MS),

@@ -24,6 +24,7 @@ import type { ControllerLink } from './links/controllers/controller-link.js';
 import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
 import type { Mailer } from './links/mail/mailer.js';
+import { type MailDeliveryOptions, OpeningMailDelivery } from './links/mail/opening-mail-delivery.js';
 import type { Resolver } from './links/outbound-http/safe-connection.js';
 import { PushDelivery, type PushDeliveryOptions } from './links/web-push/push-delivery.js';
 import { CompanyCache } from './rules/call-auth/company-cache.js';
@@ -358,6 +359,29 @@ export class PushDeliveryComponent implements Part {
   async start(): Promise<void> {
     if (this.#options === false) return;
     this.#delivery = new PushDelivery({ ctx: this.#context.ctx, delivery: this.#options });
+    await this.#delivery.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#delivery?.stop();
+  }
+}
+
+/** E-mails of openings to those who asked for them (links/mail/, docs/design.md section 10.7), unless off. */
+export class MailDeliveryComponent implements Part {
+  readonly name = 'mail delivery';
+  readonly #context: ContextComponent;
+  readonly #options: MailDeliveryOptions | false;
+  #delivery: OpeningMailDelivery | undefined;
+
+  constructor(context: ContextComponent, options: MailDeliveryOptions | false) {
+    this.#context = context;
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    if (this.#options === false) return;
+    this.#delivery = new OpeningMailDelivery({ ctx: this.#context.ctx, delivery: this.#options });
     await this.#delivery.start();
   }
 

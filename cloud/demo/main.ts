@@ -105,6 +105,9 @@ const terminalMailer: Mailer = {
   async sendNotice(message) {
     say();
     say(`  E-mail to ${message.to}: ${message.subject}   (no SMTP_URL is set, so it is shown here)`);
+    // The demo's person has no inbox: the way to stop the e-mails of openings is shown with them.
+    const unsubscribe = message.headers?.['List-Unsubscribe'];
+    if (unsubscribe) say(`  To stop these e-mails: ${unsubscribe.replace(/^<|>$/g, '')}`);
     say();
   },
 };

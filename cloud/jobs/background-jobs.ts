@@ -8,6 +8,7 @@ import type { DomainKeysContext } from '../rules/domain-keys/domain-keys-context
 import { purgeEvents } from '../rules/events/delivery-store.js';
 import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
 import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
+import { purgeMails } from '../rules/mail-notifications/mail-outbox.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { sweepGates } from '../rules/positions/gate-sweeps.js';
@@ -36,6 +37,7 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
     job('e-mail code purge', 600_000, () => purgeEmailCodes(ctx)),
     job('event purge', 3_600_000, () => purgeEvents(ctx, RETRY_WINDOW_MS)),
     job('push purge', 3_600_000, () => purgePushes(ctx)),
+    job('opening mail purge', 3_600_000, () => purgeMails(ctx)),
     ...receiptJobs(ctx, job),
   ];
 }

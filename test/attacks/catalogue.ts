@@ -529,6 +529,18 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 10.6',
   },
   {
+    id: 'web.notification-choice-foreign',
+    attack:
+      "posting the notification choice form for a barrier that is not one's own, to change what its household is told",
+    source: 'docs/design.md section 10.7',
+  },
+  {
+    id: 'web.unsubscribe-forged',
+    attack:
+      "a forged, altered or unknown one-click unsubscribe token, to stop another person's e-mails of openings without their link",
+    source: 'docs/design.md section 10.7',
+  },
+  {
     id: 'web.push-private-endpoint',
     attack:
       'a notification subscription whose push service is, or resolves to, a private or loopback address, so that the cloud would post into its own network',

@@ -351,8 +351,27 @@ describe('leaving and removal', () => {
       setMayGrant(cloud.ctx, { customerId: removed.id, deviceId, memberId: changed.id, mayGrant: true }),
     ).rejects.toMatchObject({ code: 'not_found' });
 
+    // Each chose to be told of every opening by e-mail too: leaving or being removed takes the choice along.
+    await cloud.ctx.db
+      .insertInto('notification_choices')
+      .values(
+        [leaver, removed, changed].map((each) => ({
+          device_id: deviceId,
+          customer_id: each.id,
+          tell: 'every',
+          by_email: true,
+          updated_at: clock.now(),
+        })),
+      )
+      .execute();
     await leaveBarrier(cloud.ctx.db, { customerId: leaver.id, deviceId });
     await removeMember(cloud.ctx, { customerId: owner.id, deviceId, memberId: removed.id });
+    const choices = await cloud.ctx.db
+      .selectFrom('notification_choices')
+      .select('customer_id')
+      .where('device_id', '=', deviceId)
+      .execute();
+    expect(choices).toEqual([{ customer_id: changed.id }]);
     await setMayGrant(cloud.ctx, { customerId: owner.id, deviceId, memberId: changed.id, mayGrant: true });
     expect(await membersOf(deviceId)).toEqual([{ customer_id: changed.id, may_grant: true }]);
     for (const gone of [leaver, removed]) {

@@ -9,6 +9,7 @@ import type { DatabaseHandle } from '../../cloud/foundation/db/database.js';
 import type { HttpTimeouts } from '../../cloud/foundation/http/timeouts.js';
 import type { DeliveryOptions } from '../../cloud/links/event-delivery/delivery-worker.js';
 import type { Mailer } from '../../cloud/links/mail/mailer.js';
+import type { MailDeliveryOptions } from '../../cloud/links/mail/opening-mail-delivery.js';
 import type { Resolver } from '../../cloud/links/outbound-http/safe-connection.js';
 import type { PushDeliveryOptions } from '../../cloud/links/web-push/push-delivery.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -90,6 +91,8 @@ export async function startTestCloud(options: {
   pushDelivery?: Partial<PushDeliveryOptions>;
   /** Where the log's JSON lines go (with LOG_LEVEL in `env`); nowhere by default. */
   logStream?: LogStream;
+  /** The running delivery of e-mails of openings, off unless given: suites send with `deliverDueMails`. */
+  mailDelivery?: Partial<MailDeliveryOptions>;
   /** Rollouts' update delivery job; off unless given: suites call `controllerLink.updates.deliverDue()`. */
   updateDelivery?: { intervalMs?: number; resendAfterMs?: number };
 }): Promise<TestCloud> {
@@ -101,6 +104,7 @@ export async function startTestCloud(options: {
     jobs: false,
     eventDelivery: options.eventDelivery ?? false,
     pushDelivery: options.pushDelivery ?? false,
+    mailDelivery: options.mailDelivery ?? false,
     updateDelivery: options.updateDelivery ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),

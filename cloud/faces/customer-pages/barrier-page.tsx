@@ -13,6 +13,7 @@ import {
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
 import type { Household } from '../../rules/households/members.js';
+import type { NotificationChoice } from '../../rules/notification-choices/choices.js';
 import type { GateLimits, SensedObject } from '../../rules/positions/gate-display.js';
 import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { AccessHistoryCard } from './access-history-card.js';
@@ -22,6 +23,7 @@ import { CompanyLogo } from './company-mark.js';
 import { GateLimitsCard, type GateLimitsForm, GatePositions } from './gate-position.js';
 import { HouseholdCard, type InviteForm, SharedWithYouCard } from './household-card.js';
 import { KeyShapeText } from './key-shape.js';
+import { NotificationChoiceCard } from './notification-choice.js';
 import { ReceiptsLine } from './receipts-line.js';
 
 /**
@@ -58,11 +60,14 @@ export interface BarrierPageProps {
           | 'invitation_withdrawn'
           | 'member_removed'
           | 'member_changed'
-          | 'joined';
+          | 'joined'
+          | 'notifications';
       }
     | { kind: 'withdrawn' | 'shaped'; company: string };
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
+  /** What the reader chose to be told of its openings, and their confirmed address (section 10.7). */
+  notificationChoice: NotificationChoice & { email: string | null };
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
@@ -112,6 +117,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         {props.receipts ? <ReceiptsLine barrierId={barrier.id} status={props.receipts} /> : null}
       </section>
       <AccessHistoryCard lines={props.history} />
+      <NotificationChoiceCard page={props.page} barrierId={barrier.id} choice={props.notificationChoice} />
       <section class="card" aria-labelledby="objects-title">
         <h2 id="objects-title">What it opens</h2>
         {objects.length === 0 ? (
@@ -205,6 +211,8 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
       return 'Saved: what they may do changes at once.';
     case 'joined':
       return `Welcome: ${barrier} is shared with you now.`;
+    case 'notifications':
+      return `Saved: you are told of ${barrier} as chosen below, from its next opening on.`;
   }
 }
 

@@ -25,6 +25,7 @@ import {
 import { removeBarrier, replaceController } from '../../rules/devices/device-lifecycle.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
 import { householdOf } from '../../rules/households/members.js';
+import { choiceOf } from '../../rules/notification-choices/choices.js';
 import {
   barrierGates,
   LEFT_OPEN_MINUTES,
@@ -265,6 +266,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     if (textField(request.query, 'replaced') === '1') return { notice: { kind: 'replaced' } };
     if (textField(request.query, 'limits') === '1') return { notice: { kind: 'limits' } };
     if (textField(request.query, 'zone') === '1') return { notice: { kind: 'zone' } };
+    if (textField(request.query, 'notifications') === '1') return { notice: { kind: 'notifications' } };
     const withdrawn = textField(request.query, 'withdrawn');
     const shaped = textField(request.query, 'shaped');
     const keyRef = /^\d{1,9}$/.test(withdrawn) ? withdrawn : /^\d{1,9}$/.test(shaped) ? shaped : null;
@@ -320,13 +322,15 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     const now = ctx.clock.now();
     // The household shares the owner's keys, journal and receipts (docs/design.md section 9.2).
     const owner = barrier.ownerId;
-    const [objects, keys, sensed, receipts, history, household] = await Promise.all([
+    const reader = { customerId: customer.customerId, deviceId: barrier.id };
+    const [objects, keys, sensed, receipts, history, household, notificationChoice] = await Promise.all([
       barrierObjects(ctx.db, [barrier.id]),
       keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
       barrierGates(ctx.db, owner, barrier.id),
       receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
       accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
       barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
+      choiceOf(ctx.db, reader),
     ]);
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
@@ -340,6 +344,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         history={history}
         gates={gates}
         receipts={receipts}
+        notificationChoice={notificationChoice}
         {...(household ? { household } : {})}
         {...shown}
       />,

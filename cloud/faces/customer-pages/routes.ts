@@ -8,6 +8,7 @@ import { homeRoutes } from './home-routes.js';
 import { invitationRoutes } from './invitation-routes.js';
 import { journalRoutes } from './journal-routes.js';
 import { keyShapeRoutes } from './key-shape-routes.js';
+import { notificationChoiceRoutes } from './notification-choice.js';
 import { notificationRoutes } from './notification-routes.js';
 import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
@@ -37,6 +38,7 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(accountRoutes, deps);
   await app.register(passkeyRoutes, deps);
   await app.register(notificationRoutes, deps);
+  await app.register(notificationChoiceRoutes, deps);
   await app.register(journalRoutes, deps);
   await app.register(receiptsRoutes, deps);
 }

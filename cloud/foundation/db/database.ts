@@ -20,6 +20,7 @@ import * as customerTimeZone from './migrations/0014-customer-time-zone.js';
 import * as barrierHistory from './migrations/0015-barrier-history.js';
 import * as households from './migrations/0016-households.js';
 import * as pushSubscriptions from './migrations/0017-push-subscriptions.js';
+import * as notificationChoices from './migrations/0018-notification-choices.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-barrier-history': barrierHistory,
   '0016-households': households,
   '0017-push-subscriptions': pushSubscriptions,
+  '0018-notification-choices': notificationChoices,
 };
 
 /**

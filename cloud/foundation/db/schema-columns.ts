@@ -404,6 +404,25 @@ export const TABLE_COLUMNS = {
     only_row: 'boolean',
     last_entry_id: 'integer',
   },
+  notification_choices: {
+    device_id: 'text',
+    customer_id: 'integer',
+    tell: 'text',
+    by_email: 'boolean',
+    updated_at: 'timestamp with time zone',
+  },
+  opening_mail_outbox: {
+    id: 'bigint',
+    customer_id: 'integer',
+    journal_id: 'integer',
+    created_at: 'timestamp with time zone',
+    attempts: 'integer',
+    next_attempt_at: 'timestamp with time zone',
+    locked_until: 'timestamp with time zone | null',
+    sent_at: 'timestamp with time zone | null',
+    gave_up_at: 'timestamp with time zone | null',
+    last_error: 'text | null',
+  },
 } as const satisfies Description;
 
 /**

@@ -452,6 +452,32 @@ export interface PushJournalCursorTable {
   last_entry_id: number;
 }
 
+/** What a person is told of a barrier's openings (docs/design.md section 10.7): every one, refusals only, none. */
+export type NotificationTell = 'every' | 'refused' | 'none';
+
+/** A person's choice of what they are told of one barrier; no row is every opening, no e-mail. */
+export interface NotificationChoicesTable {
+  device_id: string;
+  customer_id: number;
+  tell: NotificationTell;
+  by_email: boolean;
+  updated_at: Timestamp;
+}
+
+/** One journal entry to e-mail one person of, until sent or given up (docs/design.md section 10.7). */
+export interface OpeningMailOutboxTable {
+  id: Generated<string>;
+  customer_id: number;
+  journal_id: number;
+  created_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  sent_at: Timestamp | null;
+  gave_up_at: Timestamp | null;
+  last_error: string | null;
+}
+
 export type RolloutTargetKind = 'all' | 'percent' | 'devices';
 export type RolloutState = 'running' | 'paused' | 'halted' | 'finished';
 export type DeviceUpdateState =
@@ -545,4 +571,6 @@ export interface DB {
   push_subscriptions: PushSubscriptionsTable;
   push_outbox: PushOutboxTable;
   push_journal_cursor: PushJournalCursorTable;
+  notification_choices: NotificationChoicesTable;
+  opening_mail_outbox: OpeningMailOutboxTable;
 }

@@ -11,7 +11,7 @@ import type { CodeMessage } from '../../rules/sign-in-codes/send-code.js';
 export interface Mailer {
   /** Resolves once the message is handed over; rejects when it could not be. */
   sendCode(message: CodeMessage): Promise<void>;
-  /** A short notice about the reader's account, such as being added to a company (docs/design.md 11.1). */
+  /** A short notice to the reader: being added to a company (docs/design.md 11.1), an opening (10.7). */
   sendNotice(message: NoticeMessage): Promise<void>;
 }
 
@@ -20,6 +20,8 @@ export interface NoticeMessage {
   subject: string;
   /** Plain text; the mailer adds the service's address at the end. */
   text: string;
+  /** Headers beyond the usual, such as List-Unsubscribe on an e-mail of an opening (docs/design.md 10.7). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -45,6 +47,7 @@ export function smtpMailer(options: { url: string; from: () => string; siteUrl: 
         to: message.to,
         subject: message.subject,
         text: `${message.text}\n\nGatelink, ${options.siteUrl()}`,
+        ...(message.headers ? { headers: { ...message.headers } } : {}),
       });
     },
   };
@@ -60,7 +63,12 @@ export function logMailer(log: FastifyBaseLogger): Mailer {
       );
     },
     async sendNotice(message) {
-      log.info({ email: message.to, subject: message.subject }, 'No SMTP_URL set: notice not e-mailed');
+      // The headers' names only: an unsubscribe address is a token that acts without signing in.
+      const headers = Object.keys(message.headers ?? {});
+      log.info(
+        { email: message.to, subject: message.subject, headers },
+        'No SMTP_URL set: notice not e-mailed',
+      );
     },
   };
 }

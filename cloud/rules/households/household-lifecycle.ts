@@ -8,18 +8,55 @@ import type { DB } from '../../foundation/db/schema.js';
  * it moves to the new one with the barrier's other rows.
  */
 
-/** Every membership ends, and every invitation still waiting is withdrawn, so its link says so. */
+/**
+ * Every membership ends, and every invitation still waiting is withdrawn, so its link says so. What each person
+ * chose to be told of it goes too (docs/design.md section 10.7): a next owner starts from every opening.
+ */
 export async function endHousehold(
   trx: Transaction<DB>,
   input: { deviceId: string; now: Date },
 ): Promise<void> {
   await trx.deleteFrom('barrier_members').where('device_id', '=', input.deviceId).execute();
+  await trx.deleteFrom('notification_choices').where('device_id', '=', input.deviceId).execute();
   await trx
     .updateTable('barrier_invitations')
     .set({ withdrawn_at: input.now })
     .where('device_id', '=', input.deviceId)
     .where('accepted_at', 'is', null)
     .where('withdrawn_at', 'is', null)
+    .execute();
+}
+
+/**
+ * A member who leaves or is removed takes with them what they chose to be told of the barrier, and whatever
+ * notification of its openings is still waiting for them, by push or e-mail (docs/design.md section 10.7): from
+ * then on they hear nothing of it, as they see nothing of it.
+ */
+export async function endMembership(
+  trx: Transaction<DB>,
+  input: { deviceId: string; customerId: number },
+): Promise<void> {
+  await trx
+    .deleteFrom('notification_choices')
+    .where('device_id', '=', input.deviceId)
+    .where('customer_id', '=', input.customerId)
+    .execute();
+  const entriesOfBarrier = trx.selectFrom('journal').select('id').where('device_id', '=', input.deviceId);
+  await trx
+    .deleteFrom('opening_mail_outbox')
+    .where('customer_id', '=', input.customerId)
+    .where('sent_at', 'is', null)
+    .where('journal_id', 'in', entriesOfBarrier)
+    .execute();
+  await trx
+    .deleteFrom('push_outbox')
+    .where('sent_at', 'is', null)
+    .where('journal_id', 'in', entriesOfBarrier)
+    .where(
+      'subscription_id',
+      'in',
+      trx.selectFrom('push_subscriptions').select('id').where('customer_id', '=', input.customerId),
+    )
     .execute();
 }
 
@@ -31,10 +68,19 @@ export async function forgetInvitations(trx: Transaction<DB>, deviceId: string):
   await trx.deleteFrom('barrier_invitations').where('device_id', '=', deviceId).execute();
 }
 
-/** A replacement: the members and the invitations, waiting or not, follow the barrier to its new controller. */
+/**
+ * A replacement: the members, the invitations, waiting or not, and what each chose to be told follow the barrier
+ * to its new controller.
+ */
 export async function moveHousehold(trx: Transaction<DB>, move: { from: string; to: string }): Promise<void> {
   // The new controller came unpaired, so its household is empty; clearing it keeps the move from colliding.
   await trx.deleteFrom('barrier_members').where('device_id', '=', move.to).execute();
+  await trx.deleteFrom('notification_choices').where('device_id', '=', move.to).execute();
+  await trx
+    .updateTable('notification_choices')
+    .set({ device_id: move.to })
+    .where('device_id', '=', move.from)
+    .execute();
   await trx
     .updateTable('barrier_members')
     .set({ device_id: move.to })

@@ -2,6 +2,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { NO_SUCH_BARRIER, standingFor } from './barrier-roles.js';
+import { endMembership } from './household-lifecycle.js';
 import { pendingInvitations } from './invitations.js';
 
 /**
@@ -60,13 +61,16 @@ export async function leaveBarrier(
   db: Database,
   input: { customerId: number; deviceId: string },
 ): Promise<void> {
-  const left = await db
-    .deleteFrom('barrier_members')
-    .where('device_id', '=', input.deviceId)
-    .where('customer_id', '=', input.customerId)
-    .returning('customer_id')
-    .executeTakeFirst();
-  if (!left) throw new ApiError('not_found', { message: NO_SUCH_BARRIER });
+  await db.transaction().execute(async (trx) => {
+    const left = await trx
+      .deleteFrom('barrier_members')
+      .where('device_id', '=', input.deviceId)
+      .where('customer_id', '=', input.customerId)
+      .returning('customer_id')
+      .executeTakeFirst();
+    if (!left) throw new ApiError('not_found', { message: NO_SUCH_BARRIER });
+    await endMembership(trx, input);
+  });
 }
 
 /** The owner removes a member; anyone but the owner, and someone who is not a member, get 404. */
@@ -83,6 +87,7 @@ export async function removeMember(
       .returning('customer_id')
       .executeTakeFirst();
     if (!removed) throw new ApiError('not_found', { message: 'No such member of this barrier.' });
+    await endMembership(trx, { deviceId: input.deviceId, customerId: input.memberId });
   });
 }
 

@@ -2,8 +2,8 @@ import type { CloudContext } from '../../foundation/context.js';
 import { addRecipients } from './recipients.js';
 
 /**
- * Follows the journal from a cursor and writes an outbox row per entry per subscription to tell
- * (docs/design.md section 10.6). `open` writes the journal in one statement that this never touches: nothing
+ * Follows the journal from a cursor and writes an outbox row per entry per subscription to tell, and per person
+ * who also asked for e-mail (docs/design.md sections 10.6 and 10.7). `open` writes the journal in one statement that this never touches: nothing
  * here can slow or block an opening, which is why the rows are made after the fact rather than in its
  * transaction.
  *
@@ -20,8 +20,10 @@ export const FAN_OUT_BATCH = 1000;
 export interface FanOut {
   /** Journal entries read past. */
   entries: number;
-  /** Outbox rows written. */
+  /** Push outbox rows written. */
   rows: number;
+  /** E-mail outbox rows written. */
+  mails: number;
 }
 
 export async function fanOutJournal(ctx: CloudContext, batch = FAN_OUT_BATCH): Promise<FanOut> {
@@ -34,7 +36,7 @@ export async function fanOutJournal(ctx: CloudContext, batch = FAN_OUT_BATCH): P
       .skipLocked()
       .executeTakeFirst();
     // Another instance is fanning out now.
-    if (!cursor) return { entries: 0, rows: 0 };
+    if (!cursor) return { entries: 0, rows: 0, mails: 0 };
     const entries = await trx
       .selectFrom('journal')
       .select(['id', 'at'])
@@ -43,10 +45,14 @@ export async function fanOutJournal(ctx: CloudContext, batch = FAN_OUT_BATCH): P
       .limit(batch)
       .execute();
     const upto = readablePrefix(cursor.last_entry_id, entries, now);
-    if (upto === cursor.last_entry_id) return { entries: 0, rows: 0 };
-    const rows = await addRecipients(trx, { afterId: cursor.last_entry_id, uptoId: upto, now });
+    if (upto === cursor.last_entry_id) return { entries: 0, rows: 0, mails: 0 };
+    const written = await addRecipients(trx, { afterId: cursor.last_entry_id, uptoId: upto, now });
     await trx.updateTable('push_journal_cursor').set({ last_entry_id: upto }).execute();
-    return { entries: entries.filter((entry) => entry.id <= upto).length, rows };
+    return {
+      entries: entries.filter((entry) => entry.id <= upto).length,
+      rows: written.pushes,
+      mails: written.mails,
+    };
   });
 }
 

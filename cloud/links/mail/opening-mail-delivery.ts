@@ -1,0 +1,172 @@
+import type { Part } from '../../../shared/lifecycle/lifecycle.js';
+import type { CloudContext } from '../../foundation/context.js';
+import { databaseOutage } from '../../foundation/db/database-outage.js';
+import {
+  type ClaimedMail,
+  claimMails,
+  type MailOutcome,
+  recordMail,
+  releaseMails,
+} from '../../rules/mail-notifications/mail-outbox.js';
+import { openingMail } from '../../rules/mail-notifications/opening-mail.js';
+import { unsubscribeToken } from '../../rules/notification-choices/unsubscribe-token.js';
+import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
+import type { Mailer } from './mailer.js';
+
+/**
+ * E-mails of openings to the people who asked for them (docs/design.md section 10.7), the way push delivery
+ * sends notifications (cloud/links/web-push/push-delivery.ts): reads the journal past the shared cursor (the
+ * one fan-out writes both outboxes, so either worker moves it), claims due rows with a lease (`claimMails`,
+ * `for update skip locked`), hands each to the mail server, and writes what became of it. At least once: a
+ * worker that stops gives its unsent rows back, one that dies leaves them to the others when the lease ends.
+ * It reads the journal and never writes it, so it cannot slow an opening.
+ */
+export interface OpeningMailContext extends CloudContext {
+  readonly mailer: Pick<Mailer, 'sendNotice'>;
+}
+
+export interface MailDeliveryOptions {
+  /** Rows claimed at once; sent one after another, as one mail server takes them. */
+  batchSize: number;
+  /** How long one message may take at most: the mailer's own timeouts (cloud/links/mail/mailer.ts) and more. */
+  sendTimeoutMs: number;
+  /** How often the running worker looks at the journal and the outbox. */
+  pollMs: number;
+  /** Jitter of the retry schedule, in [0, 1); Math.random by default. */
+  random?: () => number;
+}
+
+export const DEFAULT_MAIL_DELIVERY: MailDeliveryOptions = {
+  batchSize: 16,
+  sendTimeoutMs: 40_000,
+  pollMs: 1_000,
+};
+
+/** Covers writing the results after a batch's last message. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** The lease outlasts a batch whose every message takes its longest. */
+export function mailLeaseMs(options: MailDeliveryOptions): number {
+  return options.batchSize * options.sendTimeoutMs + LEASE_MARGIN_MS;
+}
+
+export interface MailTally {
+  sent: number;
+  failed: number;
+  gaveUp: number;
+}
+
+/**
+ * Fans the journal out, then sends what is due until nothing more is, and returns. What tests call to deliver
+ * at a moment they choose, and what the running worker does at each look.
+ */
+export async function deliverDueMails(
+  ctx: OpeningMailContext,
+  options: Partial<MailDeliveryOptions> = {},
+  stop?: AbortSignal,
+): Promise<MailTally> {
+  const settings = { ...DEFAULT_MAIL_DELIVERY, ...options };
+  const tally: MailTally = { sent: 0, failed: 0, gaveUp: 0 };
+  for (;;) {
+    const fanned = await fanOutJournal(ctx);
+    if (fanned.entries === 0) break;
+  }
+  while (!stop?.aborted) {
+    const batch = await claimMails(ctx, { limit: settings.batchSize, leaseMs: mailLeaseMs(settings) });
+    if (batch.length === 0) break;
+    await sendBatch(ctx, batch, settings, tally, stop);
+  }
+  return tally;
+}
+
+/** The batch, one message at a time; those not attempted before `stop` are given back. */
+async function sendBatch(
+  ctx: OpeningMailContext,
+  batch: readonly ClaimedMail[],
+  options: MailDeliveryOptions,
+  tally: MailTally,
+  stop: AbortSignal | undefined,
+): Promise<void> {
+  const unsent: string[] = [];
+  try {
+    for (const mail of batch) {
+      if (stop?.aborted) {
+        unsent.push(mail.id);
+        continue;
+      }
+      const outcome = await attemptMail(ctx, mail);
+      const { gaveUp } = await recordMail(ctx, mail, outcome, options.random);
+      if (outcome.kind === 'sent') tally.sent += 1;
+      else tally.failed += 1;
+      if (gaveUp) tally.gaveUp += 1;
+    }
+  } finally {
+    await releaseMails(ctx, unsent);
+  }
+}
+
+async function attemptMail(ctx: OpeningMailContext, mail: ClaimedMail): Promise<MailOutcome> {
+  if (!mail.email) return { kind: 'undeliverable' };
+  const token = await unsubscribeToken(ctx.db, { deviceId: mail.device_id, customerId: mail.customer_id });
+  const message = openingMail(mail, {
+    zone: mail.time_zone,
+    baseUrl: ctx.baseUrl(),
+    unsubscribeToken: token,
+  });
+  try {
+    await ctx.mailer.sendNotice({ to: mail.email, ...message });
+    return { kind: 'sent' };
+  } catch (error) {
+    return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The running worker, a component of the cloud (cloud/components.ts): every `pollMs` it fans the journal out
+ * and sends what is due, one look at a time. `stop()` lets the message in hand finish and gives the rest back.
+ */
+export class OpeningMailDelivery implements Part {
+  readonly name = 'mail delivery';
+  readonly #ctx: OpeningMailContext;
+  readonly #options: MailDeliveryOptions;
+  readonly #stop = new AbortController();
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+
+  constructor(options: { ctx: OpeningMailContext; delivery: MailDeliveryOptions }) {
+    this.#ctx = options.ctx;
+    this.#options = options.delivery;
+  }
+
+  async start(): Promise<void> {
+    this.#schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stop.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.#look().finally(() => {
+        this.#running = null;
+        this.#schedule(this.#options.pollMs);
+      });
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #look(): Promise<void> {
+    try {
+      await deliverDueMails(this.#ctx, this.#options, this.#stop.signal);
+      databaseOutage(this.#ctx).answered();
+    } catch (error) {
+      // The database out of reach is counted once per outage, not logged at every look.
+      if (databaseOutage(this.#ctx).failed(error, 'mail delivery')) return;
+      this.#ctx.log.error({ err: error }, 'mail delivery failed a look; it looks again shortly');
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { sql } from 'kysely';
+import type { CloudContext } from '../../foundation/context.js';
+import { PENDING_WAIT_MS } from '../push-notifications/push-outbox.js';
+import type { EntryFacts } from '../push-notifications/push-payload.js';
+import { GIVE_UP_AFTER_MS, pushRetryDelay } from '../push-notifications/push-retry-schedule.js';
+
+/**
+ * What the delivery of e-mails of openings keeps in the database (docs/design.md section 10.7), the way the push
+ * outbox keeps its own (cloud/rules/push-notifications/push-outbox.ts): which worker has which rows, and what
+ * each attempt did. The same retry schedule and the same wait for an entry's outcome: an e-mail two hours late
+ * is as much noise as a notification. Times are the cloud's clock.
+ */
+
+/** A row a worker has, with what its e-mail says and whom it goes to. */
+export interface ClaimedMail extends EntryFacts {
+  id: string;
+  customer_id: number;
+  /** The account's confirmed address now; null when it has none any more. */
+  email: string | null;
+  /** The account's zone, the e-mail's time is given in; UTC when it chose none. */
+  time_zone: string;
+  attempts: number;
+  created_at: Date;
+}
+
+/**
+ * Gives this worker up to `limit` due rows for `leaseMs`, locked `for update skip locked` and leased once the
+ * claim commits, as `claimPushes` does: never sent by two workers at once, and left to the others when the
+ * lease of a worker that died ends.
+ */
+export async function claimMails(
+  ctx: CloudContext,
+  options: { limit: number; leaseMs: number },
+): Promise<ClaimedMail[]> {
+  const now = ctx.clock.now();
+  const leaseUntil = new Date(now.getTime() + options.leaseMs);
+  const settled = new Date(now.getTime() - PENDING_WAIT_MS);
+  const { rows } = await sql<ClaimedMail>`
+      with due as (
+        select o.id
+          from opening_mail_outbox o
+          join journal j on j.id = o.journal_id
+         where o.sent_at is null and o.gave_up_at is null
+           and o.next_attempt_at <= ${now}
+           and (o.locked_until is null or o.locked_until <= ${now})
+           and (j.outcome is not null or j.at <= ${settled})
+         order by o.next_attempt_at, o.id
+         limit ${options.limit}
+         for update of o skip locked
+      )
+      update opening_mail_outbox o
+         set locked_until = ${leaseUntil}
+        from due, customers p, journal j, devices d, companies c
+       where o.id = due.id and p.id = o.customer_id and j.id = o.journal_id
+         and d.id = j.device_id and c.id = j.company_id
+      returning o.id, o.customer_id, o.attempts, o.created_at, o.journal_id,
+                case when p.email_verified_at is not null then p.email end as email,
+                coalesce(p.time_zone, 'UTC') as time_zone,
+                j.device_id, coalesce(d.name, d.label) as barrier, c.name as company_name,
+                c.domain as company_domain, c.key_pub as company_key, j.actor, j.outcome, j.detail, j.at`.execute(
+    ctx.db,
+  );
+  return rows;
+}
+
+/** What became of one attempt. */
+export type MailOutcome =
+  | { kind: 'sent' }
+  /** The account has no confirmed address any more: nothing to try again. */
+  | { kind: 'undeliverable' }
+  | { kind: 'failed'; error: string };
+
+/**
+ * Writes one attempt: sent; given up at once when there is no address to send to; a failure retried later, or
+ * given up after its last attempt or once GIVE_UP_AFTER_MS has passed since the row was written. Returns whether
+ * the row was given up.
+ */
+export async function recordMail(
+  ctx: CloudContext,
+  mail: ClaimedMail,
+  outcome: MailOutcome,
+  random?: () => number,
+): Promise<{ gaveUp: boolean }> {
+  const now = ctx.clock.now();
+  if (outcome.kind === 'sent') {
+    await ctx.db
+      .updateTable('opening_mail_outbox')
+      .set((eb) => ({ sent_at: now, locked_until: null, attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', mail.id)
+      .execute();
+    return { gaveUp: false };
+  }
+  const error = outcome.kind === 'failed' ? outcome.error : 'the account has no confirmed e-mail address';
+  const delay = outcome.kind === 'failed' ? pushRetryDelay(mail.attempts + 1, random) : null;
+  const next = delay === null ? null : new Date(now.getTime() + delay);
+  const gaveUp = next === null || next.getTime() > mail.created_at.getTime() + GIVE_UP_AFTER_MS;
+  await ctx.db
+    .updateTable('opening_mail_outbox')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      locked_until: null,
+      last_error: error.slice(0, 500),
+      ...(gaveUp ? { gave_up_at: now } : { next_attempt_at: next! }),
+    }))
+    .where('id', '=', mail.id)
+    .execute();
+  return { gaveUp };
+}
+
+/** A worker stopped before an attempt: the rows are due again at once, for whichever worker comes next. */
+export async function releaseMails(ctx: CloudContext, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await ctx.db
+    .updateTable('opening_mail_outbox')
+    .set({ locked_until: null })
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** How long sent and given-up rows are kept, as the push outbox keeps its own. */
+export const KEEP_MAILS_MS = 7 * 24 * 3600_000;
+
+/** Outbox hygiene: rows sent or given up more than KEEP_MAILS_MS ago go. */
+export async function purgeMails(ctx: CloudContext): Promise<number> {
+  const old = new Date(ctx.clock.now().getTime() - KEEP_MAILS_MS);
+  const result = await ctx.db
+    .deleteFrom('opening_mail_outbox')
+    .where((eb) => eb.or([eb('sent_at', '<', old), eb('gave_up_at', '<', old)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
