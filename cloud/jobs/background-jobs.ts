@@ -8,11 +8,10 @@ import type { DomainKeysContext } from '../rules/domain-keys/domain-keys-context
 import { purgeEvents } from '../rules/events/delivery-store.js';
 import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
 import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
-import { purgeMails } from '../rules/mail-notifications/mail-outbox.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { sweepGates } from '../rules/positions/gate-sweeps.js';
-import { purgePushes } from '../rules/push-notifications/push-outbox.js';
+import { purgeNotices } from '../rules/push-notifications/notice-outbox.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 import { receiptJobs } from './receipt-jobs.js';
@@ -36,8 +35,8 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
     job('passkey ceremony purge', 60_000, () => purgeCeremonies(ctx)),
     job('e-mail code purge', 600_000, () => purgeEmailCodes(ctx)),
     job('event purge', 3_600_000, () => purgeEvents(ctx, RETRY_WINDOW_MS)),
-    job('push purge', 3_600_000, () => purgePushes(ctx)),
-    job('opening mail purge', 3_600_000, () => purgeMails(ctx)),
+    job('push purge', 3_600_000, () => purgeNotices(ctx, 'push_outbox')),
+    job('opening mail purge', 3_600_000, () => purgeNotices(ctx, 'opening_mail_outbox')),
     ...receiptJobs(ctx, job),
   ];
 }

@@ -6,11 +6,11 @@ import {
   claimMails,
   type MailOutcome,
   recordMail,
-  releaseMails,
 } from '../../rules/mail-notifications/mail-outbox.js';
 import { openingMail } from '../../rules/mail-notifications/opening-mail.js';
 import { unsubscribeToken } from '../../rules/notification-choices/unsubscribe-token.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
+import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
 import type { Mailer } from './mailer.js';
 
 /**
@@ -101,7 +101,7 @@ async function sendBatch(
       if (gaveUp) tally.gaveUp += 1;
     }
   } finally {
-    await releaseMails(ctx, unsent);
+    await releaseNotices(ctx.db, 'opening_mail_outbox', unsent);
   }
 }
 

@@ -1,12 +1,12 @@
 import type { Part } from '../../../shared/lifecycle/lifecycle.js';
 import { databaseOutage } from '../../foundation/db/database-outage.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
+import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
 import {
   type ClaimedPush,
   claimPushes,
   type PushOutcome,
   recordPush,
-  releasePushes,
 } from '../../rules/push-notifications/push-outbox.js';
 import { pushPayload } from '../../rules/push-notifications/push-payload.js';
 import type { VapidContext } from '../../rules/vapid-key/vapid-key-file.js';
@@ -106,7 +106,7 @@ async function sendBatch(
   try {
     await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, lane));
   } finally {
-    await releasePushes(ctx, unsent);
+    await releaseNotices(ctx.db, 'push_outbox', unsent);
   }
 }
 

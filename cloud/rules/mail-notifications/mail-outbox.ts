@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
+import { markNoticeFailed, markNoticeSent } from '../push-notifications/notice-outbox.js';
 import { PENDING_WAIT_MS } from '../push-notifications/push-outbox.js';
 import type { EntryFacts } from '../push-notifications/push-payload.js';
-import { GIVE_UP_AFTER_MS, pushRetryDelay } from '../push-notifications/push-retry-schedule.js';
 
 /**
  * What the delivery of e-mails of openings keeps in the database (docs/design.md section 10.7), the way the push
@@ -71,9 +71,8 @@ export type MailOutcome =
   | { kind: 'failed'; error: string };
 
 /**
- * Writes one attempt: sent; given up at once when there is no address to send to; a failure retried later, or
- * given up after its last attempt or once GIVE_UP_AFTER_MS has passed since the row was written. Returns whether
- * the row was given up.
+ * Writes one attempt: sent; given up at once when there is no address to send to; a failure retried later or
+ * given up (cloud/rules/push-notifications/notice-outbox.ts). Returns whether the row was given up.
  */
 export async function recordMail(
   ctx: CloudContext,
@@ -83,49 +82,10 @@ export async function recordMail(
 ): Promise<{ gaveUp: boolean }> {
   const now = ctx.clock.now();
   if (outcome.kind === 'sent') {
-    await ctx.db
-      .updateTable('opening_mail_outbox')
-      .set((eb) => ({ sent_at: now, locked_until: null, attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', mail.id)
-      .execute();
+    await markNoticeSent(ctx.db, 'opening_mail_outbox', mail.id, now);
     return { gaveUp: false };
   }
-  const error = outcome.kind === 'failed' ? outcome.error : 'the account has no confirmed e-mail address';
-  const delay = outcome.kind === 'failed' ? pushRetryDelay(mail.attempts + 1, random) : null;
-  const next = delay === null ? null : new Date(now.getTime() + delay);
-  const gaveUp = next === null || next.getTime() > mail.created_at.getTime() + GIVE_UP_AFTER_MS;
-  await ctx.db
-    .updateTable('opening_mail_outbox')
-    .set((eb) => ({
-      attempts: eb('attempts', '+', 1),
-      locked_until: null,
-      last_error: error.slice(0, 500),
-      ...(gaveUp ? { gave_up_at: now } : { next_attempt_at: next! }),
-    }))
-    .where('id', '=', mail.id)
-    .execute();
-  return { gaveUp };
-}
-
-/** A worker stopped before an attempt: the rows are due again at once, for whichever worker comes next. */
-export async function releaseMails(ctx: CloudContext, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await ctx.db
-    .updateTable('opening_mail_outbox')
-    .set({ locked_until: null })
-    .where('id', 'in', ids)
-    .execute();
-}
-
-/** How long sent and given-up rows are kept, as the push outbox keeps its own. */
-export const KEEP_MAILS_MS = 7 * 24 * 3600_000;
-
-/** Outbox hygiene: rows sent or given up more than KEEP_MAILS_MS ago go. */
-export async function purgeMails(ctx: CloudContext): Promise<number> {
-  const old = new Date(ctx.clock.now().getTime() - KEEP_MAILS_MS);
-  const result = await ctx.db
-    .deleteFrom('opening_mail_outbox')
-    .where((eb) => eb.or([eb('sent_at', '<', old), eb('gave_up_at', '<', old)]))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const failed = outcome.kind === 'failed';
+  const error = failed ? outcome.error : 'the account has no confirmed e-mail address';
+  return markNoticeFailed(ctx.db, 'opening_mail_outbox', mail, { error, retry: failed, now, random });
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
+import { markNoticeFailed, markNoticeSent } from './notice-outbox.js';
 import type { EntryFacts } from './push-payload.js';
-import { GIVE_UP_AFTER_MS, pushRetryDelay } from './push-retry-schedule.js';
 
 /**
  * What the delivery of notifications keeps in the database (docs/design.md section 10.6): which worker has
@@ -75,8 +75,8 @@ export type PushOutcome =
 
 /**
  * Writes one attempt: a sent row and its subscription's last delivery; a subscription the push service no
- * longer has removed, with its rows; a failure retried later, or given up after its last attempt or once
- * GIVE_UP_AFTER_MS has passed since the row was written. Returns whether a failed row was given up.
+ * longer has removed, with its rows; a failure retried later or given up (./notice-outbox.ts). Returns whether
+ * a failed row was given up.
  */
 export async function recordPush(
   ctx: CloudContext,
@@ -87,11 +87,7 @@ export async function recordPush(
   const now = ctx.clock.now();
   if (outcome.kind === 'sent') {
     await ctx.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('push_outbox')
-        .set((eb) => ({ sent_at: now, locked_until: null, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', push.id)
-        .execute();
+      await markNoticeSent(trx, 'push_outbox', push.id, now);
       await trx
         .updateTable('push_subscriptions')
         .set({ last_delivered_at: now })
@@ -104,37 +100,5 @@ export async function recordPush(
     await ctx.db.deleteFrom('push_subscriptions').where('id', '=', push.subscription_id).execute();
     return { gaveUp: false };
   }
-  const delay = pushRetryDelay(push.attempts + 1, random);
-  const next = delay === null ? null : new Date(now.getTime() + delay);
-  const gaveUp = next === null || next.getTime() > push.created_at.getTime() + GIVE_UP_AFTER_MS;
-  await ctx.db
-    .updateTable('push_outbox')
-    .set((eb) => ({
-      attempts: eb('attempts', '+', 1),
-      locked_until: null,
-      last_error: outcome.error.slice(0, 500),
-      ...(gaveUp ? { gave_up_at: now } : { next_attempt_at: next! }),
-    }))
-    .where('id', '=', push.id)
-    .execute();
-  return { gaveUp };
-}
-
-/** A worker stopped before an attempt ended: the row is due again at once, for whichever worker comes next. */
-export async function releasePushes(ctx: CloudContext, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await ctx.db.updateTable('push_outbox').set({ locked_until: null }).where('id', 'in', ids).execute();
-}
-
-/** How long sent and given-up rows are kept, for a look at what was sent. */
-export const KEEP_PUSHES_MS = 7 * 24 * 3600_000;
-
-/** Outbox hygiene: rows sent or given up more than KEEP_PUSHES_MS ago go. */
-export async function purgePushes(ctx: CloudContext): Promise<number> {
-  const old = new Date(ctx.clock.now().getTime() - KEEP_PUSHES_MS);
-  const result = await ctx.db
-    .deleteFrom('push_outbox')
-    .where((eb) => eb.or([eb('sent_at', '<', old), eb('gave_up_at', '<', old)]))
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return markNoticeFailed(ctx.db, 'push_outbox', push, { error: outcome.error, retry: true, now, random });
 }
