@@ -14,19 +14,20 @@ import {
   tighten,
 } from './foundation/data-folder.js';
 import { type DatabaseHandle, openDatabase } from './foundation/db/database.js';
+import { databaseOutage } from './foundation/db/database-outage.js';
 import type { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
 import { Foreground } from './foundation/priority/foreground.js';
 import { backgroundJobs } from './jobs/background-jobs.js';
-import type { PeriodicJob } from './jobs/periodic-job.js';
+import { PeriodicJob } from './jobs/periodic-job.js';
 import { updateDeliveryJob } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
 import type { Mailer } from './links/mail/mailer.js';
-import { type MailDeliveryOptions, OpeningMailDelivery } from './links/mail/opening-mail-delivery.js';
+import { deliverDueMails, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
 import type { Resolver } from './links/outbound-http/safe-connection.js';
-import { PushDelivery, type PushDeliveryOptions } from './links/web-push/push-delivery.js';
+import { deliverDuePushes, type PushDeliveryOptions } from './links/web-push/push-delivery.js';
 import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
@@ -344,49 +345,62 @@ export class EventDeliveryComponent implements Part {
   }
 }
 
-/** Web Push of openings to the customers' browsers (links/web-push/, docs/design.md section 10.6), unless off. */
-export class PushDeliveryComponent implements Part {
-  readonly name = 'push delivery';
+/**
+ * A delivery of opening notices (docs/design.md sections 10.6 and 10.7) run as a PeriodicJob every `pollMs`,
+ * unless off: each look fans the journal out and sends what is due. `stop()` aborts the attempts in flight, whose
+ * rows go back to the outbox, and waits for the look in hand.
+ */
+abstract class NoticeDeliveryComponent<O extends { pollMs: number }> implements Part {
+  abstract readonly name: string;
   readonly #context: ContextComponent;
-  readonly #options: PushDeliveryOptions | false;
-  #delivery: PushDelivery | undefined;
+  readonly #options: O | false;
+  #stop = new AbortController();
+  #job: PeriodicJob | undefined;
 
-  constructor(context: ContextComponent, options: PushDeliveryOptions | false) {
+  constructor(context: ContextComponent, options: O | false) {
     this.#context = context;
     this.#options = options;
   }
 
+  protected abstract deliver(ctx: AssembledContext, options: O, stop: AbortSignal): Promise<unknown>;
+
   async start(): Promise<void> {
     if (this.#options === false) return;
-    this.#delivery = new PushDelivery({ ctx: this.#context.ctx, delivery: this.#options });
-    await this.#delivery.start();
+    const options = this.#options;
+    const { ctx } = this.#context;
+    this.#stop = new AbortController();
+    const stop = this.#stop.signal;
+    this.#job = new PeriodicJob({
+      name: this.name,
+      intervalMs: options.pollMs,
+      run: () => this.deliver(ctx, options, stop),
+      log: ctx.log,
+      outage: databaseOutage(ctx),
+    });
+    this.#job.start();
   }
 
   async stop(): Promise<void> {
-    await this.#delivery?.stop();
+    this.#stop.abort();
+    await this.#job?.stop();
+  }
+}
+
+/** Web Push of openings to the customers' browsers (links/web-push/, docs/design.md section 10.6), unless off. */
+export class PushDeliveryComponent extends NoticeDeliveryComponent<PushDeliveryOptions> {
+  readonly name = 'push delivery';
+
+  protected deliver(ctx: AssembledContext, options: PushDeliveryOptions, stop: AbortSignal) {
+    return deliverDuePushes(ctx, options, stop);
   }
 }
 
 /** E-mails of openings to those who asked for them (links/mail/, docs/design.md section 10.7), unless off. */
-export class MailDeliveryComponent implements Part {
+export class MailDeliveryComponent extends NoticeDeliveryComponent<MailDeliveryOptions> {
   readonly name = 'mail delivery';
-  readonly #context: ContextComponent;
-  readonly #options: MailDeliveryOptions | false;
-  #delivery: OpeningMailDelivery | undefined;
 
-  constructor(context: ContextComponent, options: MailDeliveryOptions | false) {
-    this.#context = context;
-    this.#options = options;
-  }
-
-  async start(): Promise<void> {
-    if (this.#options === false) return;
-    this.#delivery = new OpeningMailDelivery({ ctx: this.#context.ctx, delivery: this.#options });
-    await this.#delivery.start();
-  }
-
-  async stop(): Promise<void> {
-    await this.#delivery?.stop();
+  protected deliver(ctx: AssembledContext, options: MailDeliveryOptions, stop: AbortSignal) {
+    return deliverDueMails(ctx, options, stop);
   }
 }
 

@@ -1,6 +1,4 @@
-import type { Part } from '../../../shared/lifecycle/lifecycle.js';
 import type { CloudContext } from '../../foundation/context.js';
-import { databaseOutage } from '../../foundation/db/database-outage.js';
 import {
   type ClaimedMail,
   claimMails,
@@ -118,55 +116,5 @@ async function attemptMail(ctx: OpeningMailContext, mail: ClaimedMail): Promise<
     return { kind: 'sent' };
   } catch (error) {
     return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
-  }
-}
-
-/**
- * The running worker, a component of the cloud (cloud/components.ts): every `pollMs` it fans the journal out
- * and sends what is due, one look at a time. `stop()` lets the message in hand finish and gives the rest back.
- */
-export class OpeningMailDelivery implements Part {
-  readonly name = 'mail delivery';
-  readonly #ctx: OpeningMailContext;
-  readonly #options: MailDeliveryOptions;
-  readonly #stop = new AbortController();
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-
-  constructor(options: { ctx: OpeningMailContext; delivery: MailDeliveryOptions }) {
-    this.#ctx = options.ctx;
-    this.#options = options.delivery;
-  }
-
-  async start(): Promise<void> {
-    this.#schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.#stop.abort();
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stop.signal.aborted) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.#look().finally(() => {
-        this.#running = null;
-        this.#schedule(this.#options.pollMs);
-      });
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  async #look(): Promise<void> {
-    try {
-      await deliverDueMails(this.#ctx, this.#options, this.#stop.signal);
-      databaseOutage(this.#ctx).answered();
-    } catch (error) {
-      // The database out of reach is counted once per outage, not logged at every look.
-      if (databaseOutage(this.#ctx).failed(error, 'mail delivery')) return;
-      this.#ctx.log.error({ err: error }, 'mail delivery failed a look; it looks again shortly');
-    }
   }
 }

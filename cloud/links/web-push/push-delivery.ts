@@ -1,5 +1,3 @@
-import type { Part } from '../../../shared/lifecycle/lifecycle.js';
-import { databaseOutage } from '../../foundation/db/database-outage.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
 import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
 import {
@@ -131,55 +129,4 @@ function count(ctx: VapidContext, tally: PushTally, outcome: PushOutcome, gaveUp
   else tally.failed += 1;
   if (gaveUp) tally.gaveUp += 1;
   ctx.metrics.pushAttempt(gaveUp ? 'gave_up' : outcome.kind);
-}
-
-/**
- * The running worker, a component of the cloud (cloud/components.ts): every `pollMs` it fans the journal out
- * and sends what is due, one look at a time. `stop()` cuts the attempts in flight short and gives their rows
- * back, so that a restart sends them at once.
- */
-export class PushDelivery implements Part {
-  readonly name = 'push delivery';
-  readonly #ctx: VapidContext;
-  readonly #options: PushDeliveryOptions;
-  readonly #stop = new AbortController();
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-
-  constructor(options: { ctx: VapidContext; delivery: PushDeliveryOptions }) {
-    this.#ctx = options.ctx;
-    this.#options = options.delivery;
-  }
-
-  async start(): Promise<void> {
-    this.#schedule(0);
-  }
-
-  async stop(): Promise<void> {
-    this.#stop.abort();
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stop.signal.aborted) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.#look().finally(() => {
-        this.#running = null;
-        this.#schedule(this.#options.pollMs);
-      });
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  async #look(): Promise<void> {
-    try {
-      await deliverDuePushes(this.#ctx, this.#options, this.#stop.signal);
-      databaseOutage(this.#ctx).answered();
-    } catch (error) {
-      // The database out of reach is counted once per outage, not logged at every look.
-      if (databaseOutage(this.#ctx).failed(error, 'push delivery')) return;
-      this.#ctx.log.error({ err: error }, 'push delivery failed a look; it looks again shortly');
-    }
-  }
 }
