@@ -5,8 +5,10 @@ import { cookiePolicy } from '../../foundation/web/cookies.js';
 import { ErrorPage } from '../../foundation/web/error-page.js';
 import { Layout, type PageContext, sendPage } from '../../foundation/web/page.js';
 import { securityHeaders } from '../../foundation/web/security-headers.js';
-import { emailChoiceOf, stopEmail } from '../../rules/notification-choices/choices.js';
+import { DIGEST_UNSUBSCRIBE_PATH } from '../../rules/mail-notifications/digest-mail.js';
+import { emailChoiceOf, hasDigest, stopDigest, stopEmail } from '../../rules/notification-choices/choices.js';
 import {
+  readDigestToken,
   readUnsubscribeToken,
   type UnsubscribeTarget,
 } from '../../rules/notification-choices/unsubscribe-token.js';
@@ -53,6 +55,23 @@ export async function emailUnsubscribeRoutes(
     if (!target) return notFound(request, reply);
     const stopped = await stopEmail(ctx.db, { ...target, now: ctx.clock.now() });
     return sendPage(reply, <StoppedPage barrier={stopped?.barrier ?? null} />);
+  });
+
+  // The daily digest's own link: it stops the digest of every barrier, as the one e-mail it is in.
+  app.get(`${DIGEST_UNSUBSCRIBE_PATH}/:token`, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const customerId = await readDigestToken(ctx.db, token);
+    if (customerId === null) return notFound(request, reply);
+    const on = await hasDigest(ctx.db, customerId);
+    return sendPage(reply, <DigestPage action={`${DIGEST_UNSUBSCRIBE_PATH}/${token}`} on={on} />);
+  });
+
+  app.post(`${DIGEST_UNSUBSCRIBE_PATH}/:token`, async (request, reply) => {
+    const { token } = request.params as { token: string };
+    const customerId = await readDigestToken(ctx.db, token);
+    if (customerId === null) return notFound(request, reply);
+    await stopDigest(ctx.db, { customerId, now: ctx.clock.now() });
+    return sendPage(reply, <DigestPage action={null} on={false} />);
   });
 }
 
@@ -102,11 +121,41 @@ function StoppedPage(props: { barrier: string | null }): VNode {
         <h1>{props.barrier ? 'E-mails stopped' : 'Nothing to stop here'}</h1>
         {props.barrier ? (
           <p>
-            You get no more e-mails of {props.barrier}. To have them again, tick “Also by e-mail” on the
-            barrier's page.
+            You get no more e-mails of {props.barrier}. To have them again, choose an e-mail under “Also by
+            e-mail” on the barrier's page.
           </p>
         ) : (
           <NoLongerYours />
+        )}
+        <p>
+          <a href="/barriers">Your barriers</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}
+
+/** The digest's page: a button that posts while a digest is on; what is so once it is off. */
+function DigestPage(props: { action: string | null; on: boolean }): VNode {
+  return (
+    <Layout title="The daily e-mail" page={NOBODY}>
+      <section class="card">
+        <h1>The daily e-mail</h1>
+        {props.on && props.action ? (
+          <>
+            <p>You get one e-mail a day of what happened at your barriers the day before.</p>
+            <form method="post" action={props.action}>
+              <p class="actions">
+                <button type="submit">Stop the daily e-mail</button>
+              </p>
+            </form>
+            <p class="hint">What you are told on your devices stays as it is.</p>
+          </>
+        ) : (
+          <p>
+            You get no daily e-mail of your barriers. To have it again, choose “One e-mail a day” on a
+            barrier's page.
+          </p>
         )}
         <p>
           <a href="/barriers">Your barriers</a>

@@ -34,7 +34,9 @@ export function NotificationCard(props: {
     >
       <h2 id="notifications-title">Notifications on this device</h2>
       <p>
-        Be told on this phone when your gate is opened, and when a company tries to open it and is refused.
+        Be told on this phone when your gate is opened or a company is refused. Each barrier's page chooses
+        what you are told of it, under “Tell me”: every opening, only refused attempts or nothing, by e-mail
+        too, and quiet hours.
       </p>
       <p class="actions">
         <button type="button" hidden data-push-subscribe>

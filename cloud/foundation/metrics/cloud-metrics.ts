@@ -83,11 +83,23 @@ export class CloudMetrics {
     registers: [this.registry],
   });
 
+  readonly #mailAttempts = new Counter({
+    name: `${METRIC_PREFIX}mail_attempts_total`,
+    help: 'E-mails of openings and daily digests handed to the mail server, by result (sent, failed, gave_up).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly #readings: (() => Promise<void>)[] = [];
 
   /** One Web Push attempt and its result (docs/design.md section 10.6). */
   pushAttempt(result: 'sent' | 'gone' | 'failed' | 'gave_up'): void {
     this.#pushAttempts.inc({ result });
+  }
+
+  /** One attempt of an e-mail of an opening or of a daily digest, and its result (docs/design.md section 10.7). */
+  mailAttempt(result: 'sent' | 'failed' | 'gave_up'): void {
+    this.#mailAttempts.inc({ result });
   }
 
   /** A controller's position report and what became of it (docs/design.md section 7.5). */

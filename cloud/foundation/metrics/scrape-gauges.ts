@@ -58,6 +58,11 @@ export function registerScrapeGauges(metrics: CloudMetrics, sources: ScrapeSourc
     reading('push_pending', () => pendingPushes(sources)),
   );
   metrics.gauge(
+    'mail_pending',
+    'E-mails of openings and daily digests waiting to be sent or retried (docs/design.md section 10.7).',
+    reading('mail_pending', () => pendingMails(sources)),
+  );
+  metrics.gauge(
     'nonces',
     `Rows in nonces (signed calls of the last 10 min); exact below ${EXACT_COUNT_LIMIT}, estimated above.`,
     reading('nonces', () => tableRows(sources, 'nonces')),
@@ -129,6 +134,18 @@ async function pendingPushes(sources: ScrapeSources): Promise<number> {
   const { rows } = await withStatementTimeout(sources, (db) =>
     sql<{ pending: string }>`
       select count(*) as pending from push_outbox where sent_at is null and gave_up_at is null`.execute(db),
+  );
+  return Number(rows[0]?.pending ?? 0);
+}
+
+/** Both e-mail tables, each counted on its partial index of rows not sent nor given up. */
+async function pendingMails(sources: ScrapeSources): Promise<number> {
+  const { rows } = await withStatementTimeout(sources, (db) =>
+    sql<{ pending: string }>`
+      select (select count(*) from opening_mail_outbox where sent_at is null and gave_up_at is null)
+           + (select count(*) from mail_digests where sent_at is null and gave_up_at is null) as pending`.execute(
+      db,
+    ),
   );
   return Number(rows[0]?.pending ?? 0);
 }

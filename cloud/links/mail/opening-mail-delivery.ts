@@ -5,7 +5,7 @@ import {
   type MailOutcome,
   recordMail,
 } from '../../rules/mail-notifications/mail-outbox.js';
-import { openingMail } from '../../rules/mail-notifications/opening-mail.js';
+import { type Notice, readNotices } from '../../rules/notices/notice-kinds.js';
 import { unsubscribeToken } from '../../rules/notification-choices/unsubscribe-token.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
 import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
@@ -72,7 +72,8 @@ export async function deliverDueMails(
   while (!stop?.aborted) {
     const batch = await claimMails(ctx, { limit: settings.batchSize, leaseMs: mailLeaseMs(settings) });
     if (batch.length === 0) break;
-    await sendBatch(ctx, batch, settings, tally, stop);
+    const notices = await readNotices(ctx.db, batch);
+    await sendBatch(ctx, { batch, notices }, settings, tally, stop);
   }
   return tally;
 }
@@ -80,7 +81,7 @@ export async function deliverDueMails(
 /** The batch, one message at a time; those not attempted before `stop` are given back. */
 async function sendBatch(
   ctx: OpeningMailContext,
-  batch: readonly ClaimedMail[],
+  { batch, notices }: { batch: readonly ClaimedMail[]; notices: ReadonlyMap<string, Notice> },
   options: MailDeliveryOptions,
   tally: MailTally,
   stop: AbortSignal | undefined,
@@ -92,21 +93,35 @@ async function sendBatch(
         unsent.push(mail.id);
         continue;
       }
-      const outcome = await attemptMail(ctx, mail);
+      const outcome = await attemptMail(ctx, mail, notices.get(mail.id));
       const { gaveUp } = await recordMail(ctx, mail, outcome, options.random);
       if (outcome.kind === 'sent') tally.sent += 1;
       else tally.failed += 1;
       if (gaveUp) tally.gaveUp += 1;
+      ctx.metrics.mailAttempt(mailResult(outcome, gaveUp));
     }
   } finally {
     await releaseNotices(ctx.db, 'opening_mail_outbox', unsent);
   }
 }
 
-async function attemptMail(ctx: OpeningMailContext, mail: ClaimedMail): Promise<MailOutcome> {
+/** How an attempt is counted in `gatelink_mail_attempts_total`: an account without an address is given up. */
+export function mailResult(outcome: { kind: string }, gaveUp: boolean): 'sent' | 'failed' | 'gave_up' {
+  if (gaveUp) return 'gave_up';
+  return outcome.kind === 'sent' ? 'sent' : 'failed';
+}
+
+async function attemptMail(
+  ctx: OpeningMailContext,
+  mail: ClaimedMail,
+  notice: Notice | undefined,
+): Promise<MailOutcome> {
   if (!mail.email) return { kind: 'undeliverable' };
-  const token = await unsubscribeToken(ctx.db, { deviceId: mail.device_id, customerId: mail.customer_id });
-  const message = openingMail(mail, {
+  // Its subject went in the moment since the claim; the row goes with it.
+  if (!notice) return { kind: 'failed', error: 'what it tells of is gone' };
+  const token = await unsubscribeToken(ctx.db, { deviceId: notice.deviceId, customerId: mail.customer_id });
+  // What it says is chosen by its kind (cloud/rules/notices/notice-kinds.ts).
+  const message = notice.mail({
     zone: mail.time_zone,
     baseUrl: ctx.baseUrl(),
     unsubscribeToken: token,

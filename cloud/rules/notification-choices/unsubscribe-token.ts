@@ -38,3 +38,31 @@ export async function readUnsubscribeToken(db: Database, token: string): Promise
   const expected = Buffer.from((await mac(db, target)).toString('base64url'));
   return given.length === expected.length && timingSafeEqual(given, expected) ? target : null;
 }
+
+/**
+ * The daily digest's own link (docs/design.md section 10.7): a digest tells of several barriers, and RFC 8058
+ * wants one link that stops the e-mail it is in. `digest.<person>.<HMAC>`, signed over words of its own, so that
+ * neither kind of token can be made from the other; it can only stop that person's digests.
+ */
+const DIGEST_TOKEN = /^digest\.([1-9]\d{0,9})\.([A-Za-z0-9_-]{43})$/;
+
+async function digestMac(db: Database, customerId: number): Promise<string> {
+  return createHmac('sha256', await serverSecret(db, SECRET_NAME))
+    .update(`unsubscribe-digest:${customerId}`)
+    .digest('base64url');
+}
+
+export async function digestUnsubscribeToken(db: Database, customerId: number): Promise<string> {
+  return `digest.${customerId}.${await digestMac(db, customerId)}`;
+}
+
+/** The person a digest token names, or null when it is not one the cloud made. */
+export async function readDigestToken(db: Database, token: string): Promise<number | null> {
+  const parts = DIGEST_TOKEN.exec(token);
+  if (!parts) return null;
+  const customerId = Number(parts[1]);
+  if (customerId > 2_147_483_647) return null;
+  const given = Buffer.from(parts[2]!);
+  const expected = Buffer.from(await digestMac(db, customerId));
+  return given.length === expected.length && timingSafeEqual(given, expected) ? customerId : null;
+}
