@@ -162,3 +162,34 @@ describe('what each person is told', () => {
     expect(await openedAndRefused()).toEqual({ owner: ['forbidden'], member: ['opened', 'forbidden'] });
   });
 });
+
+describe('the alerts beyond openings on the card', () => {
+  it('offers both boxes ticked to whoever never chose, and keeps each unticked for its reader alone', async () => {
+    const page = await owner.client.get(`/barriers/${barrier.deviceId}`);
+    expect(page.html).toMatch(/<input type="checkbox" name="left_open" value="1" checked/);
+    expect(page.html).toMatch(/<input type="checkbox" name="access_changes" value="1" checked/);
+    expect(visibleText(page.html)).toContain('A gate left open');
+    expect(visibleText(page.html)).toContain('Access granted or withdrawn by someone else');
+
+    const saved = await choose(owner.client, { tell: 'every', alerts: '1', access_changes: '1' });
+    expect(saved.status).toBe(303);
+    const after = await owner.client.get(saved.location!);
+    expect(after.html).not.toMatch(/name="left_open" value="1" checked/);
+    expect(after.html).toMatch(/name="access_changes" value="1" checked/);
+    const rows = await cloud.ctx.db.selectFrom('notification_choices').selectAll().execute();
+    expect(rows).toEqual([
+      expect.objectContaining({ customer_id: owner.id, left_open: false, access_changes: true }),
+    ]);
+    const memberPage = await member.client.get(`/barriers/${barrier.deviceId}`);
+    expect(memberPage.html).toMatch(/name="left_open" value="1" checked/);
+  });
+
+  it("a form without the boxes (the previous release's card) keeps both on; a forged value is refused", async () => {
+    expect((await choose(owner.client, { tell: 'every' })).status).toBe(303);
+    expect(await cloud.ctx.db.selectFrom('notification_choices').selectAll().execute()).toEqual([
+      expect.objectContaining({ customer_id: owner.id, left_open: true, access_changes: true }),
+    ]);
+    const forged = await choose(owner.client, { tell: 'every', alerts: '1', left_open: 'yes' });
+    expect(forged.status).toBe(400);
+  });
+});

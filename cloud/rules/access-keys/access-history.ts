@@ -1,12 +1,15 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
 import type { AccessAct, DB } from '../../foundation/db/schema.js';
+import { tellAccessChange } from '../push-notifications/alert-recipients.js';
 
 /**
  * A barrier's history (docs/design.md section 10.4): who gave, changed or withdrew which company's access, and
  * when. A row is written in the transaction of its act, so the history never tells of an act that was not
  * committed nor misses one that was. `customerId` is who did it; null when none of the barrier's customers did,
- * as when the controller changed hands and the previous owner's keys ended with the pairing.
+ * as when the controller changed hands and the previous owner's keys ended with the pairing. The others of the
+ * household are told of an act by someone in the same transaction (docs/design.md section 10.7): once, and only
+ * of an act that was committed; never on `open`'s path, which writes no history.
  */
 export async function recordAccessAct(
   trx: Transaction<DB>,
@@ -17,7 +20,7 @@ export async function recordAccessAct(
     at: Date;
   },
 ): Promise<void> {
-  await trx
+  const row = await trx
     .insertInto('access_history')
     .values({
       device_id: input.key.device_id,
@@ -27,7 +30,9 @@ export async function recordAccessAct(
       key_id: input.key.id,
       company_id: input.key.company_id,
     })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (input.customerId !== null) await tellAccessChange(trx, row.id, input.at);
 }
 
 /** The history lines a barrier's page shows. */

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../foundation/db/schema.js';
 
 /**
@@ -41,23 +41,19 @@ export async function endMembership(
     .where('device_id', '=', input.deviceId)
     .where('customer_id', '=', input.customerId)
     .execute();
-  const entriesOfBarrier = trx.selectFrom('journal').select('id').where('device_id', '=', input.deviceId);
-  await trx
-    .deleteFrom('opening_mail_outbox')
-    .where('customer_id', '=', input.customerId)
-    .where('sent_at', 'is', null)
-    .where('journal_id', 'in', entriesOfBarrier)
-    .execute();
-  await trx
-    .deleteFrom('push_outbox')
-    .where('sent_at', 'is', null)
-    .where('journal_id', 'in', entriesOfBarrier)
-    .where(
-      'subscription_id',
-      'in',
-      trx.selectFrom('push_subscriptions').select('id').where('customer_id', '=', input.customerId),
-    )
-    .execute();
+  // Every kind of notice (docs/design.md section 10.7): of its entries, its gates left open, its key history.
+  const ofBarrier = sql`(o.journal_id in (select id from journal where device_id = ${input.deviceId})
+                         or o.gate_alert_id in (select id from gate_alerts where device_id = ${input.deviceId})
+                         or o.history_id in (select id from access_history where device_id = ${input.deviceId}))`;
+  await sql`
+    delete from opening_mail_outbox o
+     where o.customer_id = ${input.customerId} and o.sent_at is null and ${ofBarrier}`.execute(trx);
+  await sql`
+    delete from push_outbox o
+     where o.sent_at is null and ${ofBarrier}
+       and o.subscription_id in (select id from push_subscriptions where customer_id = ${input.customerId})`.execute(
+    trx,
+  );
 }
 
 /**

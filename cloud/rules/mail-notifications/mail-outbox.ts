@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import { markNoticeFailed, markNoticeSent } from '../push-notifications/notice-outbox.js';
 import { PENDING_WAIT_MS } from '../push-notifications/push-outbox.js';
-import type { EntryFacts } from '../push-notifications/push-payload.js';
+import { type NoticeSubject, SENT_NOTICE_KINDS } from '../push-notifications/sent-notice-kinds.js';
 
 /**
  * What the delivery of e-mails of openings keeps in the database (docs/design.md section 10.7), the way the push
@@ -11,9 +11,8 @@ import type { EntryFacts } from '../push-notifications/push-payload.js';
  * is as much noise as a notification. Times are the cloud's clock.
  */
 
-/** A row a worker has, with what its e-mail says and whom it goes to. */
-export interface ClaimedMail extends EntryFacts {
-  id: string;
+/** A row a worker has, with its kind and subject (cloud/rules/notices/notice-kinds.ts) and whom it goes to. */
+export interface ClaimedMail extends NoticeSubject {
   customer_id: number;
   /** The account's confirmed address now; null when it has none any more. */
   email: string | null;
@@ -39,27 +38,23 @@ export async function claimMails(
       with due as (
         select o.id
           from opening_mail_outbox o
-          join journal j on j.id = o.journal_id
+          left join journal j on j.id = o.journal_id
          where o.sent_at is null and o.gave_up_at is null
+           and o.kind in (${sql.join([...SENT_NOTICE_KINDS])})
            and o.next_attempt_at <= ${now}
            and (o.locked_until is null or o.locked_until <= ${now})
-           and (j.outcome is not null or j.at <= ${settled})
+           and (o.kind <> 'opening' or j.outcome is not null or j.at <= ${settled})
          order by o.next_attempt_at, o.id
          limit ${options.limit}
          for update of o skip locked
       )
       update opening_mail_outbox o
          set locked_until = ${leaseUntil}
-        from due, customers p, journal j, devices d, companies c
-       where o.id = due.id and p.id = o.customer_id and j.id = o.journal_id
-         and d.id = j.device_id and c.id = j.company_id
-      returning o.id, o.customer_id, o.attempts, o.created_at, o.journal_id,
-                case when p.email_verified_at is not null then p.email end as email,
-                coalesce(p.time_zone, 'UTC') as time_zone,
-                j.device_id, coalesce(d.name, d.label) as barrier, c.name as company_name,
-                c.domain as company_domain, c.key_pub as company_key, j.actor, j.outcome, j.detail, j.at`.execute(
-    ctx.db,
-  );
+        from due, customers p
+       where o.id = due.id and p.id = o.customer_id
+      returning o.id, o.kind, o.journal_id, o.gate_alert_id, o.history_id, o.customer_id, o.attempts,
+                o.created_at, case when p.email_verified_at is not null then p.email end as email,
+                coalesce(p.time_zone, 'UTC') as time_zone`.execute(ctx.db);
   return rows;
 }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import { stepTime } from '../events/event-data.js';
 import { enqueueEvent } from '../events/outbox.js';
+import { raiseGateAlerts } from '../push-notifications/gate-alerts.js';
 import { steppedEntry } from './gate-events.js';
 
 /**
@@ -81,6 +82,12 @@ export async function sweepLeftOpen(ctx: CloudContext): Promise<number> {
          and o.position = 'open' and o.left_open_at is null
          and o.position_since < ${now}::timestamptz - make_interval(secs => d.left_open_limit_s)
       returning o.id, o.left_open_entry as entry, d.left_open_limit_s as limit_s`.execute(trx);
+    // The household is told in the same transaction, so once, as the company is (docs/design.md section 10.7).
+    await raiseGateAlerts(
+      trx,
+      rows.map((row) => row.id),
+      now,
+    );
     for (const row of rows) {
       if (row.entry === null) continue;
       await trx

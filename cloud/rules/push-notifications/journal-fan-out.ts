@@ -1,4 +1,5 @@
 import type { CloudContext } from '../../foundation/context.js';
+import { closeGateAlerts } from './gate-alerts.js';
 import { addRecipients } from './recipients.js';
 
 /**
@@ -37,6 +38,8 @@ export async function fanOutJournal(ctx: CloudContext, batch = FAN_OUT_BATCH): P
       .executeTakeFirst();
     // Another instance is fanning out now.
     if (!cursor) return { entries: 0, rows: 0, mails: 0 };
+    // Gates closed since the last look: told here, under the cursor's lock, whether or not the journal grew.
+    const closed = await closeGateAlerts(trx, now);
     const entries = await trx
       .selectFrom('journal')
       .select(['id', 'at'])
@@ -45,13 +48,13 @@ export async function fanOutJournal(ctx: CloudContext, batch = FAN_OUT_BATCH): P
       .limit(batch)
       .execute();
     const upto = readablePrefix(cursor.last_entry_id, entries, now);
-    if (upto === cursor.last_entry_id) return { entries: 0, rows: 0, mails: 0 };
+    if (upto === cursor.last_entry_id) return { entries: 0, rows: closed.pushes, mails: closed.mails };
     const written = await addRecipients(trx, { afterId: cursor.last_entry_id, uptoId: upto, now });
     await trx.updateTable('push_journal_cursor').set({ last_entry_id: upto }).execute();
     return {
       entries: entries.filter((entry) => entry.id <= upto).length,
-      rows: written.pushes,
-      mails: written.mails,
+      rows: written.pushes + closed.pushes,
+      mails: written.mails + closed.mails,
     };
   });
 }

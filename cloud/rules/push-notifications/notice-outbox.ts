@@ -7,9 +7,10 @@ import { GIVE_UP_AFTER_MS, pushRetryDelay } from './push-retry-schedule.js';
  * What the two outboxes of opening notices, push (./push-outbox.ts) and e-mail
  * (cloud/rules/mail-notifications/mail-outbox.ts), do alike with a row once a worker has it (docs/design.md
  * sections 10.6 and 10.7): mark it sent, retry it on the one schedule or give it up, give it back unsent, and purge
- * it a week after. Each keeps its own claim, since each joins what it sends to a recipient of its own kind.
+ * it a week after. Each keeps its own claim, since each joins what it sends to a recipient of its own kind. The
+ * daily digests (cloud/rules/mail-notifications/digest-outbox.ts) follow the same rules.
  */
-export type NoticeOutbox = 'push_outbox' | 'opening_mail_outbox';
+export type NoticeOutbox = 'push_outbox' | 'opening_mail_outbox' | 'mail_digests';
 
 /** A row as a worker holds it, as far as these rules need it. */
 export interface HeldNotice {

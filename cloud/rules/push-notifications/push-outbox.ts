@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import { markNoticeFailed, markNoticeSent } from './notice-outbox.js';
-import type { EntryFacts } from './push-payload.js';
+import { type NoticeSubject, SENT_NOTICE_KINDS } from './sent-notice-kinds.js';
 
 /**
  * What the delivery of notifications keeps in the database (docs/design.md section 10.6): which worker has
@@ -15,20 +15,24 @@ import type { EntryFacts } from './push-payload.js';
  */
 export const PENDING_WAIT_MS = 60_000;
 
-/** A row a worker has, with what its notification says and where it goes. */
-export interface ClaimedPush extends EntryFacts {
-  id: string;
+/**
+ * A row a worker has, with its kind and subject (what it tells is read by cloud/rules/notices/notice-kinds.ts)
+ * and where it goes: the browser, and its account's zone, which a notice's words give times in.
+ */
+export interface ClaimedPush extends NoticeSubject {
   subscription_id: number;
   endpoint: string;
   p256dh: string;
   auth: string;
+  time_zone: string;
   attempts: number;
   created_at: Date;
 }
 
 /**
- * Gives this worker up to `limit` due rows for `leaseMs`: rows not sent nor given up, whose next attempt is due,
- * whose lease (if any) ended, of entries that have their outcome or waited long enough. Locked `for update skip
+ * Gives this worker up to `limit` due rows for `leaseMs`: rows of a kind this release sends, not sent nor given
+ * up, whose next attempt is due, whose lease (if any) ended, and, for an opening, of an entry that has its
+ * outcome or waited long enough. Locked `for update skip
  * locked` (two workers claiming at once each skip the other's) and leased once the claim commits, so a row is
  * never sent by two workers at once; a worker that dies leaves its rows to the others when the lease ends.
  */
@@ -43,24 +47,22 @@ export async function claimPushes(
       with due as (
         select o.id
           from push_outbox o
-          join journal j on j.id = o.journal_id
+          left join journal j on j.id = o.journal_id
          where o.sent_at is null and o.gave_up_at is null
+           and o.kind in (${sql.join([...SENT_NOTICE_KINDS])})
            and o.next_attempt_at <= ${now}
            and (o.locked_until is null or o.locked_until <= ${now})
-           and (j.outcome is not null or j.at <= ${settled})
+           and (o.kind <> 'opening' or j.outcome is not null or j.at <= ${settled})
          order by o.next_attempt_at, o.id
          limit ${options.limit}
          for update of o skip locked
       )
       update push_outbox o
          set locked_until = ${leaseUntil}
-        from due, push_subscriptions s, journal j, devices d, companies c
-       where o.id = due.id and s.id = o.subscription_id and j.id = o.journal_id
-         and d.id = j.device_id and c.id = j.company_id
-      returning o.id, o.subscription_id, o.attempts, o.created_at, o.journal_id,
-                s.endpoint, s.p256dh, s.auth,
-                j.device_id, coalesce(d.name, d.label) as barrier, c.name as company_name,
-                c.domain as company_domain, c.key_pub as company_key, j.actor, j.outcome, j.detail, j.at`.execute(
+        from due, push_subscriptions s, customers p
+       where o.id = due.id and s.id = o.subscription_id and p.id = s.customer_id
+      returning o.id, o.kind, o.journal_id, o.gate_alert_id, o.history_id, o.subscription_id, o.attempts,
+                o.created_at, s.endpoint, s.p256dh, s.auth, coalesce(p.time_zone, 'UTC') as time_zone`.execute(
     ctx.db,
   );
   return rows;
