@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DatabaseOutage } from '../foundation/db/database-outage.js';
 
 /**
  * A background task run every `intervalMs`, never overlapping itself, stopped cleanly: `stop()` waits for a
- * run in progress so that the database is not closed under it.
+ * run in progress so that the database is not closed under it. `wake()` runs it sooner, for a job told there is
+ * work (a database notification), the interval staying as the safety net.
  */
 export class PeriodicJob {
   readonly #name: string;
@@ -14,6 +16,10 @@ export class PeriodicJob {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #stopped = false;
+  readonly #wakeGapMs: number;
+  #lastStart = Number.NEGATIVE_INFINITY;
+  /** A wake came during a run: the next run follows it rather than the interval. */
+  #again = false;
 
   constructor(options: {
     name: string;
@@ -22,7 +28,10 @@ export class PeriodicJob {
     log: FastifyBaseLogger;
     /** Where a tick that could not reach the database is counted, rather than logged on its own. */
     outage?: DatabaseOutage;
+    /** Runs woken by `wake()` begin at least this far apart, so that a stream of wakes costs one run per gap. */
+    wakeGapMs?: number;
   }) {
+    this.#wakeGapMs = options.wakeGapMs ?? 0;
     this.#outage = options.outage;
     this.#name = options.name;
     this.#intervalMs = options.intervalMs;
@@ -42,12 +51,31 @@ export class PeriodicJob {
     await this.#running;
   }
 
+  /** Runs now, or right after the run in progress, or once `wakeGapMs` has passed since the last run began. */
+  wake(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#schedule(this.#untilGapEnds());
+  }
+
+  #untilGapEnds(): number {
+    return Math.max(0, this.#lastStart + this.#wakeGapMs - performance.now());
+  }
+
   #schedule(delayMs: number): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#lastStart = performance.now();
       this.#running = this.#tick().finally(() => {
         this.#running = null;
-        this.#schedule(this.#intervalMs);
+        const woken = this.#again;
+        this.#again = false;
+        this.#schedule(woken ? this.#untilGapEnds() : this.#intervalMs);
       });
     }, delayMs);
     this.#timer.unref();

@@ -173,7 +173,7 @@ function ratioLine(ours: Figures, mqtt: Figures, base: Figures): string {
   return `ratio: open p50 / (mqtt p50 + fastify p50) ${p50.toFixed(2)}x (target <= 3x)  p99 ${p99.toFixed(2)}x  opens ${ours.perSecond.toFixed(0)}/s`;
 }
 
-interface World {
+export interface World {
   configPath: string;
   deviceId: string;
   numberIds: number[];
@@ -185,7 +185,11 @@ interface World {
  * A customer with a controller provisioned the way an installer does it (`provision()` against the cloud's
  * HTTP API, its own key pair), paired; a company with a secret, and KEYS keys on all the objects.
  */
-async function setUp(cloud: RunningCloud, dataDir: string, options: { sensors: boolean }): Promise<World> {
+export async function setUp(
+  cloud: RunningCloud,
+  dataDir: string,
+  options: { sensors: boolean },
+): Promise<World> {
   const { ctx } = cloud;
   const name = options.sensors ? 'sensed' : 'device';
   const customer = await createCustomer(ctx, { displayName: 'Bench customer' });
@@ -240,12 +244,12 @@ async function setUp(cloud: RunningCloud, dataDir: string, options: { sensors: b
   };
 }
 
-interface DeviceProcess {
+export interface DeviceProcess {
   stop(): Promise<void>;
 }
 
 /** `gatelink-device run`, until the cloud has the controller online (at most 30 s). */
-async function startController(
+export async function startController(
   ctx: AssembledContext,
   configPath: string,
   deviceId: string,

@@ -6,6 +6,7 @@ import { benchFleet } from './fleet.js';
 import { benchIdleDevices } from './idle-devices.js';
 import { benchJournal } from './journal.js';
 import { benchMqttFlood } from './mqtt-flood.js';
+import { benchNotify } from './notify.js';
 import { benchOpen } from './open.js';
 
 /**
@@ -47,6 +48,11 @@ const BENCHES: Record<string, (postgres: string | undefined) => Promise<void>> =
   events: async (postgres) => {
     if (postgres) await benchEvents('PostgreSQL', postgres);
     await benchEvents('PGlite', undefined);
+  },
+  // Web Push of journal entries: its targets are for PostgreSQL; PGlite's figures are shown beside.
+  notify: async (postgres) => {
+    if (postgres) await benchNotify('PostgreSQL', postgres);
+    await benchNotify('PGlite', undefined);
   },
   flood: () => benchMqttFlood(),
   // 100 controllers, 1,000 keys, openings at fixed rates from several processes; PostgreSQL only.

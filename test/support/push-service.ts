@@ -41,8 +41,11 @@ interface Held {
 
 export class TestPushService {
   readonly received: ReceivedPush[] = [];
-  /** The status for each push; 201 unless the test says otherwise. `'hang'` never answers. */
-  answer: (push: ReceivedPush) => number | 'hang' = () => 201;
+  /**
+   * The status for each push; 201 unless the test says otherwise. `'hang'` never answers; `{ status, delayMs }`
+   * answers after a while, as a busy push service does, so that a test can catch pushes in flight.
+   */
+  answer: (push: ReceivedPush) => number | 'hang' | { status: number; delayMs: number } = () => 201;
   readonly #held = new Map<string, Held>();
   readonly #server: Server;
   #origin = '';
@@ -58,7 +61,8 @@ export class TestPushService {
         this.received.push(push);
         const status = push.problem ? 403 : this.answer(push);
         if (status === 'hang') return;
-        response.writeHead(status).end();
+        if (typeof status === 'number') response.writeHead(status).end();
+        else setTimeout(() => response.writeHead(status.status).end(), status.delayMs);
       });
     });
   }

@@ -24,6 +24,7 @@ const FUNCTION_FILES = [
   'rules/journal/complete-entry-signed.sql',
   'rules/positions/apply-position-report.sql',
   'rules/events/events-notify.sql',
+  'rules/push-notifications/push-wake.sql',
 ];
 
 /** Any fixed number, the same in every instance: it names the lock that applying the functions holds. */

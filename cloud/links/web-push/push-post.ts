@@ -1,6 +1,7 @@
 import webPush from 'web-push';
 import type { VapidKey } from '../../rules/vapid-key/vapid-key-file.js';
 import { type PublicPostConnection, postOnce } from '../outbound-http/public-post.js';
+import { vapidAuthorization } from './vapid-authorization.js';
 
 /**
  * One Web Push request (docs/design.md section 10.6). The `web-push` package makes it: the payload encrypted
@@ -42,20 +43,13 @@ export async function postPush(
   const details = webPush.generateRequestDetails(
     { endpoint: url.href, keys: { p256dh: target.p256dh, auth: target.auth } },
     payload,
-    {
-      vapidDetails: {
-        subject: signer.subject,
-        publicKey: signer.vapid.publicKey,
-        privateKey: signer.vapid.privateKey,
-      },
-      contentEncoding: 'aes128gcm',
-      TTL: PUSH_TTL_SECONDS,
-      urgency: 'normal',
-    },
+    // The VAPID header is signed once per push service for many pushes (./vapid-authorization.ts), not here.
+    { contentEncoding: 'aes128gcm', TTL: PUSH_TTL_SECONDS, urgency: 'normal' },
   );
   const headers = Object.fromEntries(
     Object.entries(details.headers).map(([name, value]) => [name, String(value)]),
   );
+  headers.Authorization = vapidAuthorization(url.origin, signer);
   const answer = await postOnce(url, { headers, body: details.body }, connection, stop);
   switch (answer.kind) {
     case 'answered':
