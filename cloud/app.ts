@@ -22,6 +22,7 @@ import type { ControllerLink } from './links/controllers/controller-link.js';
 import { pairingCodeRoute } from './rules/devices/pairing-code-route.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
+import type { QuestionWaits } from './rules/opening-questions/question-waits.js';
 import { bundleRoute } from './rules/releases/bundle-route.js';
 import { serviceKeyRoute } from './rules/service-key/service-key-route.js';
 import { webPages } from './web-pages.js';
@@ -74,12 +75,21 @@ export function createHttpServer(
 
 export async function registerRoutes(
   app: FastifyInstance,
-  deps: { ctx: AssembledContext; controllerLink: ControllerLink; operatorToken: string },
+  deps: {
+    ctx: AssembledContext;
+    controllerLink: ControllerLink;
+    operatorToken: string;
+    questions: QuestionWaits;
+  },
 ): Promise<void> {
   registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx), outage: databaseOutage(deps.ctx) });
   app.get('/healthz', async () => ({ ok: 1 }));
   registerMetrics(app, deps);
-  await app.register(companyApiRoutes, { ctx: deps.ctx, dispatcher: deps.controllerLink });
+  await app.register(companyApiRoutes, {
+    ctx: deps.ctx,
+    dispatcher: deps.controllerLink,
+    questions: deps.questions,
+  });
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
   await app.register(pairingCodeRoute, { ctx: deps.ctx });
   await app.register(bundleRoute, { ctx: deps.ctx });

@@ -112,6 +112,17 @@ export const ERRORS = {
     status: 403,
     message: 'Every opening the customer allowed has been used; ask them for more.',
   },
+  // docs/design.md section 10.8: the customer asked to be asked first
+  denied: {
+    status: 403,
+    message:
+      'The customer denied this opening when asked; nothing was opened. Ask them before you try again.',
+  },
+  not_answered: {
+    status: 403,
+    message:
+      'The customer asks to approve each opening and did not answer in time; nothing was opened. Call them, then try again.',
+  },
   rate_limit: {
     status: 429,
     message: 'Too many openings with this key in the last minute; retry after the delay.',

@@ -17,6 +17,15 @@ export const HEADER_LIMIT_BYTES = 16 * 1024;
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 /** How long `open` waits for the controller's acknowledgement before answering 504 `device_timeout`. */
 export const ACK_TIMEOUT_MS = 8_000;
+/**
+ * The longest a customer may have an `open` wait for their answer ("ask me before each opening", docs/design.md
+ * section 10.8); `open` on such a key may take this long and the acknowledgement's wait on top.
+ */
+export const ASK_FIRST_MAX_SECONDS = 120;
+/** The wait a customer gets when they turn asking on without choosing one. */
+export const ASK_FIRST_DEFAULT_SECONDS = 60;
+/** The longest an `open` call may take before the cloud answers it: a question's wait, then the gate's. */
+export const OPEN_ANSWER_LIMIT_MS = ASK_FIRST_MAX_SECONDS * 1000 + ACK_TIMEOUT_MS;
 /** A pinned key not re-confirmed from the company's domain for this long stops working (`key_unavailable`). */
 export const KEY_CONFIRMATION_LIMIT_MS = 24 * 3600 * 1000;
 

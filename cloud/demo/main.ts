@@ -318,18 +318,33 @@ function printCustomerSteps(
   say('   your list of barriers shows it left open (and the company gets gate.left_open).');
   say('   The journal page exports its receipts: check them with the verifier the page links to,');
   say(`   ${base}/receipts (entries are sealed once final, within seconds).`);
-  say('E. Withdraw the access on the barrier page and run D again: 403 revoked, and the journal shows it.');
+  say(
+    `E. Be told, and be asked: on ${base}/account press "Turn on notifications" (a browser that can push; on an`,
+  );
+  say(
+    '   iPhone, add the app to the home screen first) and run D again: "Front gate: Opened" shows at once. Then,',
+  );
+  say(
+    '   on the barrier page, "Change when Demo Cleaning Ltd may open", choose "Ask me first" and save: run D again',
+  );
+  say(
+    '   and the call waits; press Allow on the notification (or on the barrier page) and it answers {"ok":1,...};',
+  );
+  say(
+    '   Deny answers 403 denied, and no answer within the wait 403 not_answered. The journal says who answered.',
+  );
+  say('F. Withdraw the access on the barrier page and run D again: 403 revoked, and the journal shows it.');
   say();
   say(`The demo customer, who owns ${DEMO_BARRIER.label}, signs in with the e-mail ${DEMO_CUSTOMER_EMAIL}`);
   say(`(the code is printed here): ${base}/signin`);
   say();
   say('Play the company and the operator, in a browser:');
   say(
-    `F. Demo Cleaning Ltd's account area (its requests, openings, secret, logo, members): sign in at ${base}/company`,
+    `G. Demo Cleaning Ltd's account area (its requests, openings, secret, logo, members): sign in at ${base}/company`,
   );
   say(`   with the e-mail ${DEMO_COMPANY_EMAIL} (the code is printed here).`);
   say(
-    `G. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
+    `H. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
   );
   say(`   console at ${base}/console with the operator token (in the file named above).`);
 }

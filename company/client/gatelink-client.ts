@@ -13,6 +13,7 @@ import {
   statusAnswerSchema,
 } from '../../shared/company-api/calls.js';
 import { strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
+import { OPEN_ANSWER_LIMIT_MS } from '../../shared/limits.js';
 import { answerError, type CallFacts, errorCodeOf, readSuccess } from './answers.js';
 import { attemptHeaders, type ClientAuth, callBody } from './call-auth.js';
 import { GatelinkError } from './gatelink-error.js';
@@ -49,6 +50,11 @@ export interface GatelinkClientOptions {
   retries?: number;
   /** The longest wait for one attempt's answer (default 30 s: an opening may wait 8 s for the gate). */
   timeoutMs?: number;
+  /**
+   * The longest wait for one `open` attempt's answer (default 138 s): a customer who approves each opening may
+   * take up to 120 s to answer, and the gate 8 s more (cloud/README.md, "Opening").
+   */
+  openTimeoutMs?: number;
   /** Longest Retry-After the client waits itself (default 60 s); a longer one is the caller's to wait. */
   maxRetryAfterMs?: number;
   fetch?: typeof fetch;
@@ -87,6 +93,8 @@ export type IssuedStatus = StatusAnswer & {
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The cloud's own limit for an `open`, and a margin for the network and a busy cloud. */
+const DEFAULT_OPEN_TIMEOUT_MS = OPEN_ANSWER_LIMIT_MS + 10_000;
 const DEFAULT_POLL_MS = 2000;
 const DEFAULT_USER_AGENT = `gatelink-client/1 node/${process.versions.node}`;
 
@@ -95,6 +103,7 @@ export class GatelinkClient {
   readonly #auth: ClientAuth | undefined;
   readonly #retry: RetrySettings;
   readonly #timeoutMs: number;
+  readonly #openTimeoutMs: number;
   readonly #fetch: typeof fetch;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
@@ -110,6 +119,7 @@ export class GatelinkClient {
       ...(options.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: options.maxRetryAfterMs }),
     };
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#openTimeoutMs = options.openTimeoutMs ?? Math.max(DEFAULT_OPEN_TIMEOUT_MS, this.#timeoutMs);
     this.#fetch = options.fetch ?? fetch;
     this.#sleep = options.sleep ?? ((ms, signal) => sleepFor(ms, undefined, signal ? { signal } : {}));
     this.#random = options.random ?? Math.random;
@@ -241,8 +251,12 @@ export class GatelinkClient {
 
   /** One attempt: the same body, fresh authentication headers. */
   /** One exchange within this client's deadline for an answer. */
-  #exchange(url: string, init: RequestInit, options: { signal?: AbortSignal }): Promise<Attempt> {
-    return exchange(this.#fetch, url, init, { ...options, timeoutMs: this.#timeoutMs, now: this.#now });
+  #exchange(
+    url: string,
+    init: RequestInit,
+    options: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<Attempt> {
+    return exchange(this.#fetch, url, init, { timeoutMs: this.#timeoutMs, ...options, now: this.#now });
   }
 
   #attempt(
@@ -259,7 +273,12 @@ export class GatelinkClient {
       ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
     };
     const url = `${this.#baseUrl}/api/company.php?a=${action}`;
-    return this.#exchange(url, { method: 'POST', headers, body }, signal ? { signal } : {});
+    const timeoutMs = action === 'open' ? this.#openTimeoutMs : this.#timeoutMs;
+    return this.#exchange(
+      url,
+      { method: 'POST', headers, body },
+      { timeoutMs, ...(signal ? { signal } : {}) },
+    );
   }
 }
 

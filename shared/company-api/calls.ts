@@ -109,7 +109,11 @@ export const openBodySchema = z
       }),
   })
   .meta({
-    description: 'Open one object of a key, now. Answered once the controller confirmed the opening.',
+    description:
+      'Open one object of a key, now. Answered once the controller confirmed the opening, within 8 s. On a key ' +
+      'whose customer approves each opening (`ask_first_s` in `status`), the call first waits up to that many ' +
+      'seconds (at most 120) for their answer: 403 `denied` or `not_answered` without an Allow, so allow such a ' +
+      'call up to 128 s before you give up on it.',
     examples: [{ key_ref: 311, number_id: 17, actor: 'Anna, shift B' }],
   });
 
@@ -219,6 +223,15 @@ export const statusAnswerSchema = z
       description:
         'Openings made so far, when `shape.openings` limits them (under way and unanswered ones count).',
     }),
+    ask_first_s: z
+      .number()
+      .int()
+      .optional()
+      .meta({
+        description:
+          'Present when the customer asks to approve each opening: `open` then waits up to this many seconds for ' +
+          'their answer before it sends the command, and answers 403 `denied` or `not_answered` without one.',
+      }),
     declined_at: at('When the customer declined the request').optional(),
   })
   .meta({

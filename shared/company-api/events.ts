@@ -41,6 +41,8 @@ export const JOURNAL_OUTCOMES = [
   'not_started',
   'outside_hours',
   'openings_used',
+  'denied',
+  'not_answered',
 ] as const;
 
 /** The company API's timestamps, `YYYY-MM-DD HH:MM:SS` in UTC (cloud/README.md, "`status` fields"). */

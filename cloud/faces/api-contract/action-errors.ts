@@ -51,6 +51,8 @@ const OPENING = [
   'outside_hours',
   'openings_used',
   'rate_limit',
+  'denied',
+  'not_answered',
   'device_offline',
   'device_timeout',
   'device_error',

@@ -9,6 +9,7 @@ import { VerifyKeyCache } from '../../rules/domain-keys/verify-keys.js';
 import { hashBody, readIdempotencyKey, type StoredAnswer } from '../../rules/idempotency/idempotency.js';
 import type { CommandDispatcher } from '../../rules/opening/dispatcher.js';
 import { Opener } from '../../rules/opening/open.js';
+import type { QuestionWaits } from '../../rules/opening-questions/question-waits.js';
 import { handleOpenIdempotently } from './open-idempotency.js';
 import { handleRequest } from './request.js';
 import { handleStatus } from './status.js';
@@ -30,11 +31,11 @@ function readAction(query: unknown): Action {
  */
 export async function companyApiRoutes(
   app: FastifyInstance,
-  options: { ctx: CallAuthContext; dispatcher: CommandDispatcher },
+  options: { ctx: CallAuthContext; dispatcher: CommandDispatcher; questions?: QuestionWaits },
 ): Promise<void> {
   const { ctx, dispatcher } = options;
   const keys = new VerifyKeyCache();
-  const opener = new Opener(ctx, dispatcher);
+  const opener = new Opener(ctx, dispatcher, undefined, options.questions);
   countCompanyAnswers(app, ctx.metrics);
 
   app.removeAllContentTypeParsers();

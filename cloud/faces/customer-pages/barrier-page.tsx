@@ -14,6 +14,7 @@ import {
 } from '../../rules/devices/customer-barriers.js';
 import type { Household } from '../../rules/households/members.js';
 import type { NotificationChoice } from '../../rules/notification-choices/choices.js';
+import type { QuestionView } from '../../rules/opening-questions/question-view.js';
 import type { GateLimits, SensedObject } from '../../rules/positions/gate-display.js';
 import type { ReceiptsStatus } from '../../rules/receipts/receipts-status.js';
 import { AccessHistoryCard } from './access-history-card.js';
@@ -24,6 +25,7 @@ import { GateLimitsCard, type GateLimitsForm, GatePositions } from './gate-posit
 import { HouseholdCard, type InviteForm, SharedWithYouCard } from './household-card.js';
 import { KeyShapeText } from './key-shape.js';
 import { NotificationChoiceCard } from './notification-choice.js';
+import { QuestionsCard } from './questions-card.js';
 import { ReceiptsLine } from './receipts-line.js';
 
 /**
@@ -67,7 +69,9 @@ export interface BarrierPageProps {
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
   /** What the reader chose to be told of its openings, and their confirmed address (section 10.7). */
-  notificationChoice: NotificationChoice & { email: string | null };
+  notificationChoice: NotificationChoice & { address: string | null };
+  /** Companies waiting for the household's answer before they may open (section 10.8). */
+  questions: QuestionView[];
 }
 
 export function BarrierPage(props: BarrierPageProps): VNode {
@@ -93,6 +97,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>{barrier.online ? 'Online' : 'Offline'}</span>{' '}
         <ConnectionText barrier={barrier} />
       </p>
+      <QuestionsCard page={props.page} questions={props.questions} />
       <GatePositions objects={gates.objects} limits={gates.limits} now={gates.now} />
       <section class="card" aria-labelledby="access-title">
         <h2 id="access-title">Companies with access</h2>
@@ -257,6 +262,11 @@ function AccessLine(props: {
           </div>
           <div>May open: {access.objects.map((object) => object.label).join(', ')}</div>
           <KeyShapeText shape={access} />
+          {access.askFirstS !== null ? (
+            <div class="small" data-asks-first>
+              Asks you first: each opening waits up to {access.askFirstS} s for your Allow.
+            </div>
+          ) : null}
           <div class="muted small">
             {access.expired
               ? `Ended: it lasted ${lifetimeText(access.expiresAt, zone, access.timeZone)}.`

@@ -26,6 +26,7 @@ import { removeBarrier, replaceController } from '../../rules/devices/device-lif
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
 import { householdOf } from '../../rules/households/members.js';
 import { choiceOf } from '../../rules/notification-choices/choices.js';
+import { openQuestions } from '../../rules/opening-questions/question-view.js';
 import {
   barrierGates,
   LEFT_OPEN_MINUTES,
@@ -323,15 +324,17 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     // The household shares the owner's keys, journal and receipts (docs/design.md section 9.2).
     const owner = barrier.ownerId;
     const reader = { customerId: customer.customerId, deviceId: barrier.id };
-    const [objects, keys, sensed, receipts, history, household, notificationChoice] = await Promise.all([
-      barrierObjects(ctx.db, [barrier.id]),
-      keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
-      barrierGates(ctx.db, owner, barrier.id),
-      receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
-      accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
-      barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
-      choiceOf(ctx.db, reader),
-    ]);
+    const [objects, keys, sensed, receipts, history, household, notificationChoice, questions] =
+      await Promise.all([
+        barrierObjects(ctx.db, [barrier.id]),
+        keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
+        barrierGates(ctx.db, owner, barrier.id),
+        receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
+        accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
+        barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
+        choiceOf(ctx.db, reader),
+        openQuestions(ctx.db, { deviceId: barrier.id, role: barrier.role, now }),
+      ]);
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
     return sendPage(
@@ -345,6 +348,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         gates={gates}
         receipts={receipts}
         notificationChoice={notificationChoice}
+        questions={questions}
         {...(household ? { household } : {})}
         {...shown}
       />,

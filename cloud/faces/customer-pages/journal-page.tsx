@@ -3,7 +3,7 @@ import { Layout, type PageContext, readerZone } from '../../foundation/web/page.
 import { capitalised, Moment } from '../../foundation/web/readable-time.js';
 import type { CompanyDisplay } from '../../rules/companies/display.js';
 import type { CustomerBarrier } from '../../rules/devices/customer-barriers.js';
-import type { BarrierJournalEntry } from '../../rules/journal/barrier-journal.js';
+import type { BarrierJournalEntry, EntryQuestion } from '../../rules/journal/barrier-journal.js';
 import type { EntryOutcome } from '../../rules/journal/entry-outcome.js';
 import { gateSteps, gateStory, type StoryPart } from '../../rules/journal/gate-story.js';
 import {
@@ -143,6 +143,26 @@ function Filters(props: { barrierId: string; companies: CompanyDisplay[]; filter
  * their times behind a disclosure that needs no script. The actor is the company's text; Preact escapes it
  * like every text, so it can never become markup.
  */
+/** Who answered an opening the key asks about first (docs/design.md section 10.8), and when. */
+function AskedLine(props: { asked: EntryQuestion }): VNode {
+  const { asked } = props;
+  if (asked.answer === 'waiting') return <p class="small">Asked first: waiting for an answer</p>;
+  if (asked.answer === 'unanswered') return <p class="small">Asked first: nobody answered in time</p>;
+  const verb = asked.answer === 'allowed' ? 'Allowed' : 'Denied';
+  return (
+    <p class="small" data-asked={asked.answer}>
+      Asked first: {verb}
+      {asked.by ? ` by ${asked.by}` : ''}
+      {asked.at ? (
+        <>
+          {' '}
+          at <Moment date={asked.at} seconds />
+        </>
+      ) : null}
+    </p>
+  );
+}
+
 function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
   const { entry } = props;
   const extra = extraDetail(entry.outcome, entry.detail);
@@ -164,6 +184,7 @@ function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
           </span>
           {entry.objectLabel ? <span class="object">{entry.objectLabel}</span> : null}
         </p>
+        {entry.asked ? <AskedLine asked={entry.asked} /> : null}
         {story ? <GateStory parts={story} /> : null}
         {extra ? <p class="muted small">{extra}</p> : null}
         <Moment date={entry.at} />

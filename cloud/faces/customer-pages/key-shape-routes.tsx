@@ -30,7 +30,7 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
     const { access } = found;
     const lastDay = access.expiresAt ? lastDayOf(access.expiresAt, access.timeZone) : null;
     return show(request, reply, customer, found, {
-      shape: choicesOf(access.shape, access.timeZone),
+      shape: choicesOf(access.shape, access.timeZone, access.askFirstS),
       lifetime: access.expiresAt ? 'keep' : 'withdrawn',
       until: lastDay ? lastDay.toISOString().slice(0, 10) : '',
       today: todayIn(ctx.clock.now(), access.timeZone),
@@ -74,6 +74,7 @@ export async function keyShapeRoutes(app: FastifyInstance, deps: CustomerPagesDe
         deviceId: barrierId,
         keyRef: access.keyRef,
         shape: shape.shape,
+        askFirstS: shape.shape.askFirstS,
         end,
       });
     } catch (error) {

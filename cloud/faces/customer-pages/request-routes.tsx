@@ -155,6 +155,7 @@ export async function requestRoutes(app: FastifyInstance, deps: CustomerPagesDep
         objectIds: grant.objectIds,
         keyExpiresAt: grant.keyExpiresAt,
         shape: grant.shape,
+        askFirstS: grant.shape.askFirstS,
       });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

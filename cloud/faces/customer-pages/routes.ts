@@ -12,6 +12,7 @@ import { notificationChoiceRoutes } from './notification-choice.js';
 import { notificationRoutes } from './notification-routes.js';
 import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
+import { questionRoutes } from './question-routes.js';
 import { receiptsRoutes } from './receipts-routes.js';
 import { requestRoutes } from './request-routes.js';
 import { sessionRoutes } from './session-routes.js';
@@ -31,6 +32,7 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(barrierRoutes, deps);
   await app.register(invitationRoutes, deps);
   await app.register(keyShapeRoutes, deps);
+  await app.register(questionRoutes, deps);
   await app.register(barrierZoneRoutes, deps);
   await app.register(signInRoutes, deps);
   await app.register(emailCodeRoutes, deps);

@@ -3,7 +3,7 @@ import { WEEKDAYS } from '../../../shared/company-api/grant-shape.js';
 import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { DAY_NAMES } from '../../rules/grant-shapes/shape-words.js';
-import type { ShapeChoices } from './shape-form.js';
+import { ASK_WAITS, type ShapeChoices } from './shape-form.js';
 
 /**
  * The questions that shape a grant (docs/design.md sections 3.1 and 10.3), one fieldset each: when in the week,
@@ -24,7 +24,44 @@ export function ShapeFields(props: {
       <HoursField {...props} />
       <StartField {...props} />
       <OpeningsField {...props} />
+      <AskField {...props} />
     </>
+  );
+}
+
+/**
+ * "Ask me before each opening" (docs/design.md section 10.8): each `open` waits for the Allow of whoever may grant,
+ * on their phone or on the barrier's page, for as long as chosen here.
+ */
+function AskField(props: { choices: ShapeChoices; errors: FieldErrors | undefined; company: string }) {
+  const { choices, errors } = props;
+  return (
+    <fieldset id="ask" aria-describedby={describedBy('ask', errors, false)}>
+      <legend>Before each opening</legend>
+      <FieldError errors={errors} field="ask" />
+      <label class="choice">
+        <input type="radio" name="ask" value="no" checked={choices.ask === 'no'} />
+        {props.company} opens without asking
+      </label>
+      <label class="choice">
+        <input type="radio" name="ask" value="yes" checked={choices.ask === 'yes'} data-reveals="ask-field" />
+        Ask me first: each opening waits for my Allow
+      </label>
+      <div id="ask-field" class="reveal">
+        <label for="ask-seconds">Wait for my answer</label>
+        <select id="ask-seconds" name="ask_seconds">
+          {ASK_WAITS.map((seconds) => (
+            <option key={seconds} value={String(seconds)} selected={choices.askSeconds === String(seconds)}>
+              {seconds} seconds
+            </option>
+          ))}
+        </select>
+        <p class="hint">
+          You get a notification with Allow and Deny where you turned notifications on, and the question waits
+          on this barrier's page. Without an answer in time, the gate stays shut.
+        </p>
+      </div>
+    </fieldset>
   );
 }
 

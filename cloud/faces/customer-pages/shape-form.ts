@@ -4,6 +4,7 @@ import {
   WEEKDAYS,
   type Weekday,
 } from '../../../shared/company-api/grant-shape.js';
+import { ASK_FIRST_DEFAULT_SECONDS } from '../../../shared/limits.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { textField } from '../../foundation/web/form-input.js';
 import { instantOf, wallClockOf } from '../../foundation/zones/wall-clock.js';
@@ -29,13 +30,29 @@ export interface ShapeChoices {
   startTime: string;
   openings: 'any' | 'one' | 'count';
   openingsCount: string;
+  /** "Ask me before each opening" (docs/design.md section 10.8), and how long an opening waits, as posted. */
+  ask: 'no' | 'yes';
+  askSeconds: string;
 }
 
-/** The shape's parts the form decides; its end is the form's lifetime, as before shapes. */
-export type FormShape = Pick<KeyShape, 'startsAt' | 'windows' | 'openings'>;
+/** The waits the form offers for an answer, in seconds; ASK_FIRST_DEFAULT_SECONDS is chosen first. */
+export const ASK_WAITS = [30, 60, 120] as const;
 
-/** The form filled from a shape: the company's proposal on the consent form, or the key's own when changed. */
-export function choicesOf(shape: FormShape | null, zone: string): ShapeChoices {
+/**
+ * The shape's parts the form decides, and whether each opening asks first (not part of the company API's shape:
+ * a company proposes hours and openings, never that the customer be asked); its end is the form's lifetime.
+ */
+export type FormShape = Pick<KeyShape, 'startsAt' | 'windows' | 'openings'> & { askFirstS: number | null };
+
+/**
+ * The form filled from a shape: the company's proposal on the consent form, or the key's own when changed, with
+ * the key's wait for an answer (null: it does not ask).
+ */
+export function choicesOf(
+  shape: Pick<KeyShape, 'startsAt' | 'windows' | 'openings'> | null,
+  zone: string,
+  askFirstS: number | null = null,
+): ShapeChoices {
   const windows = (shape?.windows ?? []).map((window) => ({ ...window, days: [...window.days] }));
   const start = shape?.startsAt ? wallClockOf(shape.startsAt, zone) : null;
   const openings = shape?.openings ?? null;
@@ -47,6 +64,8 @@ export function choicesOf(shape: FormShape | null, zone: string): ShapeChoices {
     startTime: start?.time ?? '',
     openings: openings === null ? 'any' : openings === 1 ? 'one' : 'count',
     openingsCount: openings !== null && openings > 1 ? String(openings) : '',
+    ask: askFirstS === null ? 'no' : 'yes',
+    askSeconds: String(askFirstS ?? ASK_FIRST_DEFAULT_SECONDS),
   };
 }
 
@@ -70,8 +89,9 @@ export function readShapeForm(body: unknown, zone: string, now: Date): ShapeRead
   const windows = readWindows(choices, errors);
   const startsAt = readStart(choices, zone, now, errors);
   const openings = readOpenings(choices, errors);
+  const askFirstS = readAsk(choices, errors);
   if (Object.keys(errors).length > 0) return { ok: false, choices, errors };
-  return { ok: true, choices, shape: { windows, startsAt, openings } };
+  return { ok: true, choices, shape: { windows, startsAt, openings, askFirstS } };
 }
 
 function postedChoices(body: unknown): ShapeChoices {
@@ -93,6 +113,8 @@ function postedChoices(body: unknown): ShapeChoices {
     startTime: textField(body, 'start_time').trim().slice(0, 10),
     openings: openings === 'one' || openings === 'count' ? openings : 'any',
     openingsCount: textField(body, 'openings_count').trim().slice(0, 10),
+    ask: textField(body, 'ask') === 'yes' ? 'yes' : 'no',
+    askSeconds: textField(body, 'ask_seconds').trim().slice(0, 10),
   };
 }
 
@@ -167,4 +189,14 @@ function readOpenings(choices: ShapeChoices, errors: FieldErrors): number | null
     return null;
   }
   return count;
+}
+
+function readAsk(choices: ShapeChoices, errors: FieldErrors): number | null {
+  if (choices.ask === 'no') return null;
+  const seconds = ASK_WAITS.find((wait) => String(wait) === choices.askSeconds);
+  if (seconds === undefined) {
+    errors.ask = `Choose how long an opening waits for your answer: ${ASK_WAITS.join(', ')} seconds.`;
+    return null;
+  }
+  return seconds;
 }

@@ -10,6 +10,7 @@
 interface ReadAs {
   integer: number;
   text: string;
+  'timestamp with time zone': Date;
 }
 
 export type SqlType = keyof ReadAs;
@@ -37,6 +38,7 @@ export type ResultRow<C extends ResultColumns> = { -readonly [K in keyof C]: Rea
 const IS: { [T in SqlType]: (value: unknown) => value is ReadAs[T] } = {
   integer: (value): value is number => Number.isInteger(value),
   text: (value): value is string => typeof value === 'string',
+  'timestamp with time zone': (value): value is Date => value instanceof Date,
 };
 
 function mismatch(fn: string, what: string, type: SqlType, value: unknown): Error {

@@ -48,6 +48,7 @@ export async function issueAccessKey(
         starts_at: input.shape?.startsAt ?? null,
         windows: input.shape?.windows ? JSON.stringify(storedWindows(input.shape.windows)) : null,
         openings_allowed: input.shape?.openings ?? null,
+        ask_first_s: input.askFirstS ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -93,6 +94,8 @@ interface IssueInput {
   keyExpiresAt: Date | null;
   /** The rest of the grant's shape (docs/design.md section 3.1); none: at any hour, from now, as often as needed. */
   shape?: Pick<KeyShape, 'startsAt' | 'windows' | 'openings'>;
+  /** "Ask me before each opening" (docs/design.md section 10.8): how long an `open` waits; none: it does not ask. */
+  askFirstS?: number | null;
 }
 
 /** Access is granted on a request this customer claimed, for a lifetime that ends in the future. */

@@ -28,6 +28,8 @@ export interface KeyOnBarrier {
   timeZone: string;
   /** Openings spent so far, when its shape counts them; null otherwise. */
   openingsUsed: number | null;
+  /** "Ask me before each opening" (docs/design.md section 10.8): how long an `open` waits; null: it does not ask. */
+  askFirstS: number | null;
 }
 
 export async function keysOnBarrier(
@@ -118,6 +120,7 @@ function keyRows(db: Database, now: Date) {
       'keys.starts_at',
       'keys.windows',
       'keys.openings_allowed',
+      'keys.ask_first_s',
       'key_device.time_zone',
       accessKeyLapse(now).as('lapse'),
       'companies.id as company_id',
@@ -134,6 +137,7 @@ interface KeyRow extends KeyShapeColumns {
   expires_at: Date | null;
   revoked_at: Date | null;
   time_zone: string;
+  ask_first_s: number | null;
   lapse: AccessKeyLapse | null;
   company_id: number;
   company_name: string;
@@ -178,5 +182,6 @@ async function withObjects(db: Database, rows: KeyRow[]): Promise<KeyOnBarrier[]
     shape: keyShapeOfRow(row),
     timeZone: row.time_zone,
     openingsUsed: used.get(row.id) ?? null,
+    askFirstS: row.ask_first_s,
   }));
 }

@@ -17,6 +17,8 @@ export async function reshapeAccessKey(
     deviceId: string;
     keyRef: number;
     shape: Pick<KeyShape, 'startsAt' | 'windows' | 'openings'>;
+    /** "Ask me before each opening" (docs/design.md section 10.8): the wait for an answer; null: it does not ask. */
+    askFirstS?: number | null;
     /** The key's end: kept as it is, or a new one (null: until withdrawn). */
     end: { keep: true } | { keep: false; at: Date | null };
   },
@@ -54,6 +56,7 @@ export async function reshapeAccessKey(
         starts_at: startsAt,
         windows: input.shape.windows ? JSON.stringify(storedWindows(input.shape.windows)) : null,
         openings_allowed: input.shape.openings,
+        ...(input.askFirstS === undefined ? {} : { ask_first_s: input.askFirstS }),
         expires_at: end,
         // A new end is a new lifetime: the expiry sweep records its lapse again when it comes.
         ...(input.end.keep ? {} : { expiry_recorded_at: null }),

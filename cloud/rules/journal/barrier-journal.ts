@@ -51,6 +51,17 @@ export interface BarrierJournalEntry {
   gateClosedAt: Date | null;
   gateNotMovedAt: Date | null;
   leftOpenAt: Date | null;
+  /**
+   * The household's answer, when the key asks before each opening (docs/design.md section 10.8): who allowed or
+   * denied it and when, or that nobody answered; null when the attempt asked nothing.
+   */
+  asked: EntryQuestion | null;
+}
+
+export interface EntryQuestion {
+  answer: 'allowed' | 'denied' | 'unanswered' | 'waiting';
+  by: string | null;
+  at: Date | null;
 }
 
 export interface BarrierJournalPage {
@@ -177,7 +188,13 @@ function readRows(
   let query = db
     .selectFrom('journal')
     .leftJoin('device_objects', 'device_objects.id', 'journal.object_id')
+    .leftJoin('opening_questions as question', 'question.journal_id', 'journal.id')
+    .leftJoin('customers as answerer', 'answerer.id', 'question.answered_by')
     .select([
+      'question.asked_at as asked_at',
+      'question.answer as question_answer',
+      'question.answered_at as answered_at',
+      'answerer.display_name as answered_by',
       'journal.id',
       'journal.at',
       'journal.company_id',
@@ -233,6 +250,10 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
       gateClosedAt: row.gate_closed_at,
       gateNotMovedAt: row.gate_not_moved_at,
       leftOpenAt: row.left_open_at,
+      asked:
+        row.asked_at === null
+          ? null
+          : { answer: row.question_answer ?? 'waiting', by: row.answered_by, at: row.answered_at },
     });
   }
   return entries;

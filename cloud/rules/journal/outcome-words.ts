@@ -19,6 +19,8 @@ export const OUTCOME_WORDS: Readonly<Record<EntryOutcome, string>> = {
   device_offline: 'Not opened: controller offline',
   device_timeout: 'No answer from the controller',
   device_error: 'Controller reported a fault',
+  denied: 'Not opened: denied when asked',
+  not_answered: 'Not opened: nobody answered in time',
   pending: 'In progress',
 };
 

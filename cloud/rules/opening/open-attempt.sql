@@ -17,7 +17,9 @@
 --      removed (`forbidden`), 7. the rate limit (`rate_limit`, with its wait in seconds).
 -- Every attempt past step 2 gets a journal entry. A refusal is written with its outcome and its `open.failed`
 -- event, in the same transaction; an attempt let through is written with no outcome and the command id, and
--- the row says where to send the command.
+-- the row says where to send the command. An attempt let through on a key that asks first (docs/design.md
+-- section 10.8) also gets its question, in the same transaction, and the row says until when it may be answered:
+-- the caller waits for the answer before the command leaves.
 --
 -- Why a function: it is one round trip however many statements it runs, in place of five (begin, the key, the
 -- rolling-minute count, the entry, commit), and PL/pgSQL keeps the plans of its statements for the session,
@@ -53,7 +55,8 @@ create or replace function open_attempt(
   refusal text,
   retry_after_s integer,
   to_device text,
-  to_object text
+  to_object text,
+  ask_until timestamptz
 )
 language plpgsql volatile
 as $body$
@@ -67,17 +70,19 @@ declare
   wait_s integer;
   entry integer;
   used integer;
+  asked_until timestamptz;
 begin
   -- 1. The caller's authentication may come from a cache (cloud/rules/call-auth/company-cache.ts): a suspension still
   -- stops every opening at once.
   if not exists (select 1 from companies where companies.id = p_company and companies.status = 'approved') then
-    return query select null::integer, 'org_not_approved'::text, null::integer, null::text, null::text;
+    return query select null::integer, 'org_not_approved'::text, null::integer, null::text, null::text,
+                        null::timestamptz;
     return;
   end if;
 
   -- 2. The key, locked: the count below must see every attempt of the calls that held the lock before.
   select keys.id, keys.device_id, keys.revoked_at, keys.expires_at, requests.code, requests.ref,
-         keys.starts_at, keys.windows, keys.openings_allowed, devices.time_zone,
+         keys.starts_at, keys.windows, keys.openings_allowed, keys.ask_first_s, devices.time_zone,
          device_objects.id as object_id, device_objects.local_id as object_local_id
     into k
     from keys
@@ -130,6 +135,12 @@ begin
             p_now, p_now);
   end if;
 
-  return query select entry, verdict, wait_s, k.device_id, k.object_local_id;
+  if verdict is null and k.ask_first_s is not null then
+    asked_until := p_now + k.ask_first_s * interval '1 second';
+    insert into opening_questions (journal_id, device_id, asked_at, answer_by)
+    values (entry, k.device_id, p_now, asked_until);
+  end if;
+
+  return query select entry, verdict, wait_s, k.device_id, k.object_local_id, asked_until;
 end
 $body$;

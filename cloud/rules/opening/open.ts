@@ -12,6 +12,8 @@ import { validate } from '../../foundation/http/validation.js';
 import type { Caller } from '../call-auth/authenticate.js';
 import type { StoredAnswer } from '../idempotency/idempotency.js';
 import { ackOutcome, completeEntry } from '../journal/journal.js';
+import { askHousehold } from '../opening-questions/asking.js';
+import { QuestionWaits } from '../opening-questions/question-waits.js';
 import type { CommandDispatcher } from './dispatcher.js';
 import { ObjectRoutes } from './object-routes.js';
 
@@ -34,6 +36,8 @@ interface Dispatch {
   deviceId: string;
   object: string;
   numberId: number;
+  /** Until when the barrier's household may answer the question this attempt asks; null: it asks none. */
+  askUntil: Date | null;
 }
 
 /**
@@ -48,6 +52,7 @@ export const openAttemptResult = {
     retry_after_s: 'integer',
     to_device: 'text',
     to_object: 'text',
+    ask_until: 'timestamp with time zone',
   },
 } as const satisfies TableResult<ResultColumns>;
 
@@ -98,6 +103,7 @@ async function decide(
     deviceId: attempt.to_device!,
     object: attempt.to_object!,
     numberId: body.number_id,
+    askUntil: attempt.ask_until,
   };
 }
 
@@ -117,13 +123,21 @@ export class Opener {
   readonly #ctx: CloudContext;
   readonly #dispatcher: CommandDispatcher;
   readonly #routes: ObjectRoutes;
+  readonly #questions: QuestionWaits;
   /** Per company, the journal write of its latest opening answered before it was written. */
   readonly #unwritten = new Map<number, Promise<void>>();
 
-  constructor(ctx: CloudContext, dispatcher: CommandDispatcher, routes = new ObjectRoutes()) {
+  /** `questions`: the instance's waits for answers (section 10.8); one of its own, polling, when not given. */
+  constructor(
+    ctx: CloudContext,
+    dispatcher: CommandDispatcher,
+    routes = new ObjectRoutes(),
+    questions = new QuestionWaits(ctx.db, ctx.clock),
+  ) {
     this.#ctx = ctx;
     this.#dispatcher = dispatcher;
     this.#routes = routes;
+    this.#questions = questions;
   }
 
   /** `a=open` on the caller's body; `log` is the call's own (its lines carry the request id). */
@@ -141,12 +155,11 @@ export class Opener {
     commandId: string = randomUUID(),
     log: FastifyBaseLogger = this.#ctx.log,
   ): Promise<StoredAnswer> {
-    const ctx = this.#ctx;
-    const done = ctx.foreground.begin();
+    const foreground = { done: this.#ctx.foreground.begin() };
     try {
-      return await this.#openUnderWay(caller, body, commandId, log);
+      return await this.#openUnderWay(caller, body, commandId, log, foreground);
     } finally {
-      done();
+      foreground.done();
     }
   }
 
@@ -155,6 +168,7 @@ export class Opener {
     body: OpenBody,
     commandId: string,
     log: FastifyBaseLogger,
+    foreground: { done: () => void },
   ): Promise<StoredAnswer> {
     const ctx = this.#ctx;
     await this.#unwritten.get(caller.company.id);
@@ -163,10 +177,18 @@ export class Opener {
       this.#signMeanwhile(commandId, body.number_id),
     ]);
     this.#routes.remember(decision.numberId, { deviceId: decision.deviceId, object: decision.object });
-    const command =
+    let command =
       early?.device_id === decision.deviceId && early.object === decision.object
         ? early
         : this.#dispatcher.sign(decision);
+    if (decision.askUntil) {
+      // Nobody stands at the gate for the cloud while the customer decides: background work may go meanwhile.
+      foreground.done();
+      await this.#ask(decision, decision.askUntil, log);
+      foreground.done = ctx.foreground.begin();
+      // Signed again: a command carries its time, and the one signed before the question is a minute old.
+      command = this.#dispatcher.sign(decision);
+    }
     const result = await this.#dispatcher.send(command);
     // An ack's outcome is the ack handler's to write in the journal (cloud/links/controllers/handlers/ack.ts).
     if (result.kind === 'acked') {
@@ -179,6 +201,28 @@ export class Opener {
     const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
     logOpening(log, decision, outcome);
     // An ack that beat this verdict to the entry wins: completeEntry takes only an entry with no outcome.
+    await completeEntry(
+      ctx.db,
+      { id: decision.journalId },
+      { outcome, detail: null, ackedAt: null, now: ctx.clock.now() },
+    );
+    throw new ApiError(outcome);
+  }
+
+  /**
+   * Asks the barrier's household and waits for the first answer (docs/design.md section 10.8). Returns when it
+   * is Allow; a Deny, or no answer in time, completes the entry with that outcome (its event to the company
+   * included) and is the call's answer.
+   */
+  async #ask(decision: Dispatch, askUntil: Date, log: FastifyBaseLogger): Promise<void> {
+    const ctx = this.#ctx;
+    await askHousehold(ctx.db, { journalId: decision.journalId, now: ctx.clock.now() });
+    const settled = await this.#questions.wait(decision.journalId, askUntil);
+    if (settled.answer === 'allowed') return;
+    const outcome = settled.answer === 'denied' ? 'denied' : 'not_answered';
+    logOpening(log, decision, outcome);
+    // Who answered stays with the household (opening_questions, shown in its journal): the company is told the
+    // outcome only, as it is of every refusal.
     await completeEntry(
       ctx.db,
       { id: decision.journalId },

@@ -64,6 +64,18 @@ export class UnansweredOpenings {
         .where(outcomeIs('pending'))
         .where('command_id', 'is not', null)
         .where('at', '<', until)
+        // An attempt asked about (docs/design.md section 10.8) sends its command once answered: its deadline
+        // runs from the answer, or from the end of the question's time.
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('opening_questions as q')
+                .select('q.journal_id')
+                .whereRef('q.journal_id', '=', 'journal.id')
+                .where((q) => q(q.fn.coalesce('q.answered_at', 'q.answer_by'), '>=', until)),
+            ),
+          ),
+        )
         .where('id', '>', after)
         .orderBy('id')
         .limit(BATCH);

@@ -103,6 +103,7 @@ export async function requestStatus(db: Database, companyId: number, codeText: s
         'keys.starts_at',
         'keys.windows',
         'keys.openings_allowed',
+        'keys.ask_first_s',
         'devices.time_zone',
       ])
       .where('keys.request_id', '=', request.id)
@@ -118,6 +119,7 @@ export async function requestStatus(db: Database, companyId: number, codeText: s
     status.issued_at = formatTimestamp(request.issued_at);
     status.numbers = numbers;
     if (key.expires_at) status.key_expires_at = formatTimestamp(key.expires_at);
+    if (key.ask_first_s !== null) status.ask_first_s = key.ask_first_s;
     Object.assign(status, await shapeFields(db, key));
   }
   if (request.revoked_at) status.revoked_at = formatTimestamp(request.revoked_at);

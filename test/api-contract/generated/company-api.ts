@@ -689,11 +689,13 @@ export interface components {
             time_zone?: string;
             /** @description Openings made so far, when `shape.openings` limits them (under way and unanswered ones count). */
             openings_used?: number;
+            /** @description Present when the customer asks to approve each opening: `open` then waits up to this many seconds for their answer before it sends the command, and answers 403 `denied` or `not_answered` without one. */
+            ask_first_s?: number;
             /** @description When the customer declined the request, `YYYY-MM-DD HH:MM:SS` in UTC. */
             declined_at?: string;
         };
         /**
-         * @description Open one object of a key, now. Answered once the controller confirmed the opening.
+         * @description Open one object of a key, now. Answered once the controller confirmed the opening, within 8 s. On a key whose customer approves each opening (`ask_first_s` in `status`), the call first waits up to that many seconds (at most 120) for their answer: 403 `denied` or `not_answered` without an Allow, so allow such a call up to 128 s before you give up on it.
          * @example {
          *       "key_ref": 311,
          *       "number_id": 17,
@@ -917,7 +919,7 @@ export interface components {
                  * @description The journal entry's outcome.
                  * @enum {string}
                  */
-                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden" | "not_started" | "outside_hours" | "openings_used";
+                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden" | "not_started" | "outside_hours" | "openings_used" | "denied" | "not_answered";
                 /** @description Only when the entry has one: a device failure's reason, a late acknowledgement. */
                 detail?: string;
             };
@@ -947,7 +949,7 @@ export interface components {
                  * @description The journal entry's outcome.
                  * @enum {string}
                  */
-                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden" | "not_started" | "outside_hours" | "openings_used";
+                outcome: "opened" | "device_offline" | "device_timeout" | "device_error" | "revoked" | "expired" | "rate_limit" | "forbidden" | "not_started" | "outside_hours" | "openings_used" | "denied" | "not_answered";
                 /** @description Only when the entry has one: a device failure's reason, a late acknowledgement. */
                 detail?: string;
             };
@@ -1612,6 +1614,10 @@ export interface operations {
              *     `outside_hours`: This is outside the hours the customer allowed; status shows them as shape.windows.
              *
              *     `openings_used`: Every opening the customer allowed has been used; ask them for more.
+             *
+             *     `denied`: The customer denied this opening when asked; nothing was opened. Ask them before you try again.
+             *
+             *     `not_answered`: The customer asks to approve each opening and did not answer in time; nothing was opened. Call them, then try again.
              */
             403: {
                 headers: {
@@ -1621,7 +1627,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "org_not_approved" | "secret_disabled" | "forbidden" | "revoked" | "expired" | "not_started" | "outside_hours" | "openings_used";
+                        error: "org_not_approved" | "secret_disabled" | "forbidden" | "revoked" | "expired" | "not_started" | "outside_hours" | "openings_used" | "denied" | "not_answered";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };

@@ -52,6 +52,25 @@ self.addEventListener('push', (event) => {
   } catch {
     data = null;
   }
+  if (data?.kind === 'question' && typeof data.title === 'string' && typeof data.tag === 'string') {
+    event.waitUntil(showQuestion(data));
+    return;
+  }
+  // Other notices (docs/design.md section 10.7) come with their words ready and a tag per subject, so "closed
+  // again" replaces "left open" and a repeat replaces itself.
+  if (data?.kind !== 'opening' && typeof data?.title === 'string' && typeof data?.tag === 'string') {
+    const when = new Date(data.at);
+    event.waitUntil(
+      self.registration.showNotification(data.title, {
+        body: typeof data.body === 'string' ? data.body : '',
+        tag: data.tag,
+        timestamp: Number.isNaN(when.getTime()) ? Date.now() : when.getTime(),
+        icon: '/assets/icon-192.png',
+        data: { url: data.url },
+      }),
+    );
+    return;
+  }
   if (data?.kind !== 'opening') return;
   const company = data.company_domain ? `${data.company} (${data.company_domain})` : data.company;
   const time = new Date(data.at);
@@ -69,9 +88,62 @@ self.addEventListener('push', (event) => {
   );
 });
 
+// A question of "ask me before each opening" (docs/design.md section 10.8): Allow and Deny on the notification
+// itself, which stays until answered; the opening waits on the cloud meanwhile.
+function showQuestion(data) {
+  const when = new Date(data.at);
+  return self.registration.showNotification(data.title, {
+    body: typeof data.body === 'string' ? data.body : '',
+    tag: data.tag,
+    requireInteraction: true,
+    timestamp: Number.isNaN(when.getTime()) ? Date.now() : when.getTime(),
+    icon: '/assets/icon-192.png',
+    actions: [
+      { action: 'allow', title: 'Allow' },
+      { action: 'deny', title: 'Deny' },
+    ],
+    data: { url: data.url, question: true },
+  });
+}
+
+// An answer from the notification's button goes through the question's own page and form, with this browser's
+// session and the form's CSRF token, exactly as a press on the page would: the notification carries no secret.
+// Signed out, or any other trouble, and the page opens instead, where the reader answers.
+async function answerQuestion(target, answer) {
+  try {
+    const page = await fetch(target.href, { credentials: 'same-origin', redirect: 'manual' });
+    const token = page.ok ? /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] : undefined;
+    if (token) {
+      const body = new URLSearchParams({ _csrf: token, answer });
+      const posted = await fetch(target.href, {
+        method: 'POST',
+        credentials: 'same-origin',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+      if (posted.type === 'opaqueredirect' || posted.ok) return;
+    }
+  } catch {
+    // Offline or refused: the page says what is wrong.
+  }
+  await self.clients.openWindow(target.href);
+}
+
 // A tap opens the barrier's journal, or brings a window already on it forward; only a page of this origin.
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
+  if (event.notification.data?.question && (event.action === 'allow' || event.action === 'deny')) {
+    let target;
+    try {
+      target = new URL(event.notification.data.url, self.location.origin);
+    } catch {
+      return;
+    }
+    if (target.origin !== self.location.origin) return;
+    event.waitUntil(answerQuestion(target, event.action));
+    return;
+  }
   let target;
   try {
     target = new URL(event.notification.data?.url ?? '/', self.location.origin);
