@@ -8,10 +8,12 @@ import {
   ControllerLinkComponent,
   DatabaseComponent,
   DataFolder,
+  DigestDeliveryComponent,
   EventDeliveryComponent,
   HttpServer,
   MailDeliveryComponent,
   PushDeliveryComponent,
+  QuestionWaitsComponent,
   RoutesComponent,
   ScrapeGauges,
   ServiceKeyRecord,
@@ -27,6 +29,7 @@ import { refuseUnsafeProduction } from './foundation/production-refusals.js';
 import { UPDATE_DELIVERY_INTERVAL_MS } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
+import { DEFAULT_DIGEST_DELIVERY, type DigestDeliveryOptions } from './links/mail/digest-delivery.js';
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
 import { DEFAULT_MAIL_DELIVERY, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
 import { fetchKeyFile } from './links/outbound-http/keyfile-fetch.js';
@@ -67,6 +70,11 @@ export interface CloudOptions {
    * tests that send by hand (`deliverDueMails`) turn it off.
    */
   mailDelivery?: Partial<MailDeliveryOptions> | false;
+  /**
+   * The daily digests (cloud/links/mail/digest-delivery.ts), on by default; tests that send by hand
+   * (`deliverDueDigests`) turn it off.
+   */
+  digestDelivery?: Partial<DigestDeliveryOptions> | false;
   /** Where the log's JSON lines go; standard output by default (tests read them here). */
   logStream?: LogStream;
   /**
@@ -136,6 +144,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
     ...(updates && updates.resendAfterMs !== undefined ? { resendAfterMs: updates.resendAfterMs } : {}),
   });
+  const questions = new QuestionWaitsComponent({ context, database });
   const lifecycle = new Lifecycle([
     folder,
     database,
@@ -143,13 +152,18 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     context,
     link,
     new ScrapeGauges({ context, database, link }),
-    new RoutesComponent(app, { context, link, folder }),
+    questions,
+    new RoutesComponent(app, { context, link, folder, questions }),
     server,
     new EventDeliveryComponent({ context, database }, deliveryOptions(options)),
-    new PushDeliveryComponent(context, pushDeliveryOptions(options)),
+    new PushDeliveryComponent(context, pushDeliveryOptions(options), database),
     new MailDeliveryComponent(
       context,
       options.mailDelivery === false ? false : { ...DEFAULT_MAIL_DELIVERY, ...options.mailDelivery },
+    ),
+    new DigestDeliveryComponent(
+      context,
+      options.digestDelivery === false ? false : { ...DEFAULT_DIGEST_DELIVERY, ...options.digestDelivery },
     ),
     new UpdateDeliveryJob(
       { context, link },

@@ -24,6 +24,7 @@ import { updateDeliveryJob } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
+import { type DigestDeliveryOptions, deliverDueDigests } from './links/mail/digest-delivery.js';
 import type { Mailer } from './links/mail/mailer.js';
 import { deliverDueMails, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
 import type { Resolver } from './links/outbound-http/safe-connection.js';
@@ -31,6 +32,7 @@ import { deliverDuePushes, type PushDeliveryOptions } from './links/web-push/pus
 import { CompanyCache } from './rules/call-auth/company-cache.js';
 import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
+import { QuestionWaits } from './rules/opening-questions/question-waits.js';
 import { loadOperatorToken } from './rules/operators/operator-token-file.js';
 import { checkRecordedServiceKey } from './rules/service-key/recorded-service-key.js';
 import { loadServiceKey } from './rules/service-key/service-key-file.js';
@@ -245,26 +247,65 @@ export class ScrapeGauges implements Part {
   async stop(): Promise<void> {}
 }
 
+/**
+ * The `open` calls of this instance waiting for a customer's answer (docs/design.md section 10.8), woken at once
+ * by the database's notification when any instance writes an answer, and polling meanwhile.
+ */
+export class QuestionWaitsComponent implements Part {
+  readonly name = 'question waits';
+  readonly #parts: { context: ContextComponent; database: DatabaseComponent };
+  #waits: QuestionWaits | undefined;
+
+  constructor(parts: { context: ContextComponent; database: DatabaseComponent }) {
+    this.#parts = parts;
+  }
+
+  async start(): Promise<void> {
+    const { ctx } = this.#parts.context;
+    this.#waits = new QuestionWaits(ctx.db, ctx.clock);
+    await this.#waits.start(this.#parts.database.handle);
+  }
+
+  async stop(): Promise<void> {
+    await this.#waits?.stop();
+  }
+
+  get waits(): QuestionWaits {
+    return made(this.#waits, 'the question waits');
+  }
+}
+
 /** What the service answers (app.ts): every route, registered on the app before it listens. */
 export class RoutesComponent implements Part {
   readonly name = 'HTTP routes';
   readonly #app: FastifyInstance;
-  readonly #parts: { context: ContextComponent; link: ControllerLinkComponent; folder: DataFolder };
+  readonly #parts: {
+    context: ContextComponent;
+    link: ControllerLinkComponent;
+    folder: DataFolder;
+    questions: QuestionWaitsComponent;
+  };
 
   constructor(
     app: FastifyInstance,
-    parts: { context: ContextComponent; link: ControllerLinkComponent; folder: DataFolder },
+    parts: {
+      context: ContextComponent;
+      link: ControllerLinkComponent;
+      folder: DataFolder;
+      questions: QuestionWaitsComponent;
+    },
   ) {
     this.#app = app;
     this.#parts = parts;
   }
 
   async start(): Promise<void> {
-    const { context, link, folder } = this.#parts;
+    const { context, link, folder, questions } = this.#parts;
     await registerRoutes(this.#app, {
       ctx: context.ctx,
       controllerLink: link.link,
       operatorToken: folder.operator.token,
+      questions: questions.waits,
     });
   }
 
@@ -364,6 +405,16 @@ abstract class NoticeDeliveryComponent<O extends { pollMs: number }> implements 
 
   protected abstract deliver(ctx: AssembledContext, options: O, stop: AbortSignal): Promise<unknown>;
 
+  /** Whether it runs, that is was not turned off. */
+  protected get on(): boolean {
+    return this.#options !== false;
+  }
+
+  /** Looks now rather than at the next poll (a notification said there is work). */
+  protected wake(): void {
+    this.#job?.wake();
+  }
+
   async start(): Promise<void> {
     if (this.#options === false) return;
     const options = this.#options;
@@ -376,6 +427,7 @@ abstract class NoticeDeliveryComponent<O extends { pollMs: number }> implements 
       run: () => this.deliver(ctx, options, stop),
       log: ctx.log,
       outage: databaseOutage(ctx),
+      wakeGapMs: NOTICE_WAKE_GAP_MS,
     });
     this.#job.start();
   }
@@ -386,12 +438,53 @@ abstract class NoticeDeliveryComponent<O extends { pollMs: number }> implements 
   }
 }
 
-/** Web Push of openings to the customers' browsers (links/web-push/, docs/design.md section 10.6), unless off. */
+/**
+ * Looks woken by commits begin at least this far apart: a busy cloud completes an entry with most of its
+ * openings, and one look per 20 ms serves them all, where one per commit would compete with the openings for
+ * the database (on PGlite for its one connection). An idle delivery's first wake is not delayed.
+ */
+const NOTICE_WAKE_GAP_MS = 20;
+
+/**
+ * Each batch of pushes waits for a moment with no opening under way on the instance (as position reports do,
+ * foundation/priority/foreground.ts), at most this long: pushes share the cores with the openings, and nobody
+ * stands waiting for one. Short, so that under openings that never pause the pushes still keep up.
+ */
+const PUSH_GIVE_WAY_MAX_MS = 100;
+
+/** Notified at the commit of a journal entry's outcome (migration 0022), what wakes the push delivery. */
+const PUSH_WAKE_CHANNEL = 'gatelink_push';
+
+/**
+ * Web Push of openings to the customers' browsers (links/web-push/, docs/design.md section 10.6), unless off.
+ * Woken by every commit that gives an entry its outcome, on a connection of its own that LISTENs (on PGlite, its
+ * one connection); the poll stays for retries that came due and for entries told "In progress".
+ */
 export class PushDeliveryComponent extends NoticeDeliveryComponent<PushDeliveryOptions> {
   readonly name = 'push delivery';
+  readonly #database: DatabaseComponent;
+  #unlisten: (() => Promise<void>) | null = null;
+
+  constructor(context: ContextComponent, options: PushDeliveryOptions | false, database: DatabaseComponent) {
+    super(context, options);
+    this.#database = database;
+  }
 
   protected deliver(ctx: AssembledContext, options: PushDeliveryOptions, stop: AbortSignal) {
-    return deliverDuePushes(ctx, options, stop);
+    const giveWay = () => ctx.foreground.quiet(PUSH_GIVE_WAY_MAX_MS);
+    return deliverDuePushes(ctx, { giveWay, ...options }, stop);
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    const { handle } = this.#database;
+    if (this.on && handle.listen) this.#unlisten = await handle.listen(PUSH_WAKE_CHANNEL, () => this.wake());
+  }
+
+  override async stop(): Promise<void> {
+    await this.#unlisten?.().catch(() => {});
+    this.#unlisten = null;
+    await super.stop();
   }
 }
 
@@ -401,6 +494,15 @@ export class MailDeliveryComponent extends NoticeDeliveryComponent<MailDeliveryO
 
   protected deliver(ctx: AssembledContext, options: MailDeliveryOptions, stop: AbortSignal) {
     return deliverDueMails(ctx, options, stop);
+  }
+}
+
+/** The daily digests of the day before (links/mail/, docs/design.md section 10.7), unless off. */
+export class DigestDeliveryComponent extends NoticeDeliveryComponent<DigestDeliveryOptions> {
+  readonly name = 'digest delivery';
+
+  protected deliver(ctx: AssembledContext, options: DigestDeliveryOptions, stop: AbortSignal) {
+    return deliverDueDigests(ctx, options, stop);
   }
 }
 

@@ -11,6 +11,7 @@ import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { sweepGates } from '../rules/positions/gate-sweeps.js';
+import { purgeGateAlerts } from '../rules/push-notifications/gate-alerts.js';
 import { purgeNotices } from '../rules/push-notifications/notice-outbox.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
@@ -37,6 +38,8 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
     job('event purge', 3_600_000, () => purgeEvents(ctx, RETRY_WINDOW_MS)),
     job('push purge', 3_600_000, () => purgeNotices(ctx, 'push_outbox')),
     job('opening mail purge', 3_600_000, () => purgeNotices(ctx, 'opening_mail_outbox')),
+    job('digest purge', 3_600_000, () => purgeNotices(ctx, 'mail_digests')),
+    job('gate alert purge', 3_600_000, () => purgeGateAlerts(ctx)),
     ...receiptJobs(ctx, job),
   ];
 }

@@ -535,6 +535,18 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 10.7',
   },
   {
+    id: 'web.answer-forged',
+    attack:
+      "an Allow for a waiting opening posted without the customer's session, from another customer's account, or by a member who may only look, to open someone's gate",
+    source: 'docs/design.md section 10.8',
+  },
+  {
+    id: 'web.quiet-hours-foreign',
+    attack:
+      "posting quiet hours or the daily e-mail for a barrier that is not one's own, to silence what its household is told or to have its journal e-mailed",
+    source: 'docs/design.md section 10.7',
+  },
+  {
     id: 'web.unsubscribe-forged',
     attack:
       "a forged, altered or unknown one-click unsubscribe token, to stop another person's e-mails of openings without their link",

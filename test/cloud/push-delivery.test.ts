@@ -190,6 +190,18 @@ describe('an opening', () => {
         joined_at: clock.now(),
       })
       .execute();
+    // The owner's grant in `opened` would tell the member too (docs/design.md section 10.7): openings only here.
+    await cloud.ctx.db
+      .insertInto('notification_choices')
+      .values({
+        device_id: gate.deviceId,
+        customer_id: member.id,
+        tell: 'every',
+        by_email: false,
+        access_changes: false,
+        updated_at: clock.now(),
+      })
+      .execute();
     const shared = await browserOf(member.id);
     const entry = await opened();
 

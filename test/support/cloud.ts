@@ -8,6 +8,7 @@ import { type CloudConfig, loadCloudConfig } from '../../cloud/foundation/config
 import type { DatabaseHandle } from '../../cloud/foundation/db/database.js';
 import type { HttpTimeouts } from '../../cloud/foundation/http/timeouts.js';
 import type { DeliveryOptions } from '../../cloud/links/event-delivery/delivery-worker.js';
+import type { DigestDeliveryOptions } from '../../cloud/links/mail/digest-delivery.js';
 import type { Mailer } from '../../cloud/links/mail/mailer.js';
 import type { MailDeliveryOptions } from '../../cloud/links/mail/opening-mail-delivery.js';
 import type { Resolver } from '../../cloud/links/outbound-http/safe-connection.js';
@@ -93,6 +94,8 @@ export async function startTestCloud(options: {
   logStream?: LogStream;
   /** The running delivery of e-mails of openings, off unless given: suites send with `deliverDueMails`. */
   mailDelivery?: Partial<MailDeliveryOptions>;
+  /** The running delivery of daily digests, off unless given: suites send with `deliverDueDigests`. */
+  digestDelivery?: Partial<DigestDeliveryOptions>;
   /** Rollouts' update delivery job; off unless given: suites call `controllerLink.updates.deliverDue()`. */
   updateDelivery?: { intervalMs?: number; resendAfterMs?: number };
 }): Promise<TestCloud> {
@@ -105,6 +108,7 @@ export async function startTestCloud(options: {
     eventDelivery: options.eventDelivery ?? false,
     pushDelivery: options.pushDelivery ?? false,
     mailDelivery: options.mailDelivery ?? false,
+    digestDelivery: options.digestDelivery ?? false,
     updateDelivery: options.updateDelivery ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),

@@ -21,6 +21,10 @@ import * as barrierHistory from './migrations/0015-barrier-history.js';
 import * as households from './migrations/0016-households.js';
 import * as pushSubscriptions from './migrations/0017-push-subscriptions.js';
 import * as notificationChoices from './migrations/0018-notification-choices.js';
+import * as askFirst from './migrations/0019-ask-first.js';
+import * as quietHoursDigest from './migrations/0020-quiet-hours-digest.js';
+import * as noticeKinds from './migrations/0021-notice-kinds.js';
+import * as pushWake from './migrations/0022-push-wake.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -62,6 +66,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-households': households,
   '0017-push-subscriptions': pushSubscriptions,
   '0018-notification-choices': notificationChoices,
+  '0019-ask-first': askFirst,
+  '0020-quiet-hours-digest': quietHoursDigest,
+  '0021-notice-kinds': noticeKinds,
+  '0022-push-wake': pushWake,
 };
 
 /**

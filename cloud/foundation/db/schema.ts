@@ -22,7 +22,9 @@ export type JournalOutcome =
   | 'forbidden'
   | 'not_started'
   | 'outside_hours'
-  | 'openings_used';
+  | 'openings_used'
+  | 'denied'
+  | 'not_answered';
 
 export interface CompaniesTable {
   id: Generated<number>;
@@ -273,6 +275,21 @@ export interface KeysTable {
   starts_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   windows: ColumnType<unknown, string | null | undefined, string | null>;
   openings_allowed: ColumnType<number | null, number | null | undefined, number | null>;
+  /** "Ask me before each opening" (docs/design.md section 10.8): how long an `open` waits for an answer. */
+  ask_first_s: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export type QuestionAnswer = 'allowed' | 'denied' | 'unanswered';
+
+/** An opening asked about (docs/design.md section 10.8), by its journal entry; answered once. */
+export interface OpeningQuestionsTable {
+  journal_id: number;
+  device_id: string;
+  asked_at: Timestamp;
+  answer_by: Timestamp;
+  answer: QuestionAnswer | null;
+  answered_by: number | null;
+  answered_at: Timestamp | null;
 }
 
 /** One act on a barrier's access (docs/design.md section 10.4); `customer_id` null: none of its customers. */
@@ -432,11 +449,27 @@ export interface PushSubscriptionsTable {
   last_delivered_at: Timestamp | null;
 }
 
-/** One journal entry to tell one subscription of, until sent or given up (docs/design.md section 10.6). */
-export interface PushOutboxTable {
+/**
+ * What a notice is of (docs/design.md section 10.7): an opening, a question before one (reserved), a gate left
+ * open or closed again, a change of access by someone else. Each has one subject column in the outboxes.
+ */
+export type NoticeKind = 'opening' | 'question' | 'left_open' | 'closed_again' | 'access_change';
+
+/** The subject columns of a notice row, exactly one set, as its kind says (migration 0021). */
+export interface NoticeSubjectColumns {
+  kind: ColumnType<NoticeKind, NoticeKind | undefined, NoticeKind>;
+  /** `opening` and `question`. */
+  journal_id: number | null;
+  /** `left_open` and `closed_again`. */
+  gate_alert_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** `access_change`: the barrier's key history row. */
+  history_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One notice to one subscription, until sent or given up (docs/design.md sections 10.6 and 10.7). */
+export interface PushOutboxTable extends NoticeSubjectColumns {
   id: Generated<string>;
   subscription_id: number;
-  journal_id: number;
   created_at: Timestamp;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: Timestamp;
@@ -460,15 +493,55 @@ export interface NotificationChoicesTable {
   device_id: string;
   customer_id: number;
   tell: NotificationTell;
+  /** An e-mail for each entry told; wins over `email_digest` (migration 0020). */
   by_email: boolean;
   updated_at: Timestamp;
+  /** Quiet hours, 'HH:MM' in the person's account zone, both or neither (docs/design.md section 10.7). */
+  quiet_from: string | null;
+  quiet_until: string | null;
+  /** One e-mail a day of the entries told (the daily digest). */
+  email_digest: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Whether they are told of a gate left open and closed again (migration 0021; on by default). */
+  left_open: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Whether they are told of access granted, changed or withdrawn by someone else of the household. */
+  access_changes: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
-/** One journal entry to e-mail one person of, until sent or given up (docs/design.md section 10.7). */
-export interface OpeningMailOutboxTable {
+/**
+ * A gate the sweep marked left open (docs/design.md section 10.7), with the household's opening that left it
+ * open if one did, until it closed: what its notices tell.
+ */
+export interface GateAlertsTable {
+  id: Generated<number>;
+  device_id: string;
+  object_id: number;
+  journal_id: number | null;
+  open_since: Timestamp;
+  left_open_at: Timestamp;
+  closed_at: Timestamp | null;
+}
+
+/** One person's digest of one local day (docs/design.md section 10.7), until sent, found empty or given up. */
+export interface MailDigestsTable {
   id: Generated<string>;
   customer_id: number;
-  journal_id: number;
+  /** The local day covered, 'YYYY-MM-DD' in the person's account zone. */
+  day: string;
+  created_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  sent_at: Timestamp | null;
+  gave_up_at: Timestamp | null;
+  last_error: string | null;
+  /** Entries the digest told; 0 when the day had none and nothing was sent. */
+  lines: number | null;
+}
+
+/** One notice to e-mail one person, until sent or given up (docs/design.md section 10.7). */
+export interface OpeningMailOutboxTable extends NoticeSubjectColumns {
+  id: Generated<string>;
+  customer_id: number;
   created_at: Timestamp;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: Timestamp;
@@ -542,6 +615,7 @@ export interface DB {
   device_objects: DeviceObjectsTable;
   requests: RequestsTable;
   keys: KeysTable;
+  opening_questions: OpeningQuestionsTable;
   key_objects: KeyObjectsTable;
   access_history: AccessHistoryTable;
   barrier_members: BarrierMembersTable;
@@ -573,4 +647,6 @@ export interface DB {
   push_journal_cursor: PushJournalCursorTable;
   notification_choices: NotificationChoicesTable;
   opening_mail_outbox: OpeningMailOutboxTable;
+  gate_alerts: GateAlertsTable;
+  mail_digests: MailDigestsTable;
 }

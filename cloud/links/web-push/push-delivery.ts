@@ -1,3 +1,4 @@
+import { type Notice, readNotices } from '../../rules/notices/notice-kinds.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
 import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
 import {
@@ -6,7 +7,7 @@ import {
   type PushOutcome,
   recordPush,
 } from '../../rules/push-notifications/push-outbox.js';
-import { pushPayload } from '../../rules/push-notifications/push-payload.js';
+import { recordSentPushes } from '../../rules/push-notifications/sent-pushes.js';
 import type { VapidContext } from '../../rules/vapid-key/vapid-key-file.js';
 import { vapidSubject } from '../../rules/vapid-key/vapid-subject.js';
 import { type PushConnection, postPush } from './push-post.js';
@@ -28,6 +29,8 @@ export interface PushDeliveryOptions extends PushConnection {
   pollMs: number;
   /** Jitter of the retry schedule, in [0, 1); Math.random by default. */
   random?: () => number;
+  /** Awaited before each claim: the running worker gives way to openings under way (cloud/components.ts). */
+  giveWay?: () => Promise<void>;
 }
 
 export const DEFAULT_PUSH_DELIVERY: PushDeliveryOptions = {
@@ -69,9 +72,11 @@ export async function deliverDuePushes(
     if (fanned.entries === 0) break;
   }
   while (!stop?.aborted) {
+    await settings.giveWay?.();
     const batch = await claimPushes(ctx, { limit: settings.batchSize, leaseMs: pushLeaseMs(settings) });
     if (batch.length === 0) break;
-    await sendBatch(ctx, batch, settings, tally, stop);
+    const notices = await readNotices(ctx.db, batch);
+    await sendBatch(ctx, { batch, notices }, settings, tally, stop);
   }
   return tally;
 }
@@ -79,22 +84,27 @@ export async function deliverDuePushes(
 /** The batch, `concurrency` at a time; rows not attempted, or cut short by `stop`, are given back. */
 async function sendBatch(
   ctx: VapidContext,
-  batch: readonly ClaimedPush[],
+  { batch, notices }: { batch: readonly ClaimedPush[]; notices: ReadonlyMap<string, Notice> },
   options: PushDeliveryOptions,
   tally: PushTally,
   stop: AbortSignal | undefined,
 ): Promise<void> {
   const waiting = [...batch];
   const unsent: string[] = [];
+  const sent: ClaimedPush[] = [];
   const lane = async () => {
     for (let push = waiting.shift(); push; push = waiting.shift()) {
       if (stop?.aborted) {
         unsent.push(push.id);
         continue;
       }
-      const outcome = await attemptPush(ctx, push, options, stop);
+      const outcome = await attemptPush(ctx, { push, notice: notices.get(push.id) }, options, stop);
       if (stop?.aborted) {
         unsent.push(push.id);
+        continue;
+      }
+      if (outcome.kind === 'sent') {
+        sent.push(push);
         continue;
       }
       const { gaveUp } = await recordPush(ctx, push, outcome, options.random);
@@ -105,17 +115,23 @@ async function sendBatch(
     await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, lane));
   } finally {
     await releaseNotices(ctx.db, 'push_outbox', unsent);
+    // The taken ones in one write for the batch (rules/push-notifications/sent-pushes.ts).
+    await recordSentPushes(ctx, sent);
   }
+  for (const _sent of sent) count(ctx, tally, { kind: 'sent', status: 201 }, false);
 }
 
 async function attemptPush(
   ctx: VapidContext,
-  push: ClaimedPush,
+  { push, notice }: { push: ClaimedPush; notice: Notice | undefined },
   options: PushDeliveryOptions,
   stop: AbortSignal | undefined,
 ): Promise<PushOutcome> {
+  // Its subject went in the moment since the claim; the row goes with it.
+  if (!notice) return { kind: 'failed', status: null, error: 'what it tells of is gone' };
   const baseUrl = ctx.baseUrl();
-  const payload = JSON.stringify(pushPayload(push, baseUrl));
+  // What it says is chosen by its kind (cloud/rules/notices/notice-kinds.ts).
+  const payload = JSON.stringify(notice.push({ baseUrl, zone: push.time_zone }));
   const signer = { vapid: ctx.vapid, subject: vapidSubject(ctx.config.vapidSubject, baseUrl) };
   const result = await postPush(push, payload, signer, options, stop);
   if (result.error === null) return { kind: 'sent', status: result.status ?? 201 };

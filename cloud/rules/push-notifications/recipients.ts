@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../foundation/db/schema.js';
-import { REFUSED_OUTCOMES } from '../notification-choices/choices.js';
+import { inQuietHours } from '../notification-choices/quiet-hours.js';
+import { keyOfHousehold, toldUnderChoice } from '../notification-choices/told-entries.js';
 
 /**
  * Who is told of a journal entry (docs/design.md sections 10.6 and 10.7), as the one query that writes their
@@ -12,7 +13,8 @@ import { REFUSED_OUTCOMES } from '../notification-choices/choices.js';
  * owner's keys and journal to that owner (section 10.5), so a refused attempt with one of their keys tells the
  * new owner nothing. Refusals are written with their outcome (cloud/rules/opening/open-attempt.sql), so "only
  * refusals" is decided here, when the entry is read. Writing a row twice is a no-op, so a fan-out repeated after
- * a crash adds nothing.
+ * a crash adds nothing. An entry in the person's quiet hours (cloud/rules/notification-choices/quiet-hours.ts) writes
+ * neither row for them: it stays in the journal and in their daily digest.
  */
 export interface RecipientRows {
   pushes: number;
@@ -23,10 +25,17 @@ export async function addRecipients(
   trx: Transaction<DB>,
   entries: { afterId: number; uptoId: number; now: Date },
 ): Promise<RecipientRows> {
-  const refused = sql.join(REFUSED_OUTCOMES.map((outcome) => sql.lit(outcome)));
+  // Judged at the entry's time in the person's own zone.
+  const quiet = inQuietHours({
+    at: 'j.at',
+    zone: 'account.time_zone',
+    from: 'choice.quiet_from',
+    until: 'choice.quiet_until',
+  });
   const { rows } = await sql<{ pushes: string; mails: string }>`
     with told as (
-      select j.id as journal_id, person.customer_id, coalesce(choice.by_email, false) as by_email
+      select j.id as journal_id, person.customer_id, coalesce(choice.by_email, false) as by_email,
+             ${quiet} as quiet
         from journal j
         join devices d on d.id = j.device_id
         join keys k on k.id = j.key_id
@@ -35,18 +44,18 @@ export async function addRecipients(
           union
           select m.customer_id from barrier_members m where m.device_id = d.id
         ) person on person.customer_id is not null
+        join customers account on account.id = person.customer_id
         left join notification_choices choice
           on choice.device_id = d.id and choice.customer_id = person.customer_id
        where j.id > ${entries.afterId} and j.id <= ${entries.uptoId}
-         and (k.customer_id = d.customer_id
-              or exists (select 1 from barrier_members g where g.device_id = d.id and g.customer_id = k.customer_id))
-         and (choice.tell is null or choice.tell = 'every'
-              or (choice.tell = 'refused' and j.outcome in (${refused})))
+         and ${keyOfHousehold({ key: 'k', device: 'd' })}
+         and ${toldUnderChoice({ choice: 'choice', entry: 'j' })}
     ), pushed as (
       insert into push_outbox (subscription_id, journal_id, created_at, next_attempt_at)
       select s.id, told.journal_id, ${entries.now}, ${entries.now}
         from told
         join push_subscriptions s on s.customer_id = told.customer_id
+       where not told.quiet
       on conflict (subscription_id, journal_id) do nothing
       returning 1
     ), mailed as (
@@ -54,7 +63,7 @@ export async function addRecipients(
       select told.customer_id, told.journal_id, ${entries.now}, ${entries.now}
         from told
         join customers c on c.id = told.customer_id
-       where told.by_email and c.email is not null and c.email_verified_at is not null
+       where told.by_email and not told.quiet and c.email is not null and c.email_verified_at is not null
       on conflict (customer_id, journal_id) do nothing
       returning 1
     )
