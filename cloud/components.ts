@@ -34,6 +34,7 @@ import { NonceLedger } from './rules/call-auth/nonces.js';
 import type { KeyFileFetcher } from './rules/domain-keys/key-file.js';
 import { QuestionWaits } from './rules/opening-questions/question-waits.js';
 import { loadOperatorToken } from './rules/operators/operator-token-file.js';
+import { PUSH_WAKE_CHANNEL } from './rules/push-notifications/push-wake.js';
 import { checkRecordedServiceKey } from './rules/service-key/recorded-service-key.js';
 import { loadServiceKey } from './rules/service-key/service-key-file.js';
 import { loadVapidKey, type VapidKey } from './rules/vapid-key/vapid-key-file.js';
@@ -451,9 +452,6 @@ const NOTICE_WAKE_GAP_MS = 20;
  * stands waiting for one. Short, so that under openings that never pause the pushes still keep up.
  */
 const PUSH_GIVE_WAY_MAX_MS = 100;
-
-/** Notified at the commit of a journal entry's outcome (migration 0022), what wakes the push delivery. */
-const PUSH_WAKE_CHANNEL = 'gatelink_push';
 
 /**
  * Web Push of openings to the customers' browsers (links/web-push/, docs/design.md section 10.6), unless off.

@@ -10,3 +10,13 @@ export function barrierId(request: FastifyRequest): string {
   if (!DEVICE_ID.test(id)) throw new ApiError('not_found', { message: 'No such barrier among yours.' });
   return id;
 }
+
+/**
+ * A row's number in the path under a barrier (`/barriers/<id>/members/<memberId>`): a positive integer a table can
+ * hold, else 404 with `notFound`, so that a mangled address reads like one naming nothing.
+ */
+export function pathNumber(request: FastifyRequest, name: string, notFound: string): number {
+  const value = (request.params as Record<string, string | undefined>)[name] ?? '';
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw new ApiError('not_found', { message: notFound });
+  return Number(value);
+}

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../../shared/errors.js';
 import { textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { signedIn } from '../../foundation/web/web-deps.js';
 import { customerBarrier } from '../../rules/devices/customer-barriers.js';
+import { NO_SUCH_BARRIER } from '../../rules/households/barrier-roles.js';
 import { inviteToBarrier, withdrawInvitation } from '../../rules/households/invitations.js';
 import { leaveBarrier, removeMember, setMayGrant } from '../../rules/households/members.js';
-import { barrierId } from './barrier-address.js';
+import { barrierId, pathNumber } from './barrier-address.js';
 import type { BarrierPageProps } from './barrier-page.js';
 import type { BarrierView } from './barrier-routes.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
@@ -64,7 +64,7 @@ export async function householdRoutes(
   app.post('/barriers/:id/invitations/:invitationId/withdraw', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
-    const invitationId = numberParam(request, 'invitationId');
+    const invitationId = pathNumber(request, 'invitationId', NO_SUCH_BARRIER);
     await withdrawInvitation(ctx, { customerId: customer.customerId, deviceId, invitationId });
     return reply.redirect(`/barriers/${deviceId}?invitation_withdrawn=1`, 303);
   });
@@ -72,7 +72,7 @@ export async function householdRoutes(
   app.post('/barriers/:id/members/:memberId/remove', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
-    const memberId = numberParam(request, 'memberId');
+    const memberId = pathNumber(request, 'memberId', NO_SUCH_BARRIER);
     await removeMember(ctx, { customerId: customer.customerId, deviceId, memberId });
     return reply.redirect(`/barriers/${deviceId}?member_removed=1`, 303);
   });
@@ -80,7 +80,7 @@ export async function householdRoutes(
   app.post('/barriers/:id/members/:memberId/may-grant', async (request, reply) => {
     const customer = signedIn(request, reply)!;
     const deviceId = barrierId(request);
-    const memberId = numberParam(request, 'memberId');
+    const memberId = pathNumber(request, 'memberId', NO_SUCH_BARRIER);
     await setMayGrant(ctx, {
       customerId: customer.customerId,
       deviceId,
@@ -103,13 +103,6 @@ function mayGrantOf(body: unknown): boolean {
 }
 
 /** A member's or an invitation's id from the path; anything that cannot be one names nothing of anyone's. */
-function numberParam(request: FastifyRequest, name: string): number {
-  const value = (request.params as Record<string, string | undefined>)[name] ?? '';
-  if (!/^[1-9]\d{0,8}$/.test(value))
-    throw new ApiError('not_found', { message: 'No such barrier among yours.' });
-  return Number(value);
-}
-
 /** What the household's last form did, said at the top of the barrier's page. */
 export function householdNotice(request: FastifyRequest): BarrierPageProps['notice'] | undefined {
   for (const kind of [

@@ -5,7 +5,7 @@ import { sendPage } from '../../foundation/web/page.js';
 import { pageContext, signedIn } from '../../foundation/web/web-deps.js';
 import { questionView } from '../../rules/opening-questions/question-view.js';
 import { answerQuestion } from '../../rules/opening-questions/questions.js';
-import { barrierId } from './barrier-address.js';
+import { barrierId, pathNumber } from './barrier-address.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { QuestionPage } from './question-page.js';
 
@@ -65,7 +65,5 @@ export async function questionRoutes(app: FastifyInstance, deps: CustomerPagesDe
 }
 
 function entryParam(request: FastifyRequest): number {
-  const value = (request.params as Record<string, string | undefined>).entry ?? '';
-  if (!/^[1-9]\d{0,8}$/.test(value)) throw new ApiError('not_found', { message: NO_SUCH_QUESTION });
-  return Number(value);
+  return pathNumber(request, 'entry', NO_SUCH_QUESTION);
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
+import { PUSH_WAKE_CHANNEL } from '../push-notifications/push-wake.js';
 
 /**
  * The question goes to everyone who may answer it (docs/design.md section 10.8): the barrier's owner and the
@@ -8,10 +9,10 @@ import type { Database } from '../../foundation/db/database.js';
  * opening waits for them. One statement, only for a key that asks; a browser never gets the same question twice.
  */
 export async function askHousehold(db: Database, input: { journalId: number; now: Date }): Promise<number> {
-  // The push delivery wakes on `gatelink_push` (migration 0022, which sends it for openings told): a question is
-  // sent at once rather than at the next poll, since the opening waits for it.
+  // The push delivery wakes on its channel: a question is sent at once rather than at the next poll, since the
+  // opening waits for it.
   const { rows } = await sql<{ asked: string }>`
-    with woken as (select pg_notify('gatelink_push', '')),
+    with woken as (select pg_notify(${PUSH_WAKE_CHANNEL}, '')),
     asked as (
       insert into push_outbox (subscription_id, journal_id, kind, created_at, next_attempt_at)
       select s.id, q.journal_id, 'question', ${input.now}, ${input.now}
