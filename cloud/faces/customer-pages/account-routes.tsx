@@ -38,7 +38,8 @@ const NOTICES = {
   'passkey-added': 'Passkey added. You can sign in with it from now on.',
   'passkey-renamed': 'Passkey renamed.',
   'passkey-removed': 'Passkey removed. It no longer signs you in.',
-  'notifications-on': 'Notifications are on in this browser. You are told of every opening of your barriers.',
+  'notifications-on':
+    "Notifications are on in this browser. Each barrier's page chooses what you are told of it, under “Tell me”.",
   'notification-renamed': 'Browser renamed.',
   'notification-removed': 'Notifications are off for that browser.',
 } as const;
