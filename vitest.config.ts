@@ -11,5 +11,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // expect.poll waits for something a page or a process does next (a script showing a field, a row landing):
+    // its 1 s default is a real-time wait that a busy 2-core CI machine misses. A poll that passes returns at
+    // once, so a longer ceiling costs nothing unless the test is failing anyway.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
