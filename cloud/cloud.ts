@@ -9,6 +9,7 @@ import {
   DatabaseComponent,
   DataFolder,
   DigestDeliveryComponent,
+  EmbeddedVacuumJob,
   EventDeliveryComponent,
   HttpServer,
   MailDeliveryComponent,
@@ -169,6 +170,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
       { context, link },
       updates === false ? false : (updates?.intervalMs ?? UPDATE_DELIVERY_INTERVAL_MS),
     ),
+    new EmbeddedVacuumJob({ context, database }),
     new BackgroundJobs(context, options.jobs === false ? false : (options.ackTimeoutMs ?? ACK_TIMEOUT_MS)),
   ]);
   await lifecycle.start();

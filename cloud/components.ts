@@ -15,6 +15,7 @@ import {
 } from './foundation/data-folder.js';
 import { type DatabaseHandle, openDatabase } from './foundation/db/database.js';
 import { databaseOutage } from './foundation/db/database-outage.js';
+import { EmbeddedVacuum, VACUUM_NAPTIME_MS } from './foundation/db/embedded-vacuum.js';
 import type { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { registerScrapeGauges } from './foundation/metrics/scrape-gauges.js';
 import { Foreground } from './foundation/priority/foreground.js';
@@ -528,6 +529,50 @@ export class UpdateDeliveryJob implements Part {
 
   async stop(): Promise<void> {
     await this.#job?.stop();
+  }
+}
+
+/**
+ * Vacuum and analyze on the embedded database (foundation/db/embedded-vacuum.ts), which a PostgreSQL server's
+ * own autovacuum does there: started on PGlite alone, and whether or not the other background jobs run, since
+ * without it the database only grows.
+ */
+export class EmbeddedVacuumJob implements Part {
+  readonly name = 'embedded database vacuum';
+  readonly #parts: { context: ContextComponent; database: DatabaseComponent };
+  #job: PeriodicJob | undefined;
+  #vacuum: EmbeddedVacuum | undefined;
+
+  constructor(parts: { context: ContextComponent; database: DatabaseComponent }) {
+    this.#parts = parts;
+  }
+
+  async start(): Promise<void> {
+    const { context, database } = this.#parts;
+    if (database.handle.kind !== 'pglite') return;
+    const { ctx } = context;
+    const vacuum = new EmbeddedVacuum({
+      db: ctx.db,
+      quiet: () => ctx.foreground.quiet(VACUUM_NAPTIME_MS),
+      log: ctx.log,
+    });
+    this.#vacuum = vacuum;
+    this.#job = new PeriodicJob({
+      name: 'embedded database vacuum',
+      intervalMs: VACUUM_NAPTIME_MS,
+      run: () => vacuum.pass(),
+      log: ctx.log,
+      outage: databaseOutage(ctx),
+      firstAfterInterval: true,
+    });
+    this.#job.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#vacuum?.stop();
+    await this.#job?.stop();
+    this.#job = undefined;
+    this.#vacuum = undefined;
   }
 }
 

@@ -20,6 +20,7 @@ export class PeriodicJob {
   #lastStart = Number.NEGATIVE_INFINITY;
   /** A wake came during a run: the next run follows it rather than the interval. */
   #again = false;
+  readonly #firstAfterInterval: boolean;
 
   constructor(options: {
     name: string;
@@ -30,8 +31,11 @@ export class PeriodicJob {
     outage?: DatabaseOutage;
     /** Runs woken by `wake()` begin at least this far apart, so that a stream of wakes costs one run per gap. */
     wakeGapMs?: number;
+    /** The first run waits a whole interval rather than starting at once, for work that a fresh start has none of. */
+    firstAfterInterval?: boolean;
   }) {
     this.#wakeGapMs = options.wakeGapMs ?? 0;
+    this.#firstAfterInterval = options.firstAfterInterval ?? false;
     this.#outage = options.outage;
     this.#name = options.name;
     this.#intervalMs = options.intervalMs;
@@ -41,7 +45,7 @@ export class PeriodicJob {
 
   start(): void {
     this.#stopped = false;
-    this.#schedule(0);
+    this.#schedule(this.#firstAfterInterval ? this.#intervalMs : 0);
   }
 
   async stop(): Promise<void> {

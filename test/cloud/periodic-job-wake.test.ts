@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PeriodicJob } from '../../cloud/jobs/periodic-job.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { waitFor } from '../support/wait-for.js';
@@ -72,5 +72,32 @@ describe('a woken periodic job', () => {
     await sleep(250);
     expect(runs.length).toBeLessThanOrEqual(3);
     for (let i = 1; i < runs.length; i++) expect(runs[i]! - runs[i - 1]!).toBeGreaterThanOrEqual(190);
+  });
+});
+
+describe('a periodic job whose first run waits an interval', () => {
+  it('does not run at start, and runs once the interval has passed', async () => {
+    vi.useFakeTimers();
+    try {
+      let runs = 0;
+      job = new PeriodicJob({
+        name: 'later',
+        intervalMs: 10_000,
+        log: recordingLogger(),
+        firstAfterInterval: true,
+        run: async () => {
+          runs += 1;
+        },
+      });
+      job.start();
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(runs).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(runs).toBe(1);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(runs).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
