@@ -61,6 +61,15 @@ export function required(values: Values, name: string, what: string): string {
   return value;
 }
 
+/**
+ * How to run the tool again, as the person ran it: `npm run company --` inside this repository (npm names the
+ * script it runs in `npm_lifecycle_event`), else the installed `gatelink-company`. A follow-up printed the other
+ * way would be a command their shell does not have.
+ */
+export function toolCommand(env: Environment): string {
+  return env.npm_lifecycle_event === 'company' ? 'npm run company --' : 'gatelink-company';
+}
+
 export function optional(values: Values, name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { SigningKey } from '../shared/crypto/ed25519.js';
-import { type Command, optional, required } from './command.js';
+import { type Command, optional, required, toolCommand } from './command.js';
 import { asciiDomain, UsageError, writeKeyFile } from './key-file.js';
 import { printJson } from './printing.js';
 
@@ -25,7 +25,7 @@ and the key's fingerprint as Gatelink shows it. --service-json also writes that 
     'service-json': { type: 'string' },
     json: { type: 'boolean' },
   },
-  async run(values, io) {
+  async run(values, io, env) {
     const domain = asciiDomain(
       required(values, 'domain', 'the domain your company signs for, such as example.com'),
     );
@@ -47,7 +47,7 @@ and the key's fingerprint as Gatelink shows it. --service-json also writes that 
         ...(published === undefined ? {} : { service_json_file: published }),
       });
     } else {
-      io.out(keyPublishingText(domain, out, key, published));
+      io.out(keyPublishingText(domain, out, key, { published, tool: toolCommand(env) }));
     }
     return 0;
   },
@@ -63,8 +63,17 @@ function serviceJsonUrl(domain: string): string {
   return `https://${domain}/.well-known/service.json`;
 }
 
-/** What keygen prints: the exact file to publish, its address and the fingerprint. */
-export function keyPublishingText(domain: string, out: string, key: SigningKey, published?: string): string {
+/**
+ * What keygen prints: the exact file to publish, its address and the fingerprint; `tool` is how to run the
+ * tool again (toolCommand).
+ */
+export function keyPublishingText(
+  domain: string,
+  out: string,
+  key: SigningKey,
+  options: { published: string | undefined; tool: string },
+): string {
+  const { published, tool } = options;
   const written = published === undefined ? '' : `   It is written to ${published}, to publish as it is.\n`;
   return `Wrote the private key to ${out} (readable by you only). Keep it secret and keep a backup:
 anyone holding it can act for ${domain}, and without it your calls stop.
@@ -76,7 +85,7 @@ ${serviceJson(key)}
 2. Its key's fingerprint, as Gatelink shows it: ${key.publicKey.fingerprint}
 
 3. In your company's area on Gatelink, open "API access" and press "Check my key file",
-   then prove you hold the key with: gatelink-company prove --key ${out} --text '<the text shown>'
+   then prove you hold the key with: ${tool} prove --key ${out} --text '<the text shown>'
 `;
 }
 

@@ -1,6 +1,6 @@
 import qrcode from 'qrcode-terminal';
 import type { RequestAnswer, RequestBody } from './client/index.js';
-import { type Command, optional } from './command.js';
+import { type Command, optional, toolCommand } from './command.js';
 import { CONNECTION_OPTIONS, CONNECTION_USAGE, companyClient } from './connection.js';
 import { UsageError } from './key-file.js';
 import { printJson } from './printing.js';
@@ -31,7 +31,7 @@ ${CONNECTION_USAGE}`,
     const idempotencyKey = optional(values, 'idempotency-key');
     const answer = await client.request(requestBody(values), idempotencyKey ? { idempotencyKey } : {});
     if (values.json === true) printJson(io, answer);
-    else io.out(requestText(answer));
+    else io.out(requestText(answer, toolCommand(env)));
     return 0;
   },
 };
@@ -48,8 +48,11 @@ function requestBody(values: Record<string, string | boolean | undefined>): Requ
   };
 }
 
-/** The code, the link as a QR code and as text, and the expiry (UTC, as the API gives it). */
-export function requestText(answer: RequestAnswer): string {
+/**
+ * The code, the link as a QR code and as text, and the expiry (UTC, as the API gives it); `tool` is how to run
+ * the tool again (toolCommand).
+ */
+export function requestText(answer: RequestAnswer, tool: string): string {
   let qr = '';
   qrcode.generate(answer.url, { small: true }, (text) => {
     qr = text;
@@ -60,6 +63,6 @@ Give the customer this link, or let them scan it:
 ${qr}
 ${answer.url}
 
-Follow it with: gatelink-company status ${answer.code}
+Follow it with: ${tool} status ${answer.code}
 `;
 }

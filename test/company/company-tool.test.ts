@@ -78,6 +78,25 @@ describe('keygen', () => {
     expect(readFileSync(path, 'utf8')).toContain('BEGIN PRIVATE KEY');
   });
 
+  it('names its next step the way it was run: through npm in this repository, else the installed command', async () => {
+    const printed = async (env: Record<string, string>) => {
+      let out = '';
+      const code = await runCompanyTool(
+        ['keygen', '--domain', 'example.com', '--out', newPath()],
+        { out: (t) => (out += t), err: () => {} },
+        env,
+      );
+      expect(code).toBe(0);
+      return out;
+    };
+    expect(await printed({ npm_lifecycle_event: 'company' })).toContain(
+      'prove you hold the key with: npm run company -- prove --key ',
+    );
+    const installed = await printed({});
+    expect(installed).toContain('prove you hold the key with: gatelink-company prove --key ');
+    expect(installed).not.toContain('npm run');
+  });
+
   it('--service-json writes the file to publish as it is, and --json prints the same facts', async () => {
     const path = newPath();
     const published = join(folder, `service-${files}.json`);
