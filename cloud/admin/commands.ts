@@ -376,11 +376,14 @@ export const COMMANDS: readonly AdminCommand[] = [
       const query = new URLSearchParams(flags.limit ? { limit: flags.limit } : {});
       const answer = await call(connection, 'GET', `/ops/companies/${id}/events?${query}`);
       const endpoint = answer.endpoint as Row;
-      const state = endpoint.failing_since
-        ? `FAILING since ${endpoint.failing_since}: nothing is sent until the company changes the address or asks for a retry`
-        : endpoint.paused_until
-          ? `retrying: paused after a failure until ${endpoint.paused_until}`
-          : 'working';
+      // The company area's words for the same state (faces/company-area/events-page.tsx).
+      const state = !endpoint.url
+        ? 'no callback address: nothing is sent'
+        : endpoint.failing_since
+          ? `FAILING since ${endpoint.failing_since}: nothing is sent until the company changes the address or asks for a retry`
+          : endpoint.paused_until
+            ? `retrying: paused after a failure until ${endpoint.paused_until}`
+            : 'working';
       const head = [
         `Callback address  ${endpoint.url ?? '(none: events are kept for about three days, then dropped)'}`,
         `State             ${state}`,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { approveCompany, createCompany } from '../../cloud/rules/companies/companies.js';
 import { FAILURE_PAUSE_MS } from '../../cloud/rules/events/retry-schedule.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -100,5 +101,17 @@ describe("a company's delivery log for the operator", () => {
     const missing = await admin(['events']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('events needs --company');
+  });
+
+  it('says a company without a callback address has none, rather than calling its delivery working', async () => {
+    const company = await createCompany(cloud.ctx, { name: 'Unwired Ltd' });
+    await approveCompany(cloud.ctx, company.id);
+    const run = await admin(['events', '--company', String(company.id)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'Callback address  (none: events are kept for about three days, then dropped)',
+    );
+    expect(run.stdout).toContain('State             no callback address: nothing is sent');
+    expect(run.stdout).not.toContain('working');
   });
 });
