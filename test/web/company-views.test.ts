@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { createRequest } from '../../cloud/rules/requests/requests.js';
+import { EVENT_KINDS } from '../../shared/company-api/events.js';
 import { grantKey, insertEntries, journalBarrier, type KeyHolder } from '../support/barrier-journal.js';
 import { visibleText } from '../support/browser-client.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -48,6 +49,12 @@ describe('the callback address', () => {
   let owner: CompanyOwner;
   beforeAll(async () => {
     owner = await companyOwner(cloud, { name: 'Hook Couriers' });
+  });
+
+  it('lists every kind of event the cloud sends, the test event among them', async () => {
+    const page = visibleText((await owner.client.get(`/company/${owner.companyId}/callback`)).html);
+    for (const kind of EVENT_KINDS) expect(page).toContain(`${kind} :`);
+    expect(page).toContain('ping : a test event');
   });
 
   it('saves an https address whose host resolves only to public addresses, and removes it', async () => {

@@ -1,4 +1,5 @@
 import type { VNode } from 'preact';
+import { EVENT_KINDS, type EventKind } from '../../../shared/company-api/events.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
@@ -19,22 +20,24 @@ export interface CallbackPageProps {
   errors?: FieldErrors;
 }
 
-const EVENT_KINDS = [
-  ['request.claimed', 'a customer opened your request'],
-  ['request.issued', 'a customer granted access: the key and its objects'],
-  ['request.revoked', 'a customer withdrew access'],
-  ['request.expired', 'a request ran out unanswered'],
-  ['request.declined', 'a customer said no to your request'],
-  ['request.released', 'a customer let your request go; it waits again for a customer'],
-  ['key.expired', "a key's lifetime ended"],
-  ['open.succeeded', 'an opening the controller confirmed'],
-  ['open.failed', 'an opening refused or failed, with its reason'],
-  ['open.gate_opened', 'the gate of an opening seen open (barriers with a position sensor)'],
-  ['open.gate_closed', 'that gate seen closed again, and how long it was open'],
-  ['open.gate_not_moved', 'the relay fired but the gate did not move'],
-  ['gate.left_open', 'a gate you opened has stayed open past the customer’s limit'],
-  ['gate.closed', 'that gate closed at last'],
-] as const;
+/** A line for every kind the cloud sends (shared/company-api/events.ts): the type leaves none out. */
+const EVENT_WORDS: Record<EventKind, string> = {
+  'request.claimed': 'a customer opened your request',
+  'request.issued': 'a customer granted access: the key and its objects',
+  'request.revoked': 'a customer withdrew access',
+  'request.expired': 'a request ran out unanswered',
+  'request.declined': 'a customer said no to your request',
+  'request.released': 'a customer let your request go; it waits again for a customer',
+  'key.expired': "a key's lifetime ended",
+  'open.succeeded': 'an opening the controller confirmed',
+  'open.failed': 'an opening refused or failed, with its reason',
+  'open.gate_opened': 'the gate of an opening seen open (barriers with a position sensor)',
+  'open.gate_closed': 'that gate seen closed again, and how long it was open',
+  'open.gate_not_moved': 'the relay fired but the gate did not move',
+  'gate.left_open': 'a gate you opened has stayed open past the customer’s limit',
+  'gate.closed': 'that gate closed at last',
+  ping: 'a test event, when a member presses Send a test event on the Events page',
+};
 
 export function CallbackPage(props: CallbackPageProps): VNode {
   const { company } = props;
@@ -83,9 +86,9 @@ export function CallbackPage(props: CallbackPageProps): VNode {
       <section class="card" aria-labelledby="events-title">
         <h3 id="events-title">What is sent</h3>
         <ul>
-          {EVENT_KINDS.map(([kind, text]) => (
+          {EVENT_KINDS.map((kind) => (
             <li key={kind}>
-              <code>{kind}</code>: {text}
+              <code>{kind}</code>: {EVENT_WORDS[kind]}
             </li>
           ))}
         </ul>
