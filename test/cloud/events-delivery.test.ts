@@ -171,11 +171,25 @@ describe('retries', () => {
     expect(await deliver()).toEqual({ delivered: 0, failed: 0 });
     expect(receiver.received).toHaveLength(MAX_ATTEMPTS);
 
-    // The company asks for a retry: everything held goes, in order, and the endpoint is well again.
+    // The company asks for a retry: the schedule begins again from its first delay, and the log goes on
+    // counting the attempts rather than numbering the next one 1 again.
+    receiver.answer = () => ({ status: 503 });
     expect(await retryNow(cloud.ctx, companyId)).toBe(2);
+    expect(await deliver()).toEqual({ delivered: 0, failed: 1 });
+    const [again] = await deliveryLog(cloud.ctx, companyId);
+    expect(again).toMatchObject({ attempt: MAX_ATTEMPTS + 1, outcome: 'retry' });
+    expect(again!.nextAttemptAt).toEqual(new Date(clock.now().getTime() + RETRY_DELAYS_MS[0]!));
+
+    // Everything held goes, in order, and the endpoint is well again.
+    receiver.answer = () => ({ status: 204 });
+    clock.advance(RETRY_DELAYS_MS[0]!);
     expect(await deliver()).toEqual({ delivered: 2, failed: 0 });
     const events = await outbox(cloud.ctx, companyId);
-    expect(receiver.received.slice(MAX_ATTEMPTS).map((r) => r.id)).toEqual(events.map((e) => e.id));
+    expect(receiver.received.slice(MAX_ATTEMPTS + 1).map((r) => r.id)).toEqual(events.map((e) => e.id));
+    expect((await deliveryLog(cloud.ctx, companyId)).slice(0, 2).map((row) => row.attempt)).toEqual([
+      1,
+      MAX_ATTEMPTS + 2,
+    ]);
     expect((await endpointState(cloud.ctx, companyId)).failingSince).toBeNull();
   });
 

@@ -78,6 +78,8 @@ describe("a company's events page", () => {
     expect(text).toContain('Retrying');
     expect(text).toContain('Last error: answered 500; only a 2xx status is a delivery');
     expect(text).toContain('Failed, will retry');
+    // To the second, in the reader's zone (UTC here): the retry is seconds away, not minutes.
+    expect(text).toMatch(/Next attempt after [^·]*\b\d{2}:\d{2}:\d{2} UTC/);
 
     for (const delay of RETRY_DELAYS_MS) {
       clock.advance(delay);
@@ -95,6 +97,8 @@ describe("a company's events page", () => {
     text = visibleText((await owner.client.get(retried.location!)).html);
     expect(text).toContain('Delivery resumed');
     expect(text).toContain('Every event has been delivered.');
+    // The attempt after "Retry now" goes on from the schedule's fifteen, rather than being attempt 1 again.
+    expect(text).toContain(`ping · attempt ${RETRY_DELAYS_MS.length + 2} · Delivered`);
   });
 
   it('pages the log, newest first', async () => {

@@ -73,13 +73,14 @@ function Endpoint(props: EventsPageProps): VNode {
       <p class="address">{endpoint.url}</p>
       {endpoint.failingSince ? (
         <p>
-          Failing since <Moment date={endpoint.failingSince} />: an event could not be delivered for about
-          three days, so nothing more is sent until you change the address or retry. {endpoint.waiting} event
+          Failing since <Moment date={endpoint.failingSince} seconds />: an event could not be delivered for
+          about three days, so nothing more is sent until you change the address or retry. {endpoint.waiting}{' '}
+          event
           {endpoint.waiting === 1 ? ' is' : 's are'} waiting.
         </p>
       ) : endpoint.pausedUntil ? (
         <p>
-          The last attempt failed; the next one is made after <Moment date={endpoint.pausedUntil} />.{' '}
+          The last attempt failed; the next one is made after <Moment date={endpoint.pausedUntil} seconds />.{' '}
           {endpoint.retrying} event{endpoint.retrying === 1 ? '' : 's'} will be retried.
         </p>
       ) : (
@@ -140,13 +141,13 @@ function LogLine(props: { attempt: LoggedAttempt }): VNode {
           </span>
         </div>
         <div class="muted small">
-          <Moment date={attempt.at} /> · event <code>{attempt.eventId}</code>
+          <Moment date={attempt.at} seconds /> · event <code>{attempt.eventId}</code>
           {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''} · {attempt.durationMs} ms
         </div>
         {attempt.error ? <div class="small">{attempt.error}</div> : null}
         {attempt.nextAttemptAt ? (
           <div class="muted small">
-            Next attempt after <Moment date={attempt.nextAttemptAt} />
+            Next attempt after <Moment date={attempt.nextAttemptAt} seconds />
           </div>
         ) : null}
       </div>

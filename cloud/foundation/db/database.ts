@@ -25,6 +25,7 @@ import * as askFirst from './migrations/0019-ask-first.js';
 import * as quietHoursDigest from './migrations/0020-quiet-hours-digest.js';
 import * as noticeKinds from './migrations/0021-notice-kinds.js';
 import * as pushWake from './migrations/0022-push-wake.js';
+import * as eventSchedules from './migrations/0023-event-schedules.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-quiet-hours-digest': quietHoursDigest,
   '0021-notice-kinds': noticeKinds,
   '0022-push-wake': pushWake,
+  '0023-event-schedules': eventSchedules,
 };
 
 /**

@@ -249,6 +249,7 @@ export const TABLE_COLUMNS = {
     at: 'timestamp with time zone',
     delivered_at: 'timestamp with time zone | null',
     attempts: 'integer',
+    schedule_from: 'integer',
     next_attempt_at: 'timestamp with time zone',
     seq: 'bigint',
   },

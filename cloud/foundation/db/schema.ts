@@ -412,7 +412,10 @@ export interface EventsTable {
   data: Json<unknown>;
   at: DefaultTimestamp;
   delivered_at: Timestamp | null;
+  /** Every attempt made, for the delivery log's numbers. */
   attempts: ColumnType<number, number | undefined, number>;
+  /** `attempts` when the retry schedule last began: the schedule reads the difference (migration 0023). */
+  schedule_from: ColumnType<number, number | undefined, number>;
   next_attempt_at: DefaultTimestamp;
   /** The order events were written in (docs/design.md section 6). */
   seq: Generated<string>;

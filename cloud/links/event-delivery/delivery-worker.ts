@@ -140,7 +140,7 @@ async function attemptDelivery(
   const durationMs = performance.now() - began;
   let nextAttemptAt: Date | null = null;
   if (result.error !== null) {
-    const delay = retryDelay(event.attempts + 1, options.random);
+    const delay = retryDelay(event.attempts - event.schedule_from + 1, options.random);
     if (delay !== null) nextAttemptAt = new Date(ctx.clock.now().getTime() + delay);
   }
   return { event, at, durationMs, status: result.status, error: result.error, nextAttemptAt };

@@ -69,9 +69,13 @@ export async function claimCompanies(
   return rows.map((row) => ({ companyId: row.id, url: row.callback_url, resumed: row.resumed }));
 }
 
-/** An event as the worker sends it, with the attempts it had so far. */
+/**
+ * An event as the worker sends it, with the attempts it had so far and how many of them came before its retry
+ * schedule last began ("Retry now", a resumed endpoint): the schedule counts only those after.
+ */
 export interface DueEvent extends OutboxEvent {
   attempts: number;
+  schedule_from: number;
 }
 
 /**
@@ -83,7 +87,7 @@ export async function dueEvents(ctx: CloudContext, companyId: number, limit: num
   const now = ctx.clock.now();
   return ctx.db
     .selectFrom('events')
-    .select(['id', 'type', 'data', 'at', 'attempts'])
+    .select(['id', 'type', 'data', 'at', 'attempts', 'schedule_from'])
     .where('company_id', '=', companyId)
     .where('delivered_at', 'is', null)
     .where((eb) => eb.or([eb('attempts', '=', 0), eb('next_attempt_at', '<=', now)]))
@@ -205,7 +209,7 @@ async function restartSchedules(
 ): Promise<number> {
   const result = await trx
     .updateTable('events')
-    .set({ attempts: 0, next_attempt_at: now })
+    .set((eb) => ({ schedule_from: eb.ref('attempts'), next_attempt_at: now }))
     .where('company_id', 'in', companyIds)
     .where('delivered_at', 'is', null)
     .executeTakeFirst();
