@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { jsonb } from '../../cloud/foundation/db/database.js';
 import { type DeliveryOptions, deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { deliveryLog, endpointState } from '../../cloud/rules/events/delivery-log.js';
 import { purgeEvents, retryNow } from '../../cloud/rules/events/delivery-store.js';
@@ -83,6 +85,20 @@ describe('a delivery', () => {
     expect(after!.delivered_at).not.toBeNull();
     const [logged] = await deliveryLog(cloud.ctx, companyId);
     expect(logged).toMatchObject({ eventId: event!.id, attempt: 1, outcome: 'delivered', status: 204 });
+  });
+
+  it('a test event goes ahead of the events waiting, which then follow in the order they were written', async () => {
+    const companyId = await callbackCompany(cloud.ctx, 'Backlog Ltd', receiver.url);
+    const waiting = ['request.claimed', 'request.expired', 'key.expired'];
+    for (const type of waiting) {
+      await cloud.ctx.db
+        .insertInto('events')
+        .values({ id: randomUUID(), company_id: companyId, type, data: jsonb({}), at: clock.now() })
+        .execute();
+    }
+    await enqueuePings(cloud.ctx, companyId);
+    expect(await deliver()).toEqual({ delivered: 4, failed: 0 });
+    expect(receiver.received.map((got) => got.event.type)).toEqual(['ping', ...waiting]);
   });
 
   it('a signature over another body, id or timestamp does not verify', async () => {
