@@ -608,6 +608,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 14; docs/design.md section 11.2',
   },
   {
+    id: 'web.secret-expired-by-another-company',
+    attack:
+      "a member of one company ends another company's retiring secret, through that company's form or by naming the secret's id under its own",
+    source: 'issue 31; docs/design.md section 11.2',
+  },
+  {
     id: 'web.key-proof-forged',
     attack:
       "a proof of holding the domain's key signed by another key, made for another company, over other text, or malformed; or a key rotation confirmed without holding the new key",

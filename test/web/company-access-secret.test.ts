@@ -73,6 +73,66 @@ describe('a company without a domain', () => {
     expect(after).toContain(`glsk_…${fresh.secret.slice(-4)} In use`);
   });
 
+  it('expires a replaced secret at once (a leaked one), asking first; the one in use cannot be expired so', async () => {
+    const owner = await companyOwner(cloud, { name: 'Leaky Ltd' });
+    await approveDirectly(cloud, owner.companyId);
+    const leaked = {
+      org_id: owner.companyId,
+      secret: (await issue(owner, (await owner.client.get(accessPath(owner))).html)).secret!,
+    };
+    const listed = await owner.client.get(accessPath(owner));
+    expect(listed.html).toContain('data-confirm="Rotate the secret?');
+    const fresh = { org_id: owner.companyId, secret: (await issue(owner, listed.html)).secret! };
+    expect((await cloud.call('request', leaked)).status).toBe(200);
+
+    const page = await owner.client.get(accessPath(owner));
+    const expire = /action="([^"]+\/secret\/(\d+)\/expire)"/.exec(page.html);
+    expect(expire).not.toBeNull();
+    expect(page.html).toContain(`data-confirm="End the old secret …${leaked.secret.slice(-4)} now?`);
+    const ended = await owner.client.post(expire![1]!);
+    expect(ended.status).toBe(303);
+    const after = await owner.client.get(ended.location!);
+    expect(text(after.html)).toContain('The old secret no longer works');
+    expect(text(after.html)).not.toContain(`glsk_…${leaked.secret.slice(-4)}`);
+    expect((await cloud.call('request', leaked)).body.error).toBe('bad_secret');
+    expect((await cloud.call('request', fresh)).status).toBe(200);
+
+    // Sent again, or naming the secret in use: nothing more ends, and the company keeps its secret.
+    expect((await owner.client.post(expire![1]!)).status).toBe(409);
+    const current = await cloud.ctx.db
+      .selectFrom('company_secrets')
+      .select('id')
+      .where('company_id', '=', owner.companyId)
+      .where('retires_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const refused = await owner.client.post(`${accessPath(owner)}/secret/${current.id}/expire`);
+    expect(refused.status).toBe(409);
+    expect((await cloud.call('request', fresh)).status).toBe(200);
+  });
+
+  it('[attack:web.secret-expired-by-another-company] a member of another company cannot end a secret', async () => {
+    const owner = await companyOwner(cloud, { name: 'Target Ltd' });
+    await approveDirectly(cloud, owner.companyId);
+    const first = (await issue(owner, (await owner.client.get(accessPath(owner))).html)).secret!;
+    await issue(owner, (await owner.client.get(accessPath(owner))).html);
+    const retiring = await cloud.ctx.db
+      .selectFrom('company_secrets')
+      .select('id')
+      .where('company_id', '=', owner.companyId)
+      .where('retires_at', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const stranger = await companyOwner(cloud, { name: 'Stranger Ltd' });
+    await stranger.client.get(`/company/${stranger.companyId}/access`);
+    expect((await stranger.client.post(`${accessPath(owner)}/secret/${retiring.id}/expire`)).status).toBe(
+      404,
+    );
+    const own = await stranger.client.post(
+      `/company/${stranger.companyId}/access/secret/${retiring.id}/expire`,
+    );
+    expect(own.status).toBe(409);
+    expect((await cloud.call('request', { org_id: owner.companyId, secret: first })).status).toBe(200);
+  });
+
   it('[attack:web.secret-shown-twice] a secret is never on a GET, and the same form sent again shows and issues nothing', async () => {
     const owner = await companyOwner(cloud, { name: 'Reload Ltd' });
     await approveDirectly(cloud, owner.companyId);

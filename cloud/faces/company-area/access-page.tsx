@@ -38,6 +38,8 @@ const DONE: Record<string, string> = {
   checked: 'Key file checked: its key is shown below.',
   proven: 'Proof accepted: you hold the key your domain publishes.',
   rotated: 'New key confirmed: your calls are verified with it from now on.',
+  expired:
+    'The old secret no longer works: calls with it are refused from now on (on every server within 10 seconds).',
 };
 
 export function AccessPage(props: AccessPageProps): VNode {

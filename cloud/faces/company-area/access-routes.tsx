@@ -4,7 +4,7 @@ import { formText, parseForm, textField } from '../../foundation/web/form-input.
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
-import { issueSecret } from '../../rules/call-auth/secret.js';
+import { expireRetiringSecret, issueSecret } from '../../rules/call-auth/secret.js';
 import { currentSecretId, liveSecrets } from '../../rules/call-auth/secrets-list.js';
 import type { Company } from '../../rules/companies/companies.js';
 import {
@@ -92,6 +92,22 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
     }
     const issued = await issueSecret(ctx, company.id);
     return show(request, reply, company, { issued: issued.secret });
+  });
+
+  /** A replaced secret ended before its 24 hours are over (a leaked one); the list says which are left. */
+  app.post('/company/:companyId/access/secret/:secretId/expire', async (request, reply) => {
+    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const secretId = z.coerce
+      .number()
+      .int()
+      .positive()
+      .max(2_147_483_647)
+      .safeParse((request.params as { secretId?: unknown }).secretId);
+    if (!secretId.success || !(await expireRetiringSecret(ctx, company.id, secretId.data))) {
+      const message = 'That secret is no longer among those still working: the list below is up to date.';
+      return show(request, reply, company, { problem: { form: 'secret', message } }, 409);
+    }
+    return reply.redirect(accessPath(company, 'expired'), 303);
   });
 
   async function signed(

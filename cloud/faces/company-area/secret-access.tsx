@@ -8,7 +8,8 @@ import { companyPath } from './company-frame.js';
 
 /**
  * A company without a domain: its secrets (docs/design.md section 11.2). A new secret is shown on the answer
- * to the form that issued it, and never again; the one it replaces keeps working for 24 hours.
+ * to the form that issued it, and never again; the one it replaces keeps working for 24 hours, unless the
+ * company expires it sooner (a leaked one). Rotating and expiring ask first, with the script.
  */
 interface SecretAccessProps {
   page: PageContext;
@@ -42,7 +43,13 @@ export function SecretAccess(props: SecretAccessProps): VNode {
         ) : (
           <ul class="list">
             {view.secrets.map((secret) => (
-              <SecretLine key={secret.id} secret={secret} now={view.now} />
+              <SecretLine
+                key={secret.id}
+                secret={secret}
+                now={view.now}
+                page={props.page}
+                company={company}
+              />
             ))}
           </ul>
         )}
@@ -51,7 +58,16 @@ export function SecretAccess(props: SecretAccessProps): VNode {
             <p>{problem}</p>
           </div>
         ) : null}
-        <form method="post" action={`${companyPath(company, 'access')}/secret`}>
+        <form
+          method="post"
+          action={`${companyPath(company, 'access')}/secret`}
+          {...(current
+            ? {
+                'data-confirm':
+                  'Rotate the secret? The new one is shown once; the current one keeps working for 24 hours.',
+              }
+            : {})}
+        >
           <CsrfField page={props.page} />
           <input type="hidden" name="replaces" value={String(view.replaces)} />
           <p class="hint">
@@ -83,7 +99,7 @@ function IssuedSecret(props: { secret: string }): VNode {
   );
 }
 
-function SecretLine(props: { secret: SecretListing; now: Date }): VNode {
+function SecretLine(props: { secret: SecretListing; now: Date; page: PageContext; company: Company }): VNode {
   const { secret } = props;
   return (
     <li>
@@ -101,6 +117,19 @@ function SecretLine(props: { secret: SecretListing; now: Date }): VNode {
           </>
         ) : null}
       </div>
+      {secret.retiresAt ? (
+        <form
+          method="post"
+          action={`${companyPath(props.company, 'access')}/secret/${secret.id}/expire`}
+          data-confirm={`End the old secret …${secret.hint} now? Calls still using it are refused from then on.`}
+        >
+          <CsrfField page={props.page} />
+          <button type="submit" class="secondary">
+            Expire it now
+          </button>
+          <span class="hint"> if it may have leaked, once your servers use the new one</span>
+        </form>
+      ) : null}
     </li>
   );
 }

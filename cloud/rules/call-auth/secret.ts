@@ -58,6 +58,30 @@ export async function issueSecret(
   });
 }
 
+/**
+ * Ends a replaced secret's overlap now, for one that leaked: calls with it are refused from this moment on this
+ * instance, and within the company cache's 10 s on the others (docs/design.md section 2.2). Only a retiring
+ * secret: the one in use is ended by rotating, so that the company is never left without one. Says whether it
+ * ended one (false: not the company's, in use, or already ended).
+ */
+export async function expireRetiringSecret(
+  ctx: CallAuthContext,
+  companyId: number,
+  secretId: number,
+): Promise<boolean> {
+  const now = ctx.clock.now();
+  return changeCompany(ctx, companyId, async ({ db: trx }) => {
+    const ended = await trx
+      .updateTable('company_secrets')
+      .set({ retires_at: now })
+      .where('id', '=', secretId)
+      .where('company_id', '=', companyId)
+      .where('retires_at', '>', now)
+      .executeTakeFirst();
+    return ended.numUpdatedRows > 0n;
+  });
+}
+
 /** Checks org_id and secret from the body and returns the company. */
 export async function authenticateSecret(
   ctx: CallAuthContext,
