@@ -114,9 +114,24 @@ describe.skipIf(chromiumMissing)('API access in Chromium', () => {
       await page.getByText('Your new secret').waitFor();
       await look(page, 'access-secret-issued', viewport);
 
+      const asked: string[] = [];
+      page.on('dialog', (dialog) => {
+        asked.push(dialog.message());
+        void dialog.accept();
+      });
       await page.getByRole('button', { name: 'Rotate the secret' }).click();
       await page.getByText('Retiring').waitFor();
       await look(page, 'access-secret-rotated', viewport);
+
+      await page.getByRole('button', { name: 'Expire it now' }).click();
+      await page.getByText('The old secret no longer works').waitFor();
+      await look(page, 'access-secret-expired', viewport);
+      expect(asked).toEqual([
+        'Rotate the secret? The new one is shown once; the current one keeps working for 24 hours.',
+        expect.stringMatching(
+          /^End the old secret ….{4} now\? Calls still using it are refused from then on\.$/,
+        ),
+      ]);
 
       expect(foreignRequests).toEqual([]);
       await context.close();
