@@ -7,6 +7,7 @@ import { visibleText } from '../support/browser-client.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { approveDirectly, type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { enqueuePings, outbox } from '../support/event-company.js';
 
 /**
  * A company's callback address, its requests and its openings in its area (docs/design.md section 11.4): the
@@ -69,6 +70,57 @@ describe('the callback address', () => {
     const removed = await owner.client.post(`/company/${owner.companyId}/callback/remove`);
     expect(visibleText(removed.html)).toContain('Callback address removed');
     expect(await storedCallback(owner.companyId)).toBeNull();
+  });
+
+  it('on the first save, asks what becomes of the events waiting, and drops only those the page showed', async () => {
+    const held = await companyOwner(cloud, { name: 'Held Couriers' });
+    await enqueuePings(cloud.ctx, held.companyId, 3);
+    const path = `/company/${held.companyId}/callback`;
+    const page = await held.client.get(path);
+    expect(visibleText(page.html)).toContain('3 events waiting since');
+    const upTo = /name="held_up_to" value="(\d+)"/.exec(page.html)?.[1];
+    expect(upTo).toBeDefined();
+
+    const unanswered = await held.client.post(path, { callback_url: 'https://hooks.parcels.example/new' });
+    expect(unanswered.status).toBe(400);
+    expect(visibleText(unanswered.html)).toContain(
+      'Choose whether to send the 3 events waiting, or drop them.',
+    );
+    const both = await held.client.post(path, { callback_url: 'http://hooks.parcels.example/new' });
+    expect(visibleText(both.html)).toContain('must start with https://');
+    expect(visibleText(both.html)).toContain('Choose whether to send the 3 events waiting');
+    expect(await storedCallback(held.companyId)).toBeNull();
+
+    await enqueuePings(cloud.ctx, held.companyId);
+    const dropped = await held.client.post(path, {
+      callback_url: 'https://hooks.parcels.example/new',
+      held: 'drop',
+      held_up_to: upTo!,
+    });
+    expect(dropped.status).toBe(200);
+    expect(visibleText(dropped.html)).toContain('The events that were waiting are dropped');
+    expect(await storedCallback(held.companyId)).toBe('https://hooks.parcels.example/new');
+    // The one written after the page was shown stays, and goes to the new address.
+    expect(await outbox(cloud.ctx, held.companyId)).toHaveLength(1);
+    expect(dropped.html).not.toContain('name="held"');
+  });
+
+  it('sends the events waiting when the company chooses so, and a later save asks nothing', async () => {
+    const kept = await companyOwner(cloud, { name: 'Kept Couriers' });
+    await enqueuePings(cloud.ctx, kept.companyId, 2);
+    const path = `/company/${kept.companyId}/callback`;
+    const upTo = /name="held_up_to" value="(\d+)"/.exec((await kept.client.get(path)).html)?.[1];
+    const sent = await kept.client.post(path, {
+      callback_url: 'https://hooks.parcels.example/kept',
+      held: 'send',
+      held_up_to: upTo!,
+    });
+    expect(sent.status).toBe(200);
+    expect(visibleText(sent.html)).toContain('The events that were waiting go to it first');
+    expect(await outbox(cloud.ctx, kept.companyId)).toHaveLength(2);
+    const again = await kept.client.post(path, { callback_url: 'https://hooks.parcels.example/moved' });
+    expect(again.status).toBe(200);
+    expect(await storedCallback(kept.companyId)).toBe('https://hooks.parcels.example/moved');
   });
 
   const refusals: [string, string][] = [

@@ -1,10 +1,13 @@
 import type { VNode } from 'preact';
 import { EVENT_KINDS, type EventKind } from '../../../shared/company-api/events.js';
+import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { Moment } from '../../foundation/web/readable-time.js';
 import { MAX_CALLBACK_URL_LENGTH } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
+import type { HeldEvents } from '../../rules/events/held-events.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
 
 /**
@@ -18,6 +21,10 @@ export interface CallbackPageProps {
   notice?: string | undefined;
   value?: string;
   errors?: FieldErrors;
+  /** Events waiting while there is no address: the first save asks what becomes of them. */
+  held?: HeldEvents | null;
+  /** The answer to that question, kept when the form comes back with an error. */
+  heldChoice?: string;
 }
 
 /** A line for every kind the cloud sends (shared/company-api/events.ts): the type leaves none out. */
@@ -38,6 +45,36 @@ const EVENT_WORDS: Record<EventKind, string> = {
   'gate.closed': 'that gate closed at last',
   ping: 'a test event, when a member presses Send a test event on the Events page',
 };
+
+/**
+ * The first address's question: the events kept while there was none may be days old, and a new receiver may
+ * not want them replayed, so the company chooses; nothing is chosen for it.
+ */
+function HeldChoice(props: {
+  held: HeldEvents;
+  choice: string | undefined;
+  errors: FieldErrors | undefined;
+}) {
+  const { held, errors } = props;
+  const events = held.count === 1 ? '1 event' : `${held.count} events`;
+  return (
+    <fieldset id="held" aria-describedby={describedBy('held', errors, false)}>
+      <legend>
+        {events} waiting since <Moment date={held.since} seconds />
+      </legend>
+      <FieldError errors={errors} field="held" />
+      <input type="hidden" name="held_up_to" value={held.upTo} />
+      <label class="choice">
+        <input type="radio" name="held" value="send" checked={props.choice === 'send'} />
+        Send {held.count === 1 ? 'it' : 'them'} to this address too, oldest first
+      </label>
+      <label class="choice">
+        <input type="radio" name="held" value="drop" checked={props.choice === 'drop'} />
+        Drop {held.count === 1 ? 'it' : 'them'}: send only events from now on
+      </label>
+    </fieldset>
+  );
+}
 
 export function CallbackPage(props: CallbackPageProps): VNode {
   const { company } = props;
@@ -70,6 +107,9 @@ export function CallbackPage(props: CallbackPageProps): VNode {
             spellcheck={false}
             maxLength={MAX_CALLBACK_URL_LENGTH}
           />
+          {props.held && !company.callback_url ? (
+            <HeldChoice held={props.held} choice={props.heldChoice} errors={props.errors} />
+          ) : null}
           <p class="actions">
             <button type="submit">Save address</button>
           </p>

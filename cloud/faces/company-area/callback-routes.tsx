@@ -1,14 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
-import { saveCallbackAddress } from '../../rules/companies/callback-address.js';
+import { checkCallbackAddress, saveCallbackAddress } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
+import { heldEvents } from '../../rules/events/held-events.js';
 import { CallbackPage } from './callback-page.js';
 import { companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
+
+/** The first address's answer about the events waiting (callback-page.tsx, HeldChoice). */
+const HELD_FORM = z.object({
+  held: z.enum(['send', 'drop']),
+  held_up_to: z.string().regex(/^\d{1,19}$/),
+});
 
 /**
  * Setting and removing the callback address (docs/design.md section 11.4); any member may. A refused address
@@ -16,12 +24,13 @@ import type { CompanyAreaDeps } from './company-area-context.js';
  */
 export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
+  const addressRules = { resolve: ctx.resolveHost, allowPrivate: ctx.config.allowPrivateCallbacks };
 
-  const show = (
+  const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
     company: Company,
-    extra: { notice?: string; value?: string; errors?: FieldErrors } = {},
+    extra: { notice?: string; value?: string; errors?: FieldErrors; heldChoice?: string } = {},
     status = 200,
   ) =>
     sendPage(
@@ -30,6 +39,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
         page={pageContext(request, reply)}
         company={company}
         baseUrl={ctx.baseUrl()}
+        held={company.callback_url ? null : await heldEvents(ctx, company.id)}
         {...extra}
       />,
       status,
@@ -44,26 +54,46 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
   app.post('/company/:companyId/callback', async (request, reply) => {
     const { company } = (await companyVisit(deps, request, reply))!.membership;
     const value = textField(request.body, 'callback_url').trim();
-    if (value === '') {
+    const choice = HELD_FORM.safeParse({
+      held: textField(request.body, 'held') || undefined,
+      held_up_to: textField(request.body, 'held_up_to') || undefined,
+    });
+    const held = company.callback_url ? null : await heldEvents(ctx, company.id);
+    const heldChoice = choice.success ? choice.data.held : undefined;
+    // Both problems at once, in the form's order: the address (checked here too when the question is
+    // unanswered, since nothing will be saved), then the question.
+    const unanswered = held !== null && !heldChoice;
+    const checked = unanswered && value !== '' ? await checkCallbackAddress(value, addressRules) : null;
+    const errors: FieldErrors = {};
+    if (value === '') errors.callback_url = 'Enter the address, or remove it below.';
+    else if (checked && !checked.ok) errors.callback_url = checked.problem;
+    if (held && unanswered) {
+      errors.held = `Choose whether to send the ${held.count === 1 ? 'event' : `${held.count} events`} waiting, or drop ${held.count === 1 ? 'it' : 'them'}.`;
+    }
+    if (Object.keys(errors).length > 0) {
+      return show(request, reply, company, { value, errors, ...(heldChoice ? { heldChoice } : {}) }, 400);
+    }
+    // Only what the page showed is dropped: an event written since stays, and goes to the new address.
+    const upTo = choice.success && choice.data.held === 'drop' ? choice.data.held_up_to : undefined;
+    const saved = await onForm(reply, ['callback_refused'], () =>
+      saveCallbackAddress(ctx, company.id, value, upTo === undefined ? {} : { dropHeldUpTo: upTo }),
+    );
+    if (!saved.ok) {
+      const kept = heldChoice ? { heldChoice } : {};
       return show(
         request,
         reply,
         company,
-        { value, errors: { callback_url: 'Enter the address, or remove it below.' } },
-        400,
+        { value, errors: { callback_url: saved.message }, ...kept },
+        saved.status,
       );
     }
-    const saved = await onForm(reply, ['callback_refused'], () =>
-      saveCallbackAddress(ctx, company.id, value),
-    );
-    if (!saved.ok)
-      return show(request, reply, company, { value, errors: { callback_url: saved.message } }, saved.status);
-    return show(
-      request,
-      reply,
-      { ...company, callback_url: saved.value },
-      { notice: 'Callback address saved.' },
-    );
+    const notice = !held
+      ? 'Callback address saved.'
+      : upTo !== undefined
+        ? 'Callback address saved. The events that were waiting are dropped; events from now on go to it.'
+        : 'Callback address saved. The events that were waiting go to it first, oldest first.';
+    return show(request, reply, { ...company, callback_url: saved.value }, { notice });
   });
 
   app.post('/company/:companyId/callback/remove', async (request, reply) => {

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { ApiError } from '../../../shared/errors.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
+import { dropHeldEvents } from '../events/held-events.js';
 import { asciiDomainProblem } from './domains.js';
 
 /** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */
@@ -85,11 +86,16 @@ export async function checkCallbackAddress(text: string, rules: CallbackRules): 
   return { ok: true, url: written.url, addresses };
 }
 
-/** Saves the address after checking it, or clears it (`null`); a refused one changes nothing. */
+/**
+ * Saves the address after checking it, or clears it (`null`); a refused one changes nothing. `dropHeldUpTo`
+ * drops the events held while there was no address, up to that `seq` (../events/held-events.ts), in the same
+ * transaction, so that no delivery sends them in between.
+ */
 export async function saveCallbackAddress(
   ctx: CallbackAddressContext,
   companyId: number,
   text: string | null,
+  options: { dropHeldUpTo?: string } = {},
 ): Promise<string | null> {
   if (text === null) {
     await saveChecked(ctx, companyId, null);
@@ -102,7 +108,7 @@ export async function saveCallbackAddress(
   if (!checked.ok)
     throw new ApiError('callback_refused', { field: 'callback_url', message: checked.problem });
   const stored = checked.url.href;
-  await saveChecked(ctx, companyId, stored);
+  await saveChecked(ctx, companyId, stored, options.dropHeldUpTo);
   return stored;
 }
 
@@ -110,10 +116,12 @@ async function saveChecked(
   ctx: CallbackAddressContext,
   companyId: number,
   url: string | null,
+  dropHeldUpTo?: string,
 ): Promise<void> {
-  await changeCompany(ctx, companyId, ({ db }) =>
-    db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute(),
-  );
+  await changeCompany(ctx, companyId, async ({ db }) => {
+    await db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
+    if (dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, dropHeldUpTo);
+  });
 }
 
 /** The host as connected to: an IPv6 literal without its brackets. */

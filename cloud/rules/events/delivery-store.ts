@@ -85,18 +85,20 @@ export interface DueEvent extends OutboxEvent {
  */
 export async function dueEvents(ctx: CloudContext, companyId: number, limit: number): Promise<DueEvent[]> {
   const now = ctx.clock.now();
-  return ctx.db
-    .selectFrom('events')
-    .select(['id', 'type', 'data', 'at', 'attempts', 'schedule_from'])
-    .where('company_id', '=', companyId)
-    .where('delivered_at', 'is', null)
-    .where((eb) => eb.or([eb('attempts', '=', 0), eb('next_attempt_at', '<=', now)]))
-    // A test event first: a member who presses "Send a test event" is checking the endpoint now, and a test
-    // event reports no change, so no order of changes is broken by it going ahead.
-    .orderBy(sql`type = 'ping'`, 'desc')
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  return (
+    ctx.db
+      .selectFrom('events')
+      .select(['id', 'type', 'data', 'at', 'attempts', 'schedule_from'])
+      .where('company_id', '=', companyId)
+      .where('delivered_at', 'is', null)
+      .where((eb) => eb.or([eb('attempts', '=', 0), eb('next_attempt_at', '<=', now)]))
+      // A test event first: a member who presses "Send a test event" is checking the endpoint now, and a test
+      // event reports no change, so no order of changes is broken by it going ahead.
+      .orderBy(sql`type = 'ping'`, 'desc')
+      .orderBy('seq')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** One attempt, as the delivery log keeps it. */
