@@ -114,11 +114,13 @@ export async function startRabbitCluster(
         .join(','),
     async kill(index) {
       const child = children[index]!;
-      if (child.exitCode !== null) return;
+      // A node killed before has its signal, not an exit code.
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
       const exited = new Promise((done) => child.once('exit', done));
-      // The server script runs the Erlang VM as its child: kill the VM itself, by the pid it wrote.
-      const pid = Number(readFileSync(join(dir, `n${index + 1}`, 'pid'), 'utf8'));
-      process.kill(pid, 'SIGKILL');
+      // The server script runs the Erlang VM as its child, in the process group launch() gave the script: kill
+      // the group, so that a node killed before it wrote its pid file (a start that timed out) goes too, rather
+      // than running on and slowing every test after it.
+      process.kill(-child.pid, 'SIGKILL');
       await exited;
     },
     async stop() {
@@ -216,6 +218,8 @@ function launch(
   writeFileSync(join(home, 'enabled_plugins'), '[rabbitmq_mqtt,rabbitmq_management].\n');
   const log = openSync(join(home, 'server.log'), 'a');
   return spawn(RABBITMQ_SERVER, [], {
+    // A group of its own, which kill() ends whole: the script and the Erlang VM it starts.
+    detached: true,
     stdio: ['ignore', log, log],
     env: {
       ...process.env,
