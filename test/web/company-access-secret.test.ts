@@ -37,6 +37,16 @@ async function issue(owner: CompanyOwner, html: string) {
   return { answer, secret: answer.html.match(SECRET)?.[0] };
 }
 
+/** The company's secret in use, or the one retiring, as stored. */
+function secretRow(owner: CompanyOwner, which: 'in use' | 'retiring') {
+  return cloud.ctx.db
+    .selectFrom('company_secrets')
+    .select('id')
+    .where('company_id', '=', owner.companyId)
+    .where('retires_at', which === 'in use' ? 'is' : 'is not', null)
+    .executeTakeFirstOrThrow();
+}
+
 describe('a company without a domain', () => {
   it('issues a secret, calls with it, rotates it: the old one works for 24 h, then stops', async () => {
     const owner = await companyOwner(cloud, { name: 'Bike Couriers' });
@@ -99,12 +109,7 @@ describe('a company without a domain', () => {
 
     // Sent again, or naming the secret in use: nothing more ends, and the company keeps its secret.
     expect((await owner.client.post(expire![1]!)).status).toBe(409);
-    const current = await cloud.ctx.db
-      .selectFrom('company_secrets')
-      .select('id')
-      .where('company_id', '=', owner.companyId)
-      .where('retires_at', 'is', null)
-      .executeTakeFirstOrThrow();
+    const current = await secretRow(owner, 'in use');
     const refused = await owner.client.post(`${accessPath(owner)}/secret/${current.id}/expire`);
     expect(refused.status).toBe(409);
     expect((await cloud.call('request', fresh)).status).toBe(200);
@@ -115,12 +120,7 @@ describe('a company without a domain', () => {
     await approveDirectly(cloud, owner.companyId);
     const first = (await issue(owner, (await owner.client.get(accessPath(owner))).html)).secret!;
     await issue(owner, (await owner.client.get(accessPath(owner))).html);
-    const retiring = await cloud.ctx.db
-      .selectFrom('company_secrets')
-      .select('id')
-      .where('company_id', '=', owner.companyId)
-      .where('retires_at', 'is not', null)
-      .executeTakeFirstOrThrow();
+    const retiring = await secretRow(owner, 'retiring');
     const stranger = await companyOwner(cloud, { name: 'Stranger Ltd' });
     await stranger.client.get(`/company/${stranger.companyId}/access`);
     expect((await stranger.client.post(`${accessPath(owner)}/secret/${retiring.id}/expire`)).status).toBe(

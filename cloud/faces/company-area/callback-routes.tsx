@@ -7,7 +7,7 @@ import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
 import { checkCallbackAddress, saveCallbackAddress } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
-import { heldEvents } from '../../rules/events/held-events.js';
+import { type HeldEvents, heldEvents } from '../../rules/events/held-events.js';
 import { CallbackPage } from './callback-page.js';
 import { companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
@@ -30,7 +30,14 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
     request: FastifyRequest,
     reply: FastifyReply,
     company: Company,
-    extra: { notice?: string; value?: string; errors?: FieldErrors; heldChoice?: string } = {},
+    extra: {
+      notice?: string;
+      value?: string;
+      errors?: FieldErrors;
+      heldChoice?: string;
+      /** The events waiting, when the caller read them already. */
+      held?: HeldEvents | null;
+    } = {},
     status = 200,
   ) =>
     sendPage(
@@ -39,8 +46,14 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
         page={pageContext(request, reply)}
         company={company}
         baseUrl={ctx.baseUrl()}
-        held={company.callback_url ? null : await heldEvents(ctx, company.id)}
         {...extra}
+        held={
+          extra.held !== undefined
+            ? extra.held
+            : company.callback_url
+              ? null
+              : await heldEvents(ctx, company.id)
+        }
       />,
       status,
     );
@@ -71,7 +84,13 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       errors.held = `Choose whether to send the ${held.count === 1 ? 'event' : `${held.count} events`} waiting, or drop ${held.count === 1 ? 'it' : 'them'}.`;
     }
     if (Object.keys(errors).length > 0) {
-      return show(request, reply, company, { value, errors, ...(heldChoice ? { heldChoice } : {}) }, 400);
+      return show(
+        request,
+        reply,
+        company,
+        { value, errors, held, ...(heldChoice ? { heldChoice } : {}) },
+        400,
+      );
     }
     // Only what the page showed is dropped: an event written since stays, and goes to the new address.
     const upTo = choice.success && choice.data.held === 'drop' ? choice.data.held_up_to : undefined;
@@ -84,7 +103,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
         request,
         reply,
         company,
-        { value, errors: { callback_url: saved.message }, ...kept },
+        { value, errors: { callback_url: saved.message }, held, ...kept },
         saved.status,
       );
     }
