@@ -11,6 +11,12 @@ import { expect } from 'vitest';
  * customer would.
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * A browser story's own ceiling: a page at a time, each with its screenshots and axe, takes 10 to 15 s on an idle
+ * 2-core machine and more on a busy one, past the 20 s every other test has (vitest.config.ts).
+ */
+export const BROWSER_STORY_TIMEOUT_MS = 90_000;
+
 export const chromiumMissing = existsSync(CHROMIUM)
   ? undefined
   : `Chromium is not installed at ${CHROMIUM}: apt-get install chromium (CI installs it)`;

@@ -107,11 +107,13 @@ describe.skipIf(chromiumMissing)('asked first, in Chromium', () => {
     // The payload the cloud sends for this question, as its push delivery builds it.
     const facts = (await questionFacts(cloud.ctx.db, [entry])).get(entry)!;
     const payload = questionPush(facts, { baseUrl: cloud.baseUrl, zone: 'UTC' });
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: cloud.baseUrl,
-      registrationId,
-      data: JSON.stringify(payload),
-    });
+    const deliver = () =>
+      cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: cloud.baseUrl,
+        registrationId,
+        data: JSON.stringify(payload),
+      });
+    await deliver();
     const shown = async () =>
       page.evaluate(async () => {
         const registration = await navigator.serviceWorker.ready;
@@ -125,7 +127,18 @@ describe.skipIf(chromiumMissing)('asked first, in Chromium', () => {
           requireInteraction: n.requireInteraction,
         }));
       });
-    await expect.poll(async () => (await shown()).length).toBe(1);
+    // A push the browser dropped (its worker slow to start on a busy machine) comes again, as a push service
+    // would send it again; the same tag replaces rather than adds, so the count stays a fair check.
+    await expect
+      .poll(
+        async () => {
+          const count = (await shown()).length;
+          if (count === 0) await deliver();
+          return count;
+        },
+        { timeout: 30_000, interval: 2_000 },
+      )
+      .toBe(1);
     const [notification] = await shown();
     expect(notification).toMatchObject({
       title: 'Front gate: Demo Cleaning Ltd asks to open',
@@ -162,7 +175,7 @@ describe.skipIf(chromiumMissing)('asked first, in Chromium', () => {
     // Allowed: the command goes to the controller, which is offline here.
     expect((await opening).body.error).toBe('device_offline');
     await context.close();
-  });
+  }, 90_000);
 
   it('the question page and the barrier page card read well at 360 px and at a desk, and pass axe', async () => {
     const opening = open();
@@ -175,7 +188,8 @@ describe.skipIf(chromiumMissing)('asked first, in Chromium', () => {
       await page.getByRole('heading', { name: 'Waiting for your answer' }).waitFor();
       await screenshot(page, 'ask-first-barrier', size);
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
-      await page.getByRole('link', { name: /Demo Cleaning Ltd asks to open Main gate/ }).click();
+      // This test's own question: one left unanswered by an earlier test may be listed too.
+      await page.locator(`a[href$="/questions/${entry}"]`).click();
       await page.getByRole('heading', { name: 'Demo Cleaning Ltd asks to open Front gate' }).waitFor();
       await screenshot(page, 'ask-first-question', size);
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
@@ -188,5 +202,5 @@ describe.skipIf(chromiumMissing)('asked first, in Chromium', () => {
     }
     expect((await opening).body.error).toBe('denied');
     expect(entry).toBeGreaterThan(0);
-  });
+  }, 90_000);
 });

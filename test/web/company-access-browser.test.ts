@@ -7,6 +7,7 @@ import { pinDomainKey } from '../../cloud/rules/domain-keys/pin.js';
 import { proveText } from '../../company/prove.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import {
+  BROWSER_STORY_TIMEOUT_MS,
   chromiumMissing,
   launchChromium,
   newProfile,
@@ -25,7 +26,7 @@ import { KeyFileServer } from '../support/keyfile-server.js';
  * domain company (check, proof, the rotation notice) and a secret company (issue, rotate): each step passes
  * axe, reaches no other host and leaves a screenshot under test/artifacts/.
  */
-describe.skipIf(chromiumMissing)('API access in Chromium', () => {
+describe.skipIf(chromiumMissing)('API access in Chromium', { timeout: BROWSER_STORY_TIMEOUT_MS }, () => {
   const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
   const keyFiles = new KeyFileServer();
   let database: TestDatabase;

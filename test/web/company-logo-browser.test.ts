@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../cloud/foundation/web/sessions.js';
 import {
+  BROWSER_STORY_TIMEOUT_MS,
   chromiumMissing,
   launchChromium,
   newProfile,
@@ -19,7 +20,7 @@ import { pngLogo } from '../support/logo-files.js';
  * in the file input is uploaded and shown, a refused one is told beside the field; each state passes axe,
  * reaches no other host and leaves a screenshot under test/artifacts/.
  */
-describe.skipIf(chromiumMissing)('the logo page in Chromium', () => {
+describe.skipIf(chromiumMissing)('the logo page in Chromium', { timeout: BROWSER_STORY_TIMEOUT_MS }, () => {
   let database: TestDatabase;
   let cloud: TestCloud;
   let browser: Browser;

@@ -7,6 +7,7 @@ import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
 import { insertEntries, journalBarrier } from '../support/barrier-journal.js';
 import {
+  BROWSER_STORY_TIMEOUT_MS,
   chromiumMissing,
   launchChromium,
   newProfile,
@@ -25,101 +26,108 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
  */
 const resolveHost = async (): Promise<ResolvedAddress[]> => [{ address: '93.184.215.14', family: 4 }];
 
-describe.skipIf(chromiumMissing)('callback, requests and openings in Chromium', () => {
-  let database: TestDatabase;
-  let cloud: TestCloud;
-  let browser: Browser;
+describe.skipIf(chromiumMissing)(
+  'callback, requests and openings in Chromium',
+  { timeout: BROWSER_STORY_TIMEOUT_MS },
+  () => {
+    let database: TestDatabase;
+    let cloud: TestCloud;
+    let browser: Browser;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    cloud = await startTestCloud({ database, resolveHost });
-    browser = await launchChromium();
-  });
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      cloud = await startTestCloud({ database, resolveHost });
+      browser = await launchChromium();
+    });
 
-  afterAll(async () => {
-    await browser?.close();
-    await cloud?.stop();
-    await database?.close();
-  });
+    afterAll(async () => {
+      await browser?.close();
+      await cloud?.stop();
+      await database?.close();
+    });
 
-  async function look(page: Page, title: string, name: string, viewport: ViewportName): Promise<void> {
-    await expect.poll(() => page.title()).toContain(title);
-    expect(await seriousAccessibilityViolations(page), name).toEqual([]);
-    await screenshot(page, name, viewport);
-  }
-
-  async function signIn(context: BrowserContext, customerId: number): Promise<void> {
-    const value = await startSession(cloud.ctx, customerId);
-    await context.addCookies([{ name: 'gatelink-session', value, url: cloud.baseUrl }]);
-  }
-
-  /** A company with requests in every state and openings on a customer's barrier. */
-  async function busyCompany(viewport: ViewportName) {
-    const owner = await companyOwner(cloud, { name: `Night & Day Couriers (${viewport})` });
-    await approveDirectly(cloud, owner.companyId);
-    const auth = { org_id: owner.companyId, secret: (await issueSecret(cloud.ctx, owner.companyId)).secret };
-    const customer = await signedInCustomer(cloud, 'Dana');
-    const barrier = await journalBarrier(cloud.ctx, customer.id, "Mum's house");
-    const codes: string[] = [];
-    for (const ref of ['ORD-1001', 'ORD-1002', 'ORD-1003']) {
-      codes.push((await cloud.call('request', { ...auth, ref })).body.code as string);
+    async function look(page: Page, title: string, name: string, viewport: ViewportName): Promise<void> {
+      await expect.poll(() => page.title()).toContain(title);
+      expect(await seriousAccessibilityViolations(page), name).toEqual([]);
+      await screenshot(page, name, viewport);
     }
-    await claimRequest(cloud.ctx, { code: codes[1]!, customerId: customer.id });
-    await claimRequest(cloud.ctx, { code: codes[2]!, customerId: customer.id });
-    const { keyRef } = await issueAccessKey(cloud.ctx, {
-      code: codes[2]!,
-      customerId: customer.id,
-      deviceId: barrier.deviceId,
-      objectIds: barrier.objects.map((object) => object.id),
-      keyExpiresAt: null,
-    });
-    const holder = { companyId: owner.companyId, name: 'Night & Day', keyRef };
-    await insertEntries(cloud.ctx, barrier, [
-      { holder, actor: 'Anna, shift 2' },
-      { holder, actor: 'Bob (van 4)', outcome: 'rate_limit' },
-      { holder, actor: 'Anna, shift 2', outcome: 'device_error', detail: 'relay_fault', object: 1 },
-    ]);
-    return owner;
-  }
 
-  for (const viewport of ['phone', 'desktop'] as const) {
-    it(`at ${viewport} size: sets a callback address, lists requests and openings with filters`, async () => {
-      const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
-      const owner = await busyCompany(viewport);
-      await signIn(context, owner.customerId);
-      const base = `/company/${owner.companyId}`;
+    async function signIn(context: BrowserContext, customerId: number): Promise<void> {
+      const value = await startSession(cloud.ctx, customerId);
+      await context.addCookies([{ name: 'gatelink-session', value, url: cloud.baseUrl }]);
+    }
 
-      await page.goto(`${base}/callback`);
-      await look(page, 'Callback address', 'callback-empty', viewport);
-      await page.getByLabel('Callback address').fill('http://hooks.example.com/gatelink');
-      await page.getByRole('button', { name: 'Save address' }).click();
-      await page.getByText('There is a problem').waitFor();
-      await look(page, 'Callback address', 'callback-refused', viewport);
-      // The claims and the grant above are events kept while there was no address: the first save asks.
-      await page.getByLabel('Callback address').fill('https://hooks.example.com/gatelink');
-      await page.getByLabel('Send them to this address too, oldest first').check();
-      await page.getByRole('button', { name: 'Save address' }).click();
-      await page.getByText('Callback address saved. The events that were waiting go to it first').waitFor();
-      await look(page, 'Callback address', 'callback-saved', viewport);
+    /** A company with requests in every state and openings on a customer's barrier. */
+    async function busyCompany(viewport: ViewportName) {
+      const owner = await companyOwner(cloud, { name: `Night & Day Couriers (${viewport})` });
+      await approveDirectly(cloud, owner.companyId);
+      const auth = {
+        org_id: owner.companyId,
+        secret: (await issueSecret(cloud.ctx, owner.companyId)).secret,
+      };
+      const customer = await signedInCustomer(cloud, 'Dana');
+      const barrier = await journalBarrier(cloud.ctx, customer.id, "Mum's house");
+      const codes: string[] = [];
+      for (const ref of ['ORD-1001', 'ORD-1002', 'ORD-1003']) {
+        codes.push((await cloud.call('request', { ...auth, ref })).body.code as string);
+      }
+      await claimRequest(cloud.ctx, { code: codes[1]!, customerId: customer.id });
+      await claimRequest(cloud.ctx, { code: codes[2]!, customerId: customer.id });
+      const { keyRef } = await issueAccessKey(cloud.ctx, {
+        code: codes[2]!,
+        customerId: customer.id,
+        deviceId: barrier.deviceId,
+        objectIds: barrier.objects.map((object) => object.id),
+        keyExpiresAt: null,
+      });
+      const holder = { companyId: owner.companyId, name: 'Night & Day', keyRef };
+      await insertEntries(cloud.ctx, barrier, [
+        { holder, actor: 'Anna, shift 2' },
+        { holder, actor: 'Bob (van 4)', outcome: 'rate_limit' },
+        { holder, actor: 'Anna, shift 2', outcome: 'device_error', detail: 'relay_fault', object: 1 },
+      ]);
+      return owner;
+    }
 
-      await page.getByRole('link', { name: 'Requests' }).click();
-      await look(page, 'Requests', 'requests-all', viewport);
-      await page.getByLabel('State').selectOption('claimed');
-      await page.getByRole('button', { name: 'Show' }).click();
-      await page.getByText('Latest requests').waitFor();
-      expect(page.url()).toContain('state=claimed');
-      await look(page, 'Requests', 'requests-claimed', viewport);
+    for (const viewport of ['phone', 'desktop'] as const) {
+      it(`at ${viewport} size: sets a callback address, lists requests and openings with filters`, async () => {
+        const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
+        const owner = await busyCompany(viewport);
+        await signIn(context, owner.customerId);
+        const base = `/company/${owner.companyId}`;
 
-      await page.getByRole('link', { name: 'Openings' }).click();
-      await look(page, 'Openings', 'openings-all', viewport);
-      await page.getByLabel('Employee (actor) contains').fill('Anna');
-      await page.getByRole('button', { name: 'Show' }).click();
-      await page.waitForURL(/actor=Anna/);
-      await look(page, 'Openings', 'openings-anna', viewport);
-      expect(await page.locator('.entry').count()).toBe(2);
+        await page.goto(`${base}/callback`);
+        await look(page, 'Callback address', 'callback-empty', viewport);
+        await page.getByLabel('Callback address').fill('http://hooks.example.com/gatelink');
+        await page.getByRole('button', { name: 'Save address' }).click();
+        await page.getByText('There is a problem').waitFor();
+        await look(page, 'Callback address', 'callback-refused', viewport);
+        // The claims and the grant above are events kept while there was no address: the first save asks.
+        await page.getByLabel('Callback address').fill('https://hooks.example.com/gatelink');
+        await page.getByLabel('Send them to this address too, oldest first').check();
+        await page.getByRole('button', { name: 'Save address' }).click();
+        await page.getByText('Callback address saved. The events that were waiting go to it first').waitFor();
+        await look(page, 'Callback address', 'callback-saved', viewport);
 
-      expect(foreignRequests).toEqual([]);
-      await context.close();
-    });
-  }
-});
+        await page.getByRole('link', { name: 'Requests' }).click();
+        await look(page, 'Requests', 'requests-all', viewport);
+        await page.getByLabel('State').selectOption('claimed');
+        await page.getByRole('button', { name: 'Show' }).click();
+        await page.getByText('Latest requests').waitFor();
+        expect(page.url()).toContain('state=claimed');
+        await look(page, 'Requests', 'requests-claimed', viewport);
+
+        await page.getByRole('link', { name: 'Openings' }).click();
+        await look(page, 'Openings', 'openings-all', viewport);
+        await page.getByLabel('Employee (actor) contains').fill('Anna');
+        await page.getByRole('button', { name: 'Show' }).click();
+        await page.waitForURL(/actor=Anna/);
+        await look(page, 'Openings', 'openings-anna', viewport);
+        expect(await page.locator('.entry').count()).toBe(2);
+
+        expect(foreignRequests).toEqual([]);
+        await context.close();
+      });
+    }
+  },
+);

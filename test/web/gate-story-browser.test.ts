@@ -4,6 +4,7 @@ import { startSession } from '../../cloud/foundation/web/sessions.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { insertEntries, type JournalBarrier, journalBarrier, keyHolder } from '../support/barrier-journal.js';
 import {
+  BROWSER_STORY_TIMEOUT_MS,
   chromiumMissing,
   launchChromium,
   newProfile,
@@ -22,7 +23,7 @@ import { gateStories, sensorOn } from '../support/gate-steps.js';
  * disclosure; the barrier's page with the gate's position and the alerts' form; and the list of barriers
  * with the gate left open; at a phone's and a desktop's width, passing axe, reaching no other host.
  */
-describe.skipIf(chromiumMissing)('the gate story in Chromium', () => {
+describe.skipIf(chromiumMissing)('the gate story in Chromium', { timeout: BROWSER_STORY_TIMEOUT_MS }, () => {
   const START = new Date(Date.UTC(2026, 10, 27, 14, 2, 0));
   const clock = new FakeClock(START.getTime() + 4 * 3600_000);
   let database: TestDatabase;

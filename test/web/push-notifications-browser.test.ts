@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../cloud/foundation/web/sessions.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import {
+  BROWSER_STORY_TIMEOUT_MS,
   chromiumMissing,
   launchChromium,
   newProfile,
@@ -33,7 +34,7 @@ interface WorkerScope {
 declare const Clients: { prototype: { openWindow(url: string | URL): Promise<unknown> } };
 declare const NotificationEvent: new (type: string, init: { notification: Notification }) => Event;
 
-describe.skipIf(chromiumMissing)('notifications in Chromium', () => {
+describe.skipIf(chromiumMissing)('notifications in Chromium', { timeout: BROWSER_STORY_TIMEOUT_MS }, () => {
   let database: TestDatabase;
   let cloud: TestCloud;
   let browser: Browser;
