@@ -614,6 +614,18 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 31; docs/design.md section 11.2',
   },
   {
+    id: 'web.signing-secret-shown-twice',
+    attack:
+      'the form that made a callback signing secret sent again (a reload, a second click) to have the secret shown once more, or a second one made',
+    source: 'issue 31; docs/design.md section 11.4',
+  },
+  {
+    id: 'web.signing-secret-of-another-company',
+    attack:
+      "a member of one company rotates another company's callback signing secret through its form, or expires it by naming its id under its own company",
+    source: 'issue 31; docs/design.md section 11.4',
+  },
+  {
     id: 'web.key-proof-forged',
     attack:
       "a proof of holding the domain's key signed by another key, made for another company, over other text, or malformed; or a key rotation confirmed without holding the new key",

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { rotateSigningSecret } from '../../cloud/rules/events/signing-secrets.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings } from '../support/event-company.js';
@@ -11,13 +12,14 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 /**
  * The signature checks cloud/README.md gives companies ("Verifying a delivery"), run as written against a real
  * delivery: the Node one with node:crypto, the Python one with the `cryptography` package (skipped where it is
- * not installed). Each accepts the delivery as it came and refuses it with one byte of the body changed.
+ * not installed), and the `v1` one with the `standardwebhooks` package and the company's signing secret. Each accepts the delivery as it came and refuses it with one byte of the body changed.
  */
 const README = readFileSync(resolve(import.meta.dirname, '../../cloud/README.md'), 'utf8');
 const section = README.slice(README.indexOf('### Verifying a delivery'));
-const snippet = (language: string) => {
-  const found = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
-  if (!found) throw new Error(`no ${language} example under "Verifying a delivery"`);
+/** The `index`th example in `language` under "Verifying a delivery". */
+const snippet = (language: string, index = 0) => {
+  const found = [...section.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))][index]?.[1];
+  if (!found) throw new Error(`no example ${index + 1} in ${language} under "Verifying a delivery"`);
   return found;
 };
 const pythonMissing = spawnSync('python3', ['-c', 'import cryptography']).status !== 0;
@@ -26,6 +28,7 @@ let database: TestDatabase;
 let cloud: TestCloud;
 let receiver: WebhookReceiver;
 let key: string;
+let secret: string;
 let delivery: { headers: Record<string, string>; body: string };
 
 beforeAll(async () => {
@@ -36,6 +39,7 @@ beforeAll(async () => {
   receiver = new WebhookReceiver();
   await receiver.start(key);
   const companyId = await callbackCompany(cloud.ctx, 'Readme Ltd', receiver.url);
+  secret = (await rotateSigningSecret(cloud.ctx, companyId, 0))!;
   await enqueuePings(cloud.ctx, companyId);
   await deliverDue(cloud.ctx, { allowPrivateAddresses: true, timeoutMs: 2000 });
   const got = receiver.received[0]!;
@@ -71,6 +75,18 @@ describe("the README's signature checks", () => {
       'console.log(verifyEvent(input.headers, input.body), verifyEvent(input.headers, tampered));',
     ].join('\n');
     expect(run(process.execPath, ['--input-type=module', '-e', program])).toBe('true false');
+  });
+
+  it('in Node with the standardwebhooks package (v1): accept the delivery, refuse it tampered with', () => {
+    const program = [
+      `const SECRET = ${JSON.stringify(secret)};`,
+      snippet('js', 1),
+      'const input = JSON.parse(process.env.DELIVERY);',
+      "const tampered = input.body.replace('ping', 'pong');",
+      'const refused = (body) => { try { verifiedEvent(input.headers, body); return false; } catch { return true; } };',
+      'console.log(verifiedEvent(input.headers, input.body).type, refused(tampered));',
+    ].join('\n');
+    expect(run(process.execPath, ['--input-type=module', '-e', program])).toBe('ping true');
   });
 
   it.skipIf(pythonMissing)('in Python (cryptography): accept the delivery, refuse it tampered with', () => {

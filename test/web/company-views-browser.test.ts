@@ -108,6 +108,20 @@ describe.skipIf(chromiumMissing)(
         await page.getByRole('button', { name: 'Save address' }).click();
         await page.getByText('Callback address saved. The events that were waiting go to it first').waitFor();
         await look(page, 'Callback address', 'callback-saved', viewport);
+        // The first address brings the signing secret, shown this once, with a Copy button from our script.
+        const secret = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
+        expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+        await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cloud.baseUrl });
+        await page.getByRole('button', { name: 'Copy' }).click();
+        await page.getByRole('button', { name: 'Copied' }).waitFor();
+        expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+        // Rotating asks first, then shows the new one and lists the old one as retiring.
+        page.once('dialog', (dialog) => void dialog.accept());
+        await page.getByRole('button', { name: 'Rotate the signing secret' }).click();
+        await page.getByText('Retiring').waitFor();
+        const rotated = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
+        expect(rotated).not.toBe(secret);
+        await look(page, 'Callback address', 'callback-secret-rotated', viewport);
 
         await page.getByRole('link', { name: 'Requests' }).click();
         await look(page, 'Requests', 'requests-all', viewport);

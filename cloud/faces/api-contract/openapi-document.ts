@@ -18,7 +18,11 @@ import {
   eventSchema,
 } from '../../../shared/company-api/events.js';
 import { SIGNATURE_HEADERS } from '../../../shared/crypto/request-signing.js';
-import { WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_VERSION } from '../../../shared/crypto/webhook-signing.js';
+import {
+  WEBHOOK_HEADERS,
+  WEBHOOK_HMAC_VERSION,
+  WEBHOOK_SIGNATURE_VERSION,
+} from '../../../shared/crypto/webhook-signing.js';
 import { ERRORS, type ErrorCode } from '../../../shared/errors.js';
 import { BODY_LIMIT_BYTES, say, TIMESTAMP_TOLERANCE_SECONDS } from '../../../shared/limits.js';
 import { DEFAULT_DELIVERY } from '../../links/event-delivery/delivery-worker.js';
@@ -373,8 +377,10 @@ const WEBHOOK_PARAMETERS: Record<keyof typeof WEBHOOK_HEADERS, { name: string; d
   signature: {
     name: 'WebhookSignature',
     description:
-      `\`${WEBHOOK_SIGNATURE_VERSION},<standard base64 Ed25519 signature>\`, space-separated if there are several: ` +
-      'the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, ' +
+      `Space-separated signatures of \`<webhook-id>.<webhook-timestamp>.<body>\` (UTF-8, the raw body as received): ` +
+      `\`${WEBHOOK_HMAC_VERSION},<standard base64 HMAC-SHA256>\` under each of your signing secrets still valid ` +
+      '(`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, ' +
+      `then \`${WEBHOOK_SIGNATURE_VERSION},<standard base64 Ed25519 signature>\` with our key, ` +
       '`{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough.',
   },
 };

@@ -5,10 +5,13 @@ import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
+import { ShownOnce } from '../../foundation/web/shown-once.js';
+import type { SecretListing } from '../../rules/call-auth/secrets-list.js';
 import { MAX_CALLBACK_URL_LENGTH } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { HeldEvents } from '../../rules/events/held-events.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
+import { timeLeft } from './secret-access.js';
 
 /**
  * `/company/<id>/callback` (docs/design.md section 11.4): the address Gatelink sends the company's events to,
@@ -25,6 +28,17 @@ export interface CallbackPageProps {
   held?: HeldEvents | null;
   /** The answer to that question, kept when the form comes back with an error. */
   heldChoice?: string;
+  signing: SigningView;
+}
+
+/** The signing secrets (signing-secrets.ts) as the page lists them, and one just made, shown this once. */
+export interface SigningView {
+  secrets: SecretListing[];
+  /** The one in use, which a rotation form names (0: none). */
+  replaces: number;
+  now: Date;
+  shown?: string;
+  problem?: string;
 }
 
 /** A line for every kind the cloud sends (shared/company-api/events.ts): the type leaves none out. */
@@ -91,8 +105,9 @@ export function CallbackPage(props: CallbackPageProps): VNode {
       <section class="card">
         <p>
           Gatelink will send events here as they happen, so you need not ask with <code>status</code>. Each is
-          a POST of JSON, signed in the Standard Webhooks form with Gatelink's key, published at{' '}
-          <code>{`${props.baseUrl}/.well-known/service.json`}</code>.
+          a POST of JSON, signed in the Standard Webhooks form twice: <code>v1</code> with your signing secret
+          below, which the Standard Webhooks libraries verify, and <code>v1a</code> with Gatelink's key,
+          published at <code>{`${props.baseUrl}/.well-known/service.json`}</code>.
         </p>
         <form method="post" action={action} novalidate>
           <CsrfField page={props.page} />
@@ -123,6 +138,7 @@ export function CallbackPage(props: CallbackPageProps): VNode {
           </form>
         ) : null}
       </section>
+      <SigningSecrets page={props.page} company={company} signing={props.signing} />
       <section class="card" aria-labelledby="events-title">
         <h3 id="events-title">What is sent</h3>
         <ul>
@@ -134,5 +150,123 @@ export function CallbackPage(props: CallbackPageProps): VNode {
         </ul>
       </section>
     </CompanyFrame>
+  );
+}
+
+/**
+ * The signing secrets: the one in use and a replaced one still signing, each by its last four characters; a new
+ * one is shown on the answer that made it and never again. Rotating and expiring ask first, with the script.
+ */
+function SigningSecrets(props: { page: PageContext; company: Company; signing: SigningView }): VNode {
+  const { company, signing } = props;
+  const action = `${companyPath(company, 'callback')}/signing-secret`;
+  const current = signing.replaces !== 0;
+  return (
+    <>
+      {signing.shown ? (
+        <ShownOnce
+          id="signing-secret"
+          title="Your signing secret"
+          label="Signing secret"
+          secret={signing.shown}
+        >
+          <p>
+            Copy it now into your receiver's settings, where its Standard Webhooks library reads it: it is
+            shown only this once.
+          </p>
+        </ShownOnce>
+      ) : null}
+      <section class="card" aria-labelledby="signing-title">
+        <h3 id="signing-title">Signing secret</h3>
+        {signing.secrets.length === 0 ? (
+          <p>
+            {company.callback_url
+              ? 'You have no signing secret: your events carry only the v1a signature. Make one to verify them with a Standard Webhooks library.'
+              : 'Your first signing secret is made when you save an address, and shown once then.'}
+          </p>
+        ) : (
+          <ul class="list">
+            {signing.secrets.map((secret) => (
+              <SigningSecretLine
+                key={secret.id}
+                secret={secret}
+                now={signing.now}
+                page={props.page}
+                action={action}
+              />
+            ))}
+          </ul>
+        )}
+        {signing.problem ? (
+          <div class="notice error" role="alert">
+            <p>{signing.problem}</p>
+          </div>
+        ) : null}
+        {current || company.callback_url ? (
+          <form
+            method="post"
+            action={action}
+            {...(current
+              ? {
+                  'data-confirm':
+                    'Rotate the signing secret? The new one is shown once; events are signed with both for 24 hours.',
+                }
+              : {})}
+          >
+            <CsrfField page={props.page} />
+            <input type="hidden" name="replaces" value={String(signing.replaces)} />
+            <p class="hint">
+              {current
+                ? 'Events are signed with the new secret and the current one for 24 hours, so that your receiver can move over without refusing any.'
+                : 'The secret is shown once, on the next page: have your receiver’s settings open.'}
+            </p>
+            <p class="actions">
+              <button type="submit">{current ? 'Rotate the signing secret' : 'Make a signing secret'}</button>
+            </p>
+          </form>
+        ) : null}
+      </section>
+    </>
+  );
+}
+
+function SigningSecretLine(props: {
+  secret: SecretListing;
+  now: Date;
+  page: PageContext;
+  action: string;
+}): VNode {
+  const { secret } = props;
+  return (
+    <li>
+      <code>whsec_…{secret.hint}</code>{' '}
+      {secret.retiresAt === null ? (
+        <span class="badge ok">In use</span>
+      ) : (
+        <span class="badge wait">Retiring</span>
+      )}
+      <div class="muted small">
+        Made <Moment date={secret.createdAt} seconds />
+        {secret.retiresAt ? (
+          <>
+            ; signs until <Moment date={secret.retiresAt} seconds /> ({timeLeft(secret.retiresAt, props.now)}{' '}
+            left)
+          </>
+        ) : null}
+      </div>
+      {secret.retiresAt ? (
+        <form
+          method="post"
+          action={`${props.action}/${secret.id}/expire`}
+          data-confirm={`Stop signing with the old secret …${secret.hint} now? A receiver still using it refuses events from then on.`}
+        >
+          <CsrfField page={props.page} />
+          <button type="submit" class="secondary">
+            Expire it now
+          </button>
+          <span class="hint"> if it may have leaked, once your receiver uses the new one</span>
+        </form>
+      ) : null}
+    </li>
   );
 }

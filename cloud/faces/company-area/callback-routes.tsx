@@ -5,12 +5,22 @@ import { textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
+import { currentSecretId } from '../../rules/call-auth/secrets-list.js';
 import { checkCallbackAddress, saveCallbackAddress } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { type HeldEvents, heldEvents } from '../../rules/events/held-events.js';
-import { CallbackPage } from './callback-page.js';
+import {
+  expireRetiringSigningSecret,
+  liveSigningSecrets,
+  rotateSigningSecret,
+} from '../../rules/events/signing-secrets.js';
+import { CallbackPage, type SigningView } from './callback-page.js';
 import { companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
+
+/** A rotation names the secret it replaces, so the same form sent twice makes nothing more. */
+const SIGNING_FORM = z.object({ replaces: z.coerce.number().int().min(0).max(2_147_483_647) });
+const SECRET_ID = z.coerce.number().int().positive().max(2_147_483_647);
 
 /** The first address's answer about the events waiting (callback-page.tsx, HeldChoice). */
 const HELD_FORM = z.object({
@@ -19,8 +29,8 @@ const HELD_FORM = z.object({
 });
 
 /**
- * Setting and removing the callback address (docs/design.md section 11.4); any member may. A refused address
- * is shown on the form with what is wrong, and the one saved before stays.
+ * Setting and removing the callback address and its signing secrets (docs/design.md section 11.4); any member
+ * may. A refused address is shown on the form with what is wrong, and the one saved before stays.
  */
 export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
   const { ctx } = deps;
@@ -37,16 +47,25 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       heldChoice?: string;
       /** The events waiting, when the caller read them already. */
       held?: HeldEvents | null;
+      signing?: Pick<SigningView, 'shown' | 'problem'>;
     } = {},
     status = 200,
-  ) =>
-    sendPage(
+  ) => {
+    const secrets = await liveSigningSecrets(ctx, company.id);
+    const signing: SigningView = {
+      secrets,
+      replaces: currentSecretId(secrets),
+      now: ctx.clock.now(),
+      ...extra.signing,
+    };
+    return sendPage(
       reply,
       <CallbackPage
         page={pageContext(request, reply)}
         company={company}
         baseUrl={ctx.baseUrl()}
         {...extra}
+        signing={signing}
         held={
           extra.held !== undefined
             ? extra.held
@@ -57,6 +76,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       />,
       status,
     );
+  };
 
   app.get('/company/:companyId/callback', async (request, reply) => {
     const visit = await companyVisit(deps, request, reply);
@@ -107,12 +127,37 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
         saved.status,
       );
     }
+    const signing = saved.value.signingSecret ? { shown: saved.value.signingSecret } : {};
     const notice = !held
       ? 'Callback address saved.'
       : upTo !== undefined
         ? 'Callback address saved. The events that were waiting are dropped; events from now on go to it.'
         : 'Callback address saved. The events that were waiting go to it first, oldest first.';
-    return show(request, reply, { ...company, callback_url: saved.value }, { notice });
+    return show(request, reply, { ...company, callback_url: saved.value.url }, { notice, signing });
+  });
+
+  /** The new secret is shown on the answer to this POST only; the form names the secret it replaces. */
+  app.post('/company/:companyId/callback/signing-secret', async (request, reply) => {
+    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const form = SIGNING_FORM.safeParse({ replaces: textField(request.body, 'replaces') || undefined });
+    const made = form.success ? await rotateSigningSecret(ctx, company.id, form.data.replaces) : null;
+    if (made === null) {
+      const problem =
+        'This form was sent before (a reload, perhaps): the secret it made was shown once and is not shown again. If you did not copy it, rotate again.';
+      return show(request, reply, company, { signing: { problem } }, 409);
+    }
+    return show(request, reply, company, { signing: { shown: made } });
+  });
+
+  /** A replaced secret stops signing before its 24 hours are over (a leaked one). */
+  app.post('/company/:companyId/callback/signing-secret/:secretId/expire', async (request, reply) => {
+    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const secretId = SECRET_ID.safeParse((request.params as { secretId?: unknown }).secretId);
+    if (!secretId.success || !(await expireRetiringSigningSecret(ctx, company.id, secretId.data))) {
+      const problem = 'That secret no longer signs your events: the list below is up to date.';
+      return show(request, reply, company, { signing: { problem } }, 409);
+    }
+    return show(request, reply, company, { notice: 'The old signing secret no longer signs your events.' });
   });
 
   app.post('/company/:companyId/callback/remove', async (request, reply) => {

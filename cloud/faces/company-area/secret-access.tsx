@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
+import { ShownOnce } from '../../foundation/web/shown-once.js';
 import type { SecretListing } from '../../rules/call-auth/secrets-list.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { AccessProblem, AccessView } from './access-page.js';
@@ -86,16 +87,12 @@ export function SecretAccess(props: SecretAccessProps): VNode {
 
 function IssuedSecret(props: { secret: string }): VNode {
   return (
-    <section class="notice ok" aria-labelledby="issued-title" role="status">
-      <h2 id="issued-title">Your new secret</h2>
-      <p class="secret">
-        <code>{props.secret}</code>
-      </p>
+    <ShownOnce id="issued" title="Your new secret" label="Secret" secret={props.secret}>
       <p>
         Copy it now and keep it where your servers read it: it is shown only this once, and we keep only a
         hash of it. Anyone who has it can act for your company.
       </p>
-    </section>
+    </ShownOnce>
   );
 }
 

@@ -26,6 +26,7 @@ import * as quietHoursDigest from './migrations/0020-quiet-hours-digest.js';
 import * as noticeKinds from './migrations/0021-notice-kinds.js';
 import * as pushWake from './migrations/0022-push-wake.js';
 import * as eventSchedules from './migrations/0023-event-schedules.js';
+import * as callbackSigningSecrets from './migrations/0024-callback-signing-secrets.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-notice-kinds': noticeKinds,
   '0022-push-wake': pushWake,
   '0023-event-schedules': eventSchedules,
+  '0024-callback-signing-secrets': callbackSigningSecrets,
 };
 
 /**

@@ -64,6 +64,14 @@ export const TABLE_COLUMNS = {
     created_at: 'timestamp with time zone',
     retires_at: 'timestamp with time zone | null',
   },
+  callback_secrets: {
+    id: 'integer',
+    company_id: 'integer',
+    sealed: 'text',
+    hint: 'text',
+    created_at: 'timestamp with time zone',
+    retires_at: 'timestamp with time zone | null',
+  },
   nonces: {
     company_id: 'integer',
     nonce: 'text',

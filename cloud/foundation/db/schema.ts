@@ -109,6 +109,16 @@ export interface CompanySecretsTable {
   retires_at: Timestamp | null;
 }
 
+/** A company's callback signing secrets (docs/design.md section 6): sealed, since every delivery signs with them. */
+export interface CallbackSecretsTable {
+  id: Generated<number>;
+  company_id: number;
+  sealed: string;
+  hint: string;
+  created_at: DefaultTimestamp;
+  retires_at: Timestamp | null;
+}
+
 export interface NoncesTable {
   company_id: number;
   nonce: string;
@@ -612,6 +622,7 @@ export interface DeviceUpdatesTable {
 export interface DB {
   companies: CompaniesTable;
   company_secrets: CompanySecretsTable;
+  callback_secrets: CallbackSecretsTable;
   nonces: NoncesTable;
   customers: CustomersTable;
   devices: DevicesTable;

@@ -4,7 +4,7 @@ import { serverSecret } from './server-secret.js';
 
 /**
  * Short texts a browser keeps for the server without being able to read or change them (docs/design.md section
- * 10.2): sealed with AES-256-GCM under a secret every instance shares (server-secret.ts), one secret per
+ * 10.2), or a secret the server must read again but keeps out of a table's plain columns (section 6): sealed with AES-256-GCM under a secret every instance shares (server-secret.ts), one secret per
  * purpose, so that any instance opens what another sealed, the holder learns nothing from the bytes, and a text
  * changed, forged or sealed for another purpose does not open. The result is base64url, fit for a cookie.
  */

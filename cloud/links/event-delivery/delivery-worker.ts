@@ -12,6 +12,7 @@ import {
   recordTurn,
 } from '../../rules/events/delivery-store.js';
 import { FAILURE_PAUSE_MS, retryDelay } from '../../rules/events/retry-schedule.js';
+import { signingKeys } from '../../rules/events/signing-secrets.js';
 import { webhookBody, webhookHeaders } from '../../rules/events/webhook-message.js';
 import { type CallbackConnection, postEvent } from './callback-post.js';
 
@@ -107,9 +108,11 @@ async function serveCompany(
   const attempts: Attempt[] = [];
   try {
     const events = await dueEvents(ctx, company.companyId, options.batchSize);
+    // Read once a turn: a secret rotated or expired during a turn signs, or stops signing, from the next one.
+    const keys = events.length > 0 ? await signingKeys(ctx.db, company.companyId, ctx.clock.now()) : [];
     for (const event of events) {
       if (stop?.aborted || performance.now() - started > options.turnMs) break;
-      const attempt = await attemptDelivery(ctx, company, event, options, stop);
+      const attempt = await attemptDelivery(ctx, company, event, keys, options, stop);
       if (stop?.aborted) break;
       attempts.push(attempt);
       if (attempt.error !== null) break;
@@ -125,16 +128,17 @@ async function attemptDelivery(
   ctx: CloudContext,
   company: ClaimedCompany,
   event: DueEvent,
+  keys: readonly Uint8Array[],
   options: DeliveryOptions,
   stop?: AbortSignal,
 ): Promise<Attempt> {
   const at = ctx.clock.now();
   const body = webhookBody(event);
-  const headers = webhookHeaders(ctx.serviceKey, {
-    id: event.id,
-    timestamp: Math.floor(at.getTime() / 1000),
-    body,
-  });
+  const headers = webhookHeaders(
+    ctx.serviceKey,
+    { id: event.id, timestamp: Math.floor(at.getTime() / 1000), body },
+    keys,
+  );
   const began = performance.now();
   const result = await postEvent(company.url, { headers, body }, options, stop);
   const durationMs = performance.now() - began;

@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
 import { dropHeldEvents } from '../events/held-events.js';
+import { makeSigningSecret, storeSigningSecret } from '../events/signing-secrets.js';
 import { asciiDomainProblem } from './domains.js';
 
 /** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */
@@ -89,17 +90,21 @@ export async function checkCallbackAddress(text: string, rules: CallbackRules): 
 /**
  * Saves the address after checking it, or clears it (`null`); a refused one changes nothing. `dropHeldUpTo`
  * drops the events held while there was no address, up to that `seq` (../events/held-events.ts), in the same
- * transaction, so that no delivery sends them in between.
+ * transaction, so that no delivery sends them in between. A company that has no signing secret yet gets its
+ * first in that transaction too (../events/signing-secrets.ts), returned to be shown once: the address is never
+ * saved without one, so no delivery goes out signed `v1a` alone.
  */
 export async function saveCallbackAddress(
   ctx: CallbackAddressContext,
   companyId: number,
   text: string | null,
   options: { dropHeldUpTo?: string } = {},
-): Promise<string | null> {
+): Promise<{ url: string | null; signingSecret: string | null }> {
   if (text === null) {
-    await saveChecked(ctx, companyId, null);
-    return null;
+    await changeCompany(ctx, companyId, async ({ db }) => {
+      await db.updateTable('companies').set({ callback_url: null }).where('id', '=', companyId).execute();
+    });
+    return { url: null, signingSecret: null };
   }
   const checked = await checkCallbackAddress(text, {
     resolve: ctx.resolveHost,
@@ -107,21 +112,14 @@ export async function saveCallbackAddress(
   });
   if (!checked.ok)
     throw new ApiError('callback_refused', { field: 'callback_url', message: checked.problem });
-  const stored = checked.url.href;
-  await saveChecked(ctx, companyId, stored, options.dropHeldUpTo);
-  return stored;
-}
-
-async function saveChecked(
-  ctx: CallbackAddressContext,
-  companyId: number,
-  url: string | null,
-  dropHeldUpTo?: string,
-): Promise<void> {
-  await changeCompany(ctx, companyId, async ({ db }) => {
+  const url = checked.url.href;
+  const made = await makeSigningSecret(ctx.db);
+  const first = await changeCompany(ctx, companyId, async ({ db }) => {
     await db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
-    if (dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, dropHeldUpTo);
+    if (options.dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, options.dropHeldUpTo);
+    return storeSigningSecret(db, companyId, made, { replaces: 0, now: ctx.clock.now() });
   });
+  return { url, signingSecret: first ? made.secret : null };
 }
 
 /** The host as connected to: an IPv6 literal without its brackets. */

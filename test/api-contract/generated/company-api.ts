@@ -1147,7 +1147,7 @@ export interface components {
         WebhookId: string;
         /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
         WebhookTimestamp: string;
-        /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+        /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
         WebhookSignature: string;
     };
     requestBodies: never;
@@ -1785,7 +1785,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1815,7 +1815,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1845,7 +1845,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1875,7 +1875,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1905,7 +1905,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1935,7 +1935,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1965,7 +1965,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -1995,7 +1995,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2025,7 +2025,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2055,7 +2055,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2085,7 +2085,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2115,7 +2115,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2145,7 +2145,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2175,7 +2175,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;
@@ -2205,7 +2205,7 @@ export interface operations {
                 "webhook-id": components["parameters"]["WebhookId"];
                 /** @description Unix time in seconds of this attempt: refuse one more than 5 minutes from your clock. */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
-                /** @description `v1a,<standard base64 Ed25519 signature>`, space-separated if there are several: the signature of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received) with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
+                /** @description Space-separated signatures of `<webhook-id>.<webhook-timestamp>.<body>` (UTF-8, the raw body as received): `v1,<standard base64 HMAC-SHA256>` under each of your signing secrets still valid (`whsec_...`, from your callback page; two during a rotation), which the Standard Webhooks libraries verify, then `v1a,<standard base64 Ed25519 signature>` with our key, `{"key": "<base64>"}` at `/.well-known/service.json`. Any one that verifies is enough. */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
             };
             path?: never;

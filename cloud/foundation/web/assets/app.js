@@ -15,6 +15,25 @@ document.addEventListener('submit', (event) => {
   if (question && !window.confirm(question)) event.preventDefault();
 });
 
+// A secret shown once (shown-once.tsx) gets a Copy button; without this script its field is selected and
+// copied as any text is. Where the clipboard is refused, the field is left selected for the system's copy.
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const field = document.getElementById(button.dataset.copy);
+  if (!(field instanceof HTMLTextAreaElement || field instanceof HTMLInputElement)) continue;
+  button.hidden = false;
+  button.addEventListener('click', () => {
+    field.select();
+    navigator.clipboard?.writeText(field.value).then(
+      () => {
+        button.textContent = 'Copied';
+      },
+      () => {
+        button.textContent = 'Selected: copy it now';
+      },
+    );
+  });
+}
+
 // A date field shown only when its radio is chosen ("until a date"), so the choice reads as one question.
 for (const toggle of document.querySelectorAll('[data-reveals]')) {
   const target = document.getElementById(toggle.dataset.reveals);

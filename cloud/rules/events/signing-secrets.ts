@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { WEBHOOK_SECRET_PREFIX, webhookSecretKey } from '../../../shared/crypto/webhook-signing.js';
+import type { CloudContext } from '../../foundation/context.js';
+import type { Database } from '../../foundation/db/database.js';
+import { seal, unseal } from '../../foundation/web/sealing.js';
+import type { SecretListing } from '../call-auth/secrets-list.js';
+
+/**
+ * A company's callback signing secrets (docs/design.md section 6): every delivery is signed `v1` (HMAC-SHA256,
+ * Standard Webhooks) under each secret still valid, so a receiver verifies with the usual libraries. The first
+ * is made with the first callback address; a rotation keeps the replaced one signing beside the new one for
+ * `SIGNING_SECRET_OVERLAP_MS`, so that a receiver can switch without losing a delivery, unless a member ends it
+ * at once (a leaked one). A secret is shown once, on the answer that made it; the cloud needs it at every
+ * delivery, so it is kept sealed under a server secret (foundation/web/sealing.ts), not hashed.
+ */
+export const SIGNING_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
+
+/** Standard Webhooks takes 24 to 64 bytes; 32 is the HMAC-SHA256 block's half and the usual choice. */
+const SECRET_BYTES = 32;
+const SEAL_PURPOSE = 'callback-signing-secret';
+
+/** A secret made and sealed, not stored yet: sealing reads a server secret, which a transaction must not wait on. */
+export interface MadeSigningSecret {
+  secret: string;
+  sealed: string;
+  hint: string;
+}
+
+export async function makeSigningSecret(db: Database): Promise<MadeSigningSecret> {
+  const secret = `${WEBHOOK_SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;
+  return { secret, sealed: await seal(db, SEAL_PURPOSE, secret), hint: secret.slice(-4) };
+}
+
+/**
+ * Stores `made` as the company's signing secret if the one in use is still `replaces` (0: none), retiring that
+ * one after the overlap; says whether it did. The company's row is locked, so two forms sent at once (a double
+ * click, a reload) store one secret, and the other is told it was sent before. Runs inside the caller's
+ * transaction.
+ */
+export async function storeSigningSecret(
+  trx: Database,
+  companyId: number,
+  made: MadeSigningSecret,
+  options: { replaces: number; now: Date },
+): Promise<boolean> {
+  await trx.selectFrom('companies').select('id').where('id', '=', companyId).forUpdate().execute();
+  const current = await trx
+    .selectFrom('callback_secrets')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('retires_at', 'is', null)
+    .executeTakeFirst();
+  if ((current?.id ?? 0) !== options.replaces) return false;
+  if (current) {
+    const retiresAt = new Date(options.now.getTime() + SIGNING_SECRET_OVERLAP_MS);
+    await trx
+      .updateTable('callback_secrets')
+      .set({ retires_at: retiresAt })
+      .where('id', '=', current.id)
+      .execute();
+  }
+  await trx
+    .insertInto('callback_secrets')
+    .values({ company_id: companyId, sealed: made.sealed, hint: made.hint, created_at: options.now })
+    .execute();
+  return true;
+}
+
+/** A new signing secret in place of `replaces`: the secret to show once, or null when the form was sent before. */
+export async function rotateSigningSecret(
+  ctx: Pick<CloudContext, 'db' | 'clock'>,
+  companyId: number,
+  replaces: number,
+): Promise<string | null> {
+  const made = await makeSigningSecret(ctx.db);
+  const stored = await ctx.db
+    .transaction()
+    .execute((trx) => storeSigningSecret(trx, companyId, made, { replaces, now: ctx.clock.now() }));
+  return stored ? made.secret : null;
+}
+
+/** Ends a replaced secret's overlap now; false when it is not the company's, in use, or already ended. */
+export async function expireRetiringSigningSecret(
+  ctx: Pick<CloudContext, 'db' | 'clock'>,
+  companyId: number,
+  secretId: number,
+): Promise<boolean> {
+  const now = ctx.clock.now();
+  const ended = await ctx.db
+    .updateTable('callback_secrets')
+    .set({ retires_at: now })
+    .where('id', '=', secretId)
+    .where('company_id', '=', companyId)
+    .where('retires_at', '>', now)
+    .executeTakeFirst();
+  return ended.numUpdatedRows > 0n;
+}
+
+/** The secrets still signing, newest first, by their hint (the area's list). */
+export async function liveSigningSecrets(
+  ctx: Pick<CloudContext, 'db' | 'clock'>,
+  companyId: number,
+): Promise<SecretListing[]> {
+  const rows = await liveRows(ctx.db, companyId, ctx.clock.now()).select(['hint', 'created_at']).execute();
+  return rows.map((row) => ({
+    id: row.id,
+    hint: row.hint,
+    createdAt: new Date(row.created_at),
+    retiresAt: row.retires_at === null ? null : new Date(row.retires_at),
+  }));
+}
+
+/** The keys a delivery made at `now` is signed with, newest first; none for a company that has no secret. */
+export async function signingKeys(db: Database, companyId: number, now: Date): Promise<Uint8Array[]> {
+  const rows = await liveRows(db, companyId, now).select('sealed').execute();
+  const keys: Uint8Array[] = [];
+  for (const row of rows) {
+    const secret = await unseal(db, SEAL_PURPOSE, row.sealed);
+    const key = secret === null ? null : webhookSecretKey(secret);
+    if (key) keys.push(key);
+  }
+  return keys;
+}
+
+function liveRows(db: Database, companyId: number, now: Date) {
+  return db
+    .selectFrom('callback_secrets')
+    .select(['id', 'retires_at'])
+    .where('company_id', '=', companyId)
+    .where((eb) => eb.or([eb('retires_at', 'is', null), eb('retires_at', '>', now)]))
+    .orderBy('id', 'desc');
+}
