@@ -15,10 +15,12 @@ import {
   answerConnect,
   serveDespiteExpectations,
 } from './foundation/http/client-errors.js';
+import { watchConnections } from './foundation/http/connections.js';
 import { answerFrameworkError, registerErrorHandling } from './foundation/http/errors.js';
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './foundation/http/timeouts.js';
 import { webAssets } from './foundation/web/assets-plugin.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
+import type { EventStreams } from './links/event-streams/event-streams.js';
 import { pairingCodeRoute } from './rules/devices/pairing-code-route.js';
 import { provisioningRoute } from './rules/devices/provisioning-route.js';
 import { logoRoute } from './rules/logos/logo-route.js';
@@ -69,6 +71,8 @@ export function createHttpServer(
     frameworkErrors: answerFrameworkError,
   });
   app.server.on('connect', answerConnect(app.log));
+  const connections = watchConnections(app.server, timeouts.headersMs);
+  app.addHook('preClose', async () => connections.dropSilentSoon());
   serveDespiteExpectations(app.server);
   return app;
 }
@@ -80,6 +84,7 @@ export async function registerRoutes(
     controllerLink: ControllerLink;
     operatorToken: string;
     questions: QuestionWaits;
+    streams: EventStreams;
   },
 ): Promise<void> {
   registerErrorHandling(app, { notFoundPage: notFoundPage(deps.ctx), outage: databaseOutage(deps.ctx) });
@@ -89,6 +94,7 @@ export async function registerRoutes(
     ctx: deps.ctx,
     dispatcher: deps.controllerLink,
     questions: deps.questions,
+    streams: deps.streams,
   });
   await app.register(provisioningRoute, { ctx: deps.ctx, accounts: deps.controllerLink });
   await app.register(pairingCodeRoute, { ctx: deps.ctx });

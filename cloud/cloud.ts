@@ -11,6 +11,7 @@ import {
   DigestDeliveryComponent,
   EmbeddedVacuumJob,
   EventDeliveryComponent,
+  EventStreamsComponent,
   HttpServer,
   MailDeliveryComponent,
   PushDeliveryComponent,
@@ -30,6 +31,7 @@ import { refuseUnsafeProduction } from './foundation/production-refusals.js';
 import { UPDATE_DELIVERY_INTERVAL_MS } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
+import type { EventStreams } from './links/event-streams/event-streams.js';
 import { DEFAULT_DIGEST_DELIVERY, type DigestDeliveryOptions } from './links/mail/digest-delivery.js';
 import { configuredMailer, type Mailer } from './links/mail/mailer.js';
 import { DEFAULT_MAIL_DELIVERY, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
@@ -94,6 +96,8 @@ export interface RunningCloud {
   readonly ctx: AssembledContext;
   readonly app: FastifyInstance;
   readonly controllerLink: ControllerLink;
+  /** The `listen` streams of this instance. */
+  readonly streams: EventStreams;
   readonly operatorToken: string;
   /** Where the generated operator token was written, when it was generated. */
   readonly operatorTokenFile: string | undefined;
@@ -146,6 +150,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     ...(updates && updates.resendAfterMs !== undefined ? { resendAfterMs: updates.resendAfterMs } : {}),
   });
   const questions = new QuestionWaitsComponent({ context, database });
+  const streams = new EventStreamsComponent({ context, database });
   const lifecycle = new Lifecycle([
     folder,
     database,
@@ -154,7 +159,8 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     link,
     new ScrapeGauges({ context, database, link }),
     questions,
-    new RoutesComponent(app, { context, link, folder, questions }),
+    streams,
+    new RoutesComponent(app, { context, link, folder, questions, streams }),
     server,
     new EventDeliveryComponent({ context, database }, deliveryOptions(options)),
     new PushDeliveryComponent(context, pushDeliveryOptions(options), database),
@@ -180,6 +186,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
     ctx: context.ctx,
     app,
     controllerLink: link.link,
+    streams: streams.streams,
     operatorToken: folder.operator.token,
     operatorTokenFile: folder.operator.file,
     stop: () => lifecycle.stop(),

@@ -25,6 +25,7 @@ import { updateDeliveryJob } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
 import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
+import { EventStreams } from './links/event-streams/event-streams.js';
 import { type DigestDeliveryOptions, deliverDueDigests } from './links/mail/digest-delivery.js';
 import type { Mailer } from './links/mail/mailer.js';
 import { deliverDueMails, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
@@ -277,6 +278,30 @@ export class QuestionWaitsComponent implements Part {
   }
 }
 
+/** The companies' `listen` streams of their events (links/event-streams/), woken by the database's notification. */
+export class EventStreamsComponent implements Part {
+  readonly name = 'event streams';
+  readonly #parts: { context: ContextComponent; database: DatabaseComponent };
+  #streams: EventStreams | undefined;
+
+  constructor(parts: { context: ContextComponent; database: DatabaseComponent }) {
+    this.#parts = parts;
+  }
+
+  async start(): Promise<void> {
+    this.#streams = new EventStreams({ ctx: this.#parts.context.ctx, database: this.#parts.database.handle });
+    await this.#streams.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#streams?.stop();
+  }
+
+  get streams(): EventStreams {
+    return made(this.#streams, 'the event streams');
+  }
+}
+
 /** What the service answers (app.ts): every route, registered on the app before it listens. */
 export class RoutesComponent implements Part {
   readonly name = 'HTTP routes';
@@ -286,6 +311,7 @@ export class RoutesComponent implements Part {
     link: ControllerLinkComponent;
     folder: DataFolder;
     questions: QuestionWaitsComponent;
+    streams: EventStreamsComponent;
   };
 
   constructor(
@@ -295,6 +321,7 @@ export class RoutesComponent implements Part {
       link: ControllerLinkComponent;
       folder: DataFolder;
       questions: QuestionWaitsComponent;
+      streams: EventStreamsComponent;
     },
   ) {
     this.#app = app;
@@ -302,12 +329,13 @@ export class RoutesComponent implements Part {
   }
 
   async start(): Promise<void> {
-    const { context, link, folder, questions } = this.#parts;
+    const { context, link, folder, questions, streams } = this.#parts;
     await registerRoutes(this.#app, {
       ctx: context.ctx,
       controllerLink: link.link,
       operatorToken: folder.operator.token,
       questions: questions.waits,
+      streams: streams.streams,
     });
   }
 

@@ -29,8 +29,8 @@ export interface Command {
   options: Record<string, StringOption | BooleanOption>;
   /** The option a lone word on the command line stands for (`status CODE` is `status --code CODE`). */
   positional?: string;
-  /** Resolves to the exit code. */
-  run(values: Values, io: ToolOutput, env: Environment): Promise<number>;
+  /** Resolves to the exit code; `stop` aborts a command that runs until stopped (`listen`, on Ctrl-C). */
+  run(values: Values, io: ToolOutput, env: Environment, stop?: AbortSignal): Promise<number>;
 }
 
 /** The command's options, or a UsageError naming what is wrong with them. */

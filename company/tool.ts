@@ -2,12 +2,14 @@ import { isGatelinkError } from './client/index.js';
 import { type Command, type Environment, readOptions, type ToolOutput } from './command.js';
 import { UsageError } from './key-file.js';
 import { keygen } from './keygen.js';
+import { listen } from './listen.js';
 import { open } from './open.js';
 import { printJson } from './printing.js';
 import { prove } from './prove.js';
 import { request } from './request.js';
 import { sign } from './sign.js';
 import { status } from './status.js';
+import { trigger } from './trigger.js';
 import { verifyWebhookCommand } from './verify-webhook.js';
 
 /**
@@ -16,7 +18,17 @@ import { verifyWebhookCommand } from './verify-webhook.js';
  * (company/client/), and the check of a saved event delivery. It stands on shared/ and company/ only, the very
  * rules the service checks by, and never on the service's own code.
  */
-const COMMANDS: readonly Command[] = [keygen, prove, request, status, open, verifyWebhookCommand, sign];
+const COMMANDS: readonly Command[] = [
+  keygen,
+  prove,
+  request,
+  status,
+  open,
+  trigger,
+  listen,
+  verifyWebhookCommand,
+  sign,
+];
 
 const USAGE = `Usage: gatelink-company <command> [options]
 
@@ -33,6 +45,7 @@ export async function runCompanyTool(
   argv: readonly string[],
   io: ToolOutput,
   env: Environment = process.env,
+  stop?: AbortSignal,
 ): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -48,7 +61,7 @@ export async function runCompanyTool(
       io.out(`${command.usage}\n`);
       return 0;
     }
-    return await command.run(values, io, env);
+    return await command.run(values, io, env, stop);
   } catch (error) {
     if (json) return printError(error, io);
     return reportError(error, command, io);

@@ -14,7 +14,10 @@ import {
 
 export const ERRORS = {
   // docs/design.md section 1: the HTTP shape
-  unknown_action: { status: 400, message: 'Unknown or missing action: use a=request, a=status or a=open.' },
+  unknown_action: {
+    status: 400,
+    message: 'Unknown or missing action: use a=request, a=status, a=open, a=trigger or a=listen.',
+  },
   bad_json: { status: 400, message: 'The body must be a JSON object.' },
   unsupported_media_type: { status: 415, message: 'Send the body with Content-Type: application/json.' },
   too_large: { status: 413, message: `The body is larger than ${say.bytes(BODY_LIMIT_BYTES)}.` },
@@ -126,6 +129,10 @@ export const ERRORS = {
   rate_limit: {
     status: 429,
     message: 'Too many openings with this key in the last minute; retry after the delay.',
+  },
+  too_many_streams: {
+    status: 429,
+    message: 'You have as many listen streams open as allowed; close one before you open another.',
   },
   device_offline: { status: 503, message: "The barrier's controller is not connected; nothing was queued." },
   device_timeout: {

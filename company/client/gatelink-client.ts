@@ -12,10 +12,13 @@ import {
   type StatusAnswer,
   statusAnswerSchema,
 } from '../../shared/company-api/calls.js';
+import { type TriggerAnswer, triggerAnswerSchema } from '../../shared/company-api/event-calls.js';
+import type { EventKind } from '../../shared/company-api/events.js';
 import { strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
 import { OPEN_ANSWER_LIMIT_MS } from '../../shared/limits.js';
 import { answerError, type CallFacts, errorCodeOf, readSuccess } from './answers.js';
 import { attemptHeaders, type ClientAuth, callBody } from './call-auth.js';
+import { type ListenedEvent, readEventStream } from './event-stream.js';
 import { GatelinkError } from './gatelink-error.js';
 import { type Attempt, exchange, networkError } from './http-exchange.js';
 import {
@@ -23,6 +26,7 @@ import {
   type CallTraits,
   DEFAULT_RETRY,
   type Outcome,
+  parseRetryAfter,
   type RetrySettings,
   shouldRetry,
 } from './retry-policy.js';
@@ -143,6 +147,68 @@ export class GatelinkClient {
   }
 
   /**
+   * A sample event of `kind`, delivered to your callback address and your `listen` streams like any event
+   * (cloud/README.md, "Trying events"). Not retried on a lost answer: a second sample would only be a second.
+   */
+  trigger(kind: EventKind, options: Pick<CallOptions, 'signal'> = {}): Promise<TriggerAnswer> {
+    return this.#call('trigger', { type: kind }, triggerAnswerSchema, { ...options, idempotencyKey: false });
+  }
+
+  /**
+   * Your events from now on, each as the delivery your callback address gets (headers and body, signed), until
+   * `signal` aborts or the cloud closes the stream; refused as any call is, with a GatelinkError. Only the answer's
+   * headers are awaited within the client's timeout: the stream itself may stay quiet for as long as you listen.
+   */
+  async *listen(options: Pick<CallOptions, 'signal'> = {}): AsyncGenerator<ListenedEvent> {
+    const auth = this.#needAuth('listen');
+    const body = callBody(auth, {});
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      'user-agent': this.#userAgent,
+      ...attemptHeaders(auth, body, this.#now()),
+    };
+    const url = `${this.#baseUrl}/api/company.php?a=listen`;
+    const facts = { attempts: 1, idempotencyKey: undefined };
+    const answered = AbortSignal.timeout(this.#timeoutMs);
+    const gone = new AbortController();
+    const signal = AbortSignal.any([gone.signal, ...(options.signal ? [options.signal] : [])]);
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.any([signal, answered]),
+      });
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      throw networkError({ kind: 'no_answer', sent: 'maybe', cause: error }, facts);
+    }
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    if (response.status !== 200 || !response.body) {
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.#now());
+      throw answerError({ status: response.status, json, requestId, retryAfterMs }, facts);
+    }
+    try {
+      yield* readEventStream(response.body, requestId);
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      if (error instanceof GatelinkError) throw error;
+      throw networkError({ kind: 'no_answer', sent: 'maybe', cause: error }, facts);
+    } finally {
+      gone.abort();
+    }
+  }
+
+  /**
    * Polls `status` until the customer grants access. A request that ends otherwise throws a GatelinkError with
    * code `expired`, `revoked` or `declined` (status 200: the answer that said so).
    */
@@ -206,12 +272,7 @@ export class GatelinkClient {
   ): Promise<z.infer<S>> {
     const idempotencyKey =
       options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? randomUUID());
-    if (!this.#auth) {
-      throw new TypeError(
-        `GatelinkClient: ${action} needs auth, readKeyFile(path) or { orgId, secret }; this client was made without`,
-      );
-    }
-    const auth = this.#auth;
+    const auth = this.#needAuth(action);
     const body = callBody(auth, fields);
     const traits: CallTraits = {
       repeatable: action === 'status' || idempotencyKey !== undefined,
@@ -228,6 +289,15 @@ export class GatelinkClient {
       }
       await this.#sleep(delay, options.signal);
     }
+  }
+
+  #needAuth(action: Action): ClientAuth {
+    if (!this.#auth) {
+      throw new TypeError(
+        `GatelinkClient: ${action} needs auth, readKeyFile(path) or { orgId, secret }; this client was made without`,
+      );
+    }
+    return this.#auth;
   }
 
   /** How long to wait before the next attempt, or undefined when there is none. */

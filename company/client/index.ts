@@ -9,10 +9,12 @@ export type {
   RequestBody,
   StatusAnswer,
 } from '../../shared/company-api/calls.js';
+export type { ListenMessage, TriggerAnswer } from '../../shared/company-api/event-calls.js';
 export { SigningKey, VerifyKey } from '../../shared/crypto/ed25519.js';
 export type { ErrorCode } from '../../shared/errors.js';
 export { type CompanyKey, readKeyFile } from '../key-file.js';
 export type { ClientAuth, SecretAuth, SignatureAuth } from './call-auth.js';
+export type { ListenedEvent } from './event-stream.js';
 export {
   type CallOptions,
   GatelinkClient,

@@ -10,7 +10,7 @@ import { grantShapeSchema } from './grant-shape.js';
  * drift apart. Bodies are loose objects: auth fields (`org_id`, `secret`) and fields added later pass through.
  * The `.meta` descriptions and examples are what the document (cloud/faces/api-contract/) and its reference page say.
  */
-export const ACTIONS = ['request', 'status', 'open'] as const;
+export const ACTIONS = ['request', 'status', 'open', 'trigger', 'listen'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** A request's lifetime in hours (docs/design.md section 3). */

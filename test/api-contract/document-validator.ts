@@ -1,5 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonSchema, OpenApiDocument } from '../../cloud/faces/api-contract/openapi-document.js';
+import {
+  type JsonSchema,
+  mediaOf,
+  type OpenApiDocument,
+} from '../../cloud/faces/api-contract/openapi-document.js';
 import type { Action } from '../../shared/company-api/calls.js';
 
 /**
@@ -42,6 +46,6 @@ export class DocumentValidator {
     const operation = this.document.paths[`/api/company.php?a=${action}`]?.post;
     const response = operation?.responses[String(status)];
     if (!response) return undefined;
-    return this.#ajv.compile(withAbsoluteRefs(response.content['application/json'].schema) as JsonSchema);
+    return this.#ajv.compile(withAbsoluteRefs(mediaOf(response).schema) as JsonSchema);
   }
 }

@@ -5,6 +5,7 @@ import {
   ACTION_SCHEMAS,
   actionPath,
   eventSchemaName,
+  mediaOf,
   type OpenApiDocument,
   openApiDocument,
 } from '../../cloud/faces/api-contract/openapi-document.js';
@@ -58,9 +59,9 @@ describe('the OpenAPI document', () => {
       const listed: ErrorCode[] = [];
       for (const [status, response] of Object.entries(responses)) {
         if (status === '200') continue;
-        const schema = response.content['application/json'].schema;
+        const schema = mediaOf(response).schema;
         const codes = (schema.properties!.error as { enum: ErrorCode[] }).enum;
-        const examples = response.content['application/json'].examples;
+        const examples = mediaOf(response).examples;
         expect(Object.keys(examples), `${action} ${status}`).toEqual(codes);
         for (const code of codes) {
           expect(code in ERRORS, `${code} is in shared/errors.ts`).toBe(true);
@@ -145,7 +146,7 @@ describe('the OpenAPI document', () => {
         expect(body.safeParse(example.value).success).toBe(true);
       }
       for (const [status, response] of Object.entries(operation.responses)) {
-        const examples = Object.values(response.content['application/json'].examples);
+        const examples = Object.values(mediaOf(response).examples);
         expect(examples.length, `${action} ${status} has examples`).toBeGreaterThan(0);
         const check = validator.answer(action, Number(status))!;
         for (const example of examples) {

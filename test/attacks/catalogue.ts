@@ -614,6 +614,17 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 31; docs/design.md section 11.2',
   },
   {
+    id: 'api.listen-flood',
+    attack:
+      "one company opens listen streams without end, to hold the cloud's connections and memory (a fifth is refused; a slow reader is sent nothing more until it reads)",
+    source: 'issue 31; docs/design.md section 6.1',
+  },
+  {
+    id: 'api.listen-foreign',
+    attack: "listen with a wrong secret or half a credential, to read another company's events",
+    source: 'issue 31; docs/design.md section 6.1',
+  },
+  {
     id: 'web.signing-secret-shown-twice',
     attack:
       'the form that made a callback signing secret sent again (a reload, a second click) to have the secret shown once more, or a second one made',

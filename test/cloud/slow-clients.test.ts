@@ -116,6 +116,20 @@ describe('[attack:http.slow-client] slow HTTP clients', () => {
   });
 });
 
+describe('a cloud that stops', () => {
+  it('does not wait for a connection that never sent a byte, and ends it', async () => {
+    // The default timeouts: Node would hold such a connection until its keep-alive timeout, over a minute.
+    const own = await createTestDatabase();
+    const stopping = await startTestCloud({ database: own });
+    const socket = await open(Number(new URL(stopping.baseUrl).port));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    await stopping.stop();
+    await closed;
+    await own.close();
+    expect(socket.destroyed).toBe(true);
+  });
+});
+
 describe('calls at the speed of a client', () => {
   it('a call sent at once is not cut off', async () => {
     const payload = JSON.stringify({ ...company, code });

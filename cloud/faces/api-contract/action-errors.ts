@@ -62,6 +62,8 @@ export const ACTION_ERRORS: Record<Action, readonly ErrorCode[]> = {
   request: [...EVERY_CALL, ...AUTHENTICATION, ...IDEMPOTENCY],
   status: [...EVERY_CALL, ...AUTHENTICATION, 'not_found'],
   open: [...EVERY_CALL, ...AUTHENTICATION, ...IDEMPOTENCY, ...OPENING],
+  trigger: [...EVERY_CALL, ...AUTHENTICATION],
+  listen: [...EVERY_CALL, ...AUTHENTICATION, 'too_many_streams'],
 };
 
 /** The actions that honour `Idempotency-Key`. */

@@ -12,6 +12,12 @@ import {
   statusBodySchema,
 } from '../../../shared/company-api/calls.js';
 import {
+  listenBodySchema,
+  listenMessageSchema,
+  triggerAnswerSchema,
+  triggerBodySchema,
+} from '../../../shared/company-api/event-calls.js';
+import {
   EVENT_EXAMPLES,
   EVENT_KINDS,
   type EventKind,
@@ -73,7 +79,15 @@ export interface Parameter {
 export interface Response {
   description: string;
   headers: Record<string, Ref>;
-  content: { 'application/json': MediaType };
+  /** JSON, or for a streaming action `text/event-stream`. */
+  content: Partial<Record<'application/json' | 'text/event-stream', MediaType>>;
+}
+
+/** The one media type a response lists: JSON, or the event stream of `listen`. */
+export function mediaOf(response: Response): MediaType {
+  const media = response.content['application/json'] ?? response.content['text/event-stream'];
+  if (!media) throw new Error('A response lists no media type');
+  return media;
 }
 
 export interface Operation {
@@ -132,6 +146,18 @@ export const ACTION_SCHEMAS = {
     answerName: 'StatusAnswer',
   },
   open: { body: openBodySchema, answer: openAnswerSchema, bodyName: 'OpenBody', answerName: 'OpenAnswer' },
+  trigger: {
+    body: triggerBodySchema,
+    answer: triggerAnswerSchema,
+    bodyName: 'TriggerBody',
+    answerName: 'TriggerAnswer',
+  },
+  listen: {
+    body: listenBodySchema,
+    answer: listenMessageSchema,
+    bodyName: 'ListenBody',
+    answerName: 'ListenMessage',
+  },
 } as const satisfies Record<
   Action,
   { body: z.ZodType; answer: z.ZodType; bodyName: string; answerName: string }
@@ -157,7 +183,23 @@ const ACTION_TEXTS: Record<Action, { summary: string; description: string }> = {
       'controller and answers once the controller confirmed, within 8 seconds. Nothing is queued: a gate ' +
       'never opens later.',
   },
+  trigger: {
+    summary: 'Send a sample event',
+    description:
+      'Writes a sample event of the kind you name to your outbox, delivered to your callback address and ' +
+      'every `listen` of yours like any event: a way to try your receiver without a customer.',
+  },
+  listen: {
+    summary: 'Stream your events',
+    description:
+      'Answers a `text/event-stream` that carries each event of yours written from now on, as the very ' +
+      'delivery your callback address gets (headers and body, signed), until you close it; ' +
+      '`gatelink-company listen --forward-to` forwards each to a local address. At most 4 at once per company.',
+  },
 };
+
+/** Actions whose answer is a stream of Server-Sent Events, each message's `data` its answer schema. */
+const STREAMING: readonly Action[] = ['listen'];
 
 /** The path of an action's operation: the real URL of its call, query included. */
 export function actionPath(action: Action): string {
@@ -288,7 +330,7 @@ function successResponse(action: Action): Response {
     description: meta?.description ?? 'Done.',
     headers: { 'X-Request-Id': ref('headers', 'XRequestId') },
     content: {
-      'application/json': {
+      [STREAMING.includes(action) ? 'text/event-stream' : 'application/json']: {
         schema: ref('schemas', answerName),
         examples: Object.fromEntries(
           examples.map((value, i) => [

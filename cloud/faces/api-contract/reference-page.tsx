@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { VNode } from 'preact';
 import { Layout } from '../../foundation/web/page.js';
-import type { Example, OpenApiDocument, Operation } from './openapi-document.js';
+import { type Example, mediaOf, type OpenApiDocument, type Operation } from './openapi-document.js';
 import { type FieldWords, fieldsOf, resolveSchema } from './schema-words.js';
 
 /**
@@ -95,7 +95,7 @@ function refusalsOf(operation: Operation): Refusal[] {
   return Object.entries(operation.responses)
     .filter(([status]) => status !== '200')
     .flatMap(([status, response]) =>
-      Object.entries(response.content['application/json'].examples).map(([code, example]) => ({
+      Object.entries(mediaOf(response).examples).map(([code, example]) => ({
         status,
         code,
         message: example.summary,

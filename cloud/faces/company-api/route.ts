@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { ACTIONS, type Action } from '../../../shared/company-api/calls.js';
+import { listenBodySchema } from '../../../shared/company-api/event-calls.js';
 import { ApiError } from '../../../shared/errors.js';
 import { BODY_LIMIT_BYTES } from '../../../shared/limits.js';
+import { validate } from '../../foundation/http/validation.js';
 import { countCompanyAnswers } from '../../foundation/metrics/company-answers.js';
+import type { EventStreams } from '../../links/event-streams/event-streams.js';
 import { answerOnceFresh, authenticate } from '../../rules/call-auth/authenticate.js';
 import type { CallAuthContext } from '../../rules/call-auth/call-auth-context.js';
 import { VerifyKeyCache } from '../../rules/domain-keys/verify-keys.js';
@@ -13,6 +16,7 @@ import type { QuestionWaits } from '../../rules/opening-questions/question-waits
 import { handleOpenIdempotently } from './open-idempotency.js';
 import { handleRequest } from './request.js';
 import { handleStatus } from './status.js';
+import { handleTrigger } from './trigger.js';
 
 /** Bodies over 16 KiB are refused before they are read in full (docs/design.md section 1). */
 export const COMPANY_BODY_LIMIT = BODY_LIMIT_BYTES;
@@ -26,14 +30,22 @@ function readAction(query: unknown): Action {
 }
 
 /**
- * `POST /api/company.php?a=request|status|open`, version 1 for good (only additive changes). The body is
- * kept as raw bytes: a signature covers exactly the bytes sent.
+ * `POST /api/company.php?a=request|status|open|trigger|listen`, version 1 for good (only additive changes). The
+ * body is kept as raw bytes: a signature covers exactly the bytes sent. `listen` answers a stream of events
+ * (cloud/links/event-streams/), ended when the client goes or the server closes.
  */
 export async function companyApiRoutes(
   app: FastifyInstance,
-  options: { ctx: CallAuthContext; dispatcher: CommandDispatcher; questions?: QuestionWaits },
+  options: {
+    ctx: CallAuthContext;
+    dispatcher: CommandDispatcher;
+    questions?: QuestionWaits;
+    streams?: EventStreams;
+  },
 ): Promise<void> {
-  const { ctx, dispatcher } = options;
+  const { ctx, dispatcher, streams } = options;
+  // A stream never ends on its own: a closing server ends them, or it would wait for every listener to go.
+  if (streams) app.addHook('preClose', async () => streams.closeAll());
   const keys = new VerifyKeyCache();
   const opener = new Opener(ctx, dispatcher, undefined, options.questions);
   countCompanyAnswers(app, ctx.metrics);
@@ -70,6 +82,23 @@ export async function companyApiRoutes(
           ? await handleOpenIdempotently(ctx, opener, caller, idempotency, request.log)
           : await opener.open(caller, request.log);
         break;
+      case 'trigger':
+        answer = await handleTrigger(ctx, caller);
+        break;
+      case 'listen': {
+        validate(listenBodySchema, caller.body);
+        if (!streams) throw new ApiError('unavailable');
+        const stream = await streams.open(caller.company.id);
+        return (
+          reply
+            .code(200)
+            .header('content-type', 'text/event-stream; charset=utf-8')
+            .header('cache-control', 'no-store')
+            // nginx would otherwise buffer the stream (deploy/README.md).
+            .header('x-accel-buffering', 'no')
+            .send(stream)
+        );
+      }
     }
     return reply.code(answer.status).send(answer.body);
   });

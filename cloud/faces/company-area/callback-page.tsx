@@ -6,10 +6,10 @@ import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import { ShownOnce } from '../../foundation/web/shown-once.js';
-import type { SecretListing } from '../../rules/call-auth/secrets-list.js';
 import { MAX_CALLBACK_URL_LENGTH } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { HeldEvents } from '../../rules/events/held-events.js';
+import type { SigningSecretListing } from '../../rules/events/signing-secrets.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
 import { timeLeft } from './secret-access.js';
 
@@ -33,7 +33,7 @@ export interface CallbackPageProps {
 
 /** The signing secrets (signing-secrets.ts) as the page lists them, and one just made, shown this once. */
 export interface SigningView {
-  secrets: SecretListing[];
+  secrets: SigningSecretListing[];
   /** The one in use, which a rotation form names (0: none). */
   replaces: number;
   now: Date;
@@ -231,7 +231,7 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
 }
 
 function SigningSecretLine(props: {
-  secret: SecretListing;
+  secret: SigningSecretListing;
   now: Date;
   page: PageContext;
   action: string;

@@ -3,7 +3,6 @@ import { WEBHOOK_SECRET_PREFIX, webhookSecretKey } from '../../../shared/crypto/
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { seal, unseal } from '../../foundation/web/sealing.js';
-import type { SecretListing } from '../call-auth/secrets-list.js';
 
 /**
  * A company's callback signing secrets (docs/design.md section 6): every delivery is signed `v1` (HMAC-SHA256,
@@ -18,6 +17,15 @@ export const SIGNING_SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 /** Standard Webhooks takes 24 to 64 bytes; 32 is the HMAC-SHA256 block's half and the usual choice. */
 const SECRET_BYTES = 32;
 const SEAL_PURPOSE = 'callback-signing-secret';
+
+/** A signing secret as the callback page lists it: by its last four characters, the one in use first. */
+export interface SigningSecretListing {
+  id: number;
+  hint: string;
+  createdAt: Date;
+  /** When a replaced secret stops signing; null for the one in use. */
+  retiresAt: Date | null;
+}
 
 /** A secret made and sealed, not stored yet: sealing reads a server secret, which a transaction must not wait on. */
 export interface MadeSigningSecret {
@@ -100,7 +108,7 @@ export async function expireRetiringSigningSecret(
 export async function liveSigningSecrets(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
   companyId: number,
-): Promise<SecretListing[]> {
+): Promise<SigningSecretListing[]> {
   const rows = await liveRows(ctx.db, companyId, ctx.clock.now()).select(['hint', 'created_at']).execute();
   return rows.map((row) => ({
     id: row.id,

@@ -63,6 +63,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/company.php?a=trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample event
+         * @description Writes a sample event of the kind you name to your outbox, delivered to your callback address and every `listen` of yours like any event: a way to try your receiver without a customer.
+         */
+        post: operations["trigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/company.php?a=listen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stream your events
+         * @description Answers a `text/event-stream` that carries each event of yours written from now on, as the very delivery your callback address gets (headers and body, signed), until you close it; `gatelink-company listen --forward-to` forwards each to a local address. At most 4 at once per company.
+         */
+        post: operations["listen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "request.claimed": {
@@ -733,6 +773,62 @@ export interface components {
             ok: 1;
             /** @description The opening's entry in the customer's journal. */
             id: number;
+        };
+        /**
+         * @description Send a sample event: the example of its kind, with a new `id` and `at`, written to your outbox as any event is, so it reaches your callback address and every `listen` of yours. Its data names no real request, key or barrier.
+         * @example {
+         *       "type": "open.succeeded"
+         *     }
+         */
+        TriggerBody: {
+            /**
+             * @description The kind of event to send: its example in cloud/README.md, with a new `id` and the time now.
+             * @example open.succeeded
+             * @enum {string}
+             */
+            type: "request.claimed" | "request.issued" | "request.revoked" | "request.expired" | "request.declined" | "request.released" | "key.expired" | "open.succeeded" | "open.failed" | "open.gate_opened" | "open.gate_closed" | "open.gate_not_moved" | "gate.left_open" | "gate.closed" | "ping";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The sample event was written; it is delivered as any event is.
+         * @example {
+         *       "id": "5b0e3c9a-7d21-4f6e-9a8b-2c4d6e8f0a1b",
+         *       "type": "open.succeeded"
+         *     }
+         */
+        TriggerAnswer: {
+            /** @description The sample event's `id`, as its delivery carries it. */
+            id: string;
+            /** @enum {string} */
+            type: "request.claimed" | "request.issued" | "request.revoked" | "request.expired" | "request.declined" | "request.released" | "key.expired" | "open.succeeded" | "open.failed" | "open.gate_opened" | "open.gate_closed" | "open.gate_not_moved" | "gate.left_open" | "gate.closed" | "ping";
+        };
+        /**
+         * @description Stream your events as they are written, until you close the connection. Nothing but the credentials: an empty object in signature mode.
+         * @example {}
+         */
+        ListenBody: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A `text/event-stream`: each event a Server-Sent Event named after its kind, its `data` this JSON; a comment line every 25 s keeps the connection open through proxies.
+         * @example {
+         *       "headers": {
+         *         "webhook-id": "5b0e3c9a-7d21-4f6e-9a8b-2c4d6e8f0a1b",
+         *         "webhook-timestamp": "1777889702",
+         *         "webhook-signature": "v1,Q3VyaW91cyBhcmUgd2U/IFNpZ25lZCwgdG9vLg== v1a,U2lnbmVkIGJ5IHRoZSBzZXJ2aWNlIGtleS4="
+         *       },
+         *       "body": "{\"type\":\"ping\",\"id\":\"5b0e3c9a-7d21-4f6e-9a8b-2c4d6e8f0a1b\",\"at\":\"2026-05-04 10:15:02\",\"data\":{\"message\":\"A test event.\"}}"
+         *     }
+         */
+        ListenMessage: {
+            headers: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            /** @description The body exactly as a delivery sends it: `{"type", "id", "at", "data"}`. */
+            body: string;
         };
         RequestClaimedEvent: {
             /** @constant */
@@ -1772,6 +1868,336 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "device_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+        };
+    };
+    trigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB, sent with Content-Type: application/json. In secret mode it also carries `org_id` and `secret` (SecretCredentials). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TriggerBody"] & components["schemas"]["SecretCredentials"];
+            };
+        };
+        responses: {
+            /** @description The sample event was written; it is delivered as any event is. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerAnswer"];
+                };
+            };
+            /**
+             * @description `bad_json`: The body must be a JSON object.
+             *
+             *     `invalid_field`: A field has the wrong type or is out of range.
+             *
+             *     `bad_request`: The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "bad_json" | "invalid_field" | "bad_request";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `auth_required`: Sign the call with the X-Service-* headers, or send org_id and secret in the body.
+             *
+             *     `bad_headers`: Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).
+             *
+             *     `stale_timestamp`: X-Service-Ts is more than 300 seconds from our clock; sync your clock.
+             *
+             *     `nonce_reused`: This nonce was already used; send a fresh random nonce with every call.
+             *
+             *     `bad_signature`: The signature does not match the body and headers under your key.
+             *
+             *     `unknown_org`: No company is registered with this domain or org_id.
+             *
+             *     `bad_secret`: The secret is wrong.
+             *
+             *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
+             *
+             *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `org_not_approved`: The company is not approved, or is suspended.
+             *
+             *     `secret_disabled`: This company has a domain: sign calls with its key instead of a secret.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "org_not_approved" | "secret_disabled";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send the headers and body at once, then retry. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "request_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_large`: The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `unsupported_media_type`: Send the body with Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KiB; send fewer or shorter headers. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "headers_too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `internal`: Something went wrong on our side; quote the X-Request-Id when you report it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+        };
+    };
+    listen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB, sent with Content-Type: application/json. In secret mode it also carries `org_id` and `secret` (SecretCredentials). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenBody"] & components["schemas"]["SecretCredentials"];
+            };
+        };
+        responses: {
+            /** @description A `text/event-stream`: each event a Server-Sent Event named after its kind, its `data` this JSON; a comment line every 25 s keeps the connection open through proxies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ListenMessage"];
+                };
+            };
+            /**
+             * @description `bad_json`: The body must be a JSON object.
+             *
+             *     `invalid_field`: A field has the wrong type or is out of range.
+             *
+             *     `bad_request`: The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "bad_json" | "invalid_field" | "bad_request";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `auth_required`: Sign the call with the X-Service-* headers, or send org_id and secret in the body.
+             *
+             *     `bad_headers`: Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).
+             *
+             *     `stale_timestamp`: X-Service-Ts is more than 300 seconds from our clock; sync your clock.
+             *
+             *     `nonce_reused`: This nonce was already used; send a fresh random nonce with every call.
+             *
+             *     `bad_signature`: The signature does not match the body and headers under your key.
+             *
+             *     `unknown_org`: No company is registered with this domain or org_id.
+             *
+             *     `bad_secret`: The secret is wrong.
+             *
+             *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
+             *
+             *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `org_not_approved`: The company is not approved, or is suspended.
+             *
+             *     `secret_disabled`: This company has a domain: sign calls with its key instead of a secret.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "org_not_approved" | "secret_disabled";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send the headers and body at once, then retry. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "request_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_large`: The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `unsupported_media_type`: Send the body with Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_many_streams`: You have as many listen streams open as allowed; close one before you open another. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_many_streams";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KiB; send fewer or shorter headers. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "headers_too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `internal`: Something went wrong on our side; quote the X-Request-Id when you report it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
