@@ -343,6 +343,14 @@ function printCustomerSteps(
     `G. Demo Cleaning Ltd's account area (its requests, openings, secret, logo, members): sign in at ${base}/company`,
   );
   say(`   with the e-mail ${DEMO_COMPANY_EMAIL} (the code is printed here).`);
+  say('   Its events, on this machine and with no public address: in one terminal');
+  say(`     export GATELINK_URL=${base} GATELINK_ORG_ID=${orgId} GATELINK_SECRET=${secret}`);
+  say('     npm run company -- listen --forward-to http://localhost:3000/hook');
+  say(
+    '   and in another, with the same variables, npm run company -- trigger open.succeeded (or run D again):',
+  );
+  say("   each event prints with your receiver's answer (none yet: ECONNREFUSED). A callback address, its");
+  say('   signing secret and the log of what was sent to it are on the Callback and Events pages.');
   say(
     `H. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
   );

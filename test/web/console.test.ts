@@ -229,6 +229,41 @@ describe('the list of companies', () => {
     expect(onlyApproved).not.toContain('Bäckerei Liste');
     expect(approved.org_id).toBeGreaterThan(0);
   });
+
+  it("finds a company by a part of its name, its domain either way, its id, or a member's e-mail, with its events' health", async () => {
+    const punycode = domainToASCII('fundbüro-suche.example');
+    const owner = await companyOwner(cloud, {
+      name: 'Fundbüro Suche',
+      domain: punycode,
+      email: 'finder@search.example',
+    });
+    const other = await secretCompany(cloud, 'Unrelated Hauling Ltd');
+    const client = await tokenConsole();
+    const found = async (query: string) =>
+      visibleText((await client.get(`/console?q=${encodeURIComponent(query)}`)).html);
+    for (const query of [
+      'ndbüro su',
+      'FUNDBÜRO',
+      'fundbüro-suche.example',
+      punycode,
+      String(owner.companyId),
+      'finder@SEARCH',
+    ]) {
+      const text = await found(query);
+      expect(text, query).toContain(`Fundbüro Suche id ${owner.companyId}`);
+      expect(text, query).not.toContain('Unrelated Hauling Ltd');
+    }
+    expect(await found('Unrelated')).toContain('Events: no callback address, nothing is sent');
+    // A search's wildcards are taken literally, and one that matches nothing says so.
+    expect(await found('%')).toContain('No company matches “%”.');
+    // The state tabs keep the search; an approved-only search does not list a waiting company.
+    const page = await client.get(`/console?q=${owner.companyId}`);
+    expect(page.html).toContain(`href="/console?status=approved&amp;q=${owner.companyId}"`);
+    expect(visibleText((await client.get(`/console?status=approved&q=${owner.companyId}`)).html)).toContain(
+      'No company matches',
+    );
+    expect(other.org_id).not.toBe(owner.companyId);
+  });
 });
 
 describe('approving', () => {

@@ -3,6 +3,7 @@ import type { CompanyStatus } from '../../foundation/db/schema.js';
 import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
+import { SEARCH_MAX_LENGTH } from '../../rules/companies/company-search.js';
 import { toUnicodeDomain } from '../../rules/companies/domains.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
 import type { ConsoleOperator } from './console-access.js';
@@ -10,8 +11,9 @@ import { ConsoleFrame } from './console-frame.js';
 import { keyFacts, PROOF_WORDS } from './key-facts.js';
 
 /**
- * `/console` (docs/design.md section 11.5): the companies, those waiting for approval first, filtered by state;
- * for each, what an operator checks before approving: domain in both spellings, contact, and the key.
+ * `/console` (docs/design.md section 11.5): the companies, those waiting for approval first, filtered by state and
+ * found by name, domain, id or e-mail; for each, its id (which `gatelink-admin` takes), what an operator checks
+ * before approving (domain in both spellings, contact, the key) and how its events fare.
  */
 export type StatusFilter = CompanyStatus | 'all';
 
@@ -27,8 +29,16 @@ export function CompaniesPage(props: {
   page: PageContext;
   operator: ConsoleOperator;
   filter: StatusFilter;
+  search: string;
   companies: Company[];
 }): VNode {
+  const withSearch = (status: StatusFilter) => {
+    const query = new URLSearchParams();
+    if (status !== 'all') query.set('status', status);
+    if (props.search) query.set('q', props.search);
+    const text = query.toString();
+    return text ? `/console?${text}` : '/console';
+  };
   return (
     <ConsoleFrame page={props.page} operator={props.operator} section="companies" title="Companies">
       <h2 class="section-title">Companies</h2>
@@ -37,16 +47,40 @@ export function CompaniesPage(props: {
           <a
             key={filter.id}
             class="tab"
-            href={filter.id === 'all' ? '/console' : `/console?status=${filter.id}`}
+            href={withSearch(filter.id)}
             aria-current={filter.id === props.filter ? 'page' : undefined}
           >
             {filter.label}
           </a>
         ))}
       </nav>
+      <form method="get" action="/console" class="filters" role="search">
+        {props.filter === 'all' ? null : <input type="hidden" name="status" value={props.filter} />}
+        <div>
+          <label for="company-search">Find a company</label>
+          <input
+            id="company-search"
+            name="q"
+            type="search"
+            value={props.search}
+            maxLength={SEARCH_MAX_LENGTH}
+            spellcheck={false}
+            aria-describedby="company-search-hint"
+          />
+          <p id="company-search-hint" class="hint">
+            A part of its name, its domain, its id, or the e-mail address of its contact or a member.
+          </p>
+        </div>
+        <p class="actions">
+          <button type="submit">Find</button>
+          {props.search ? (
+            <a href={props.filter === 'all' ? '/console' : `/console?status=${props.filter}`}>Show all</a>
+          ) : null}
+        </p>
+      </form>
       <section class="card" aria-label="Companies">
         {props.companies.length === 0 ? (
-          <p class="muted">No company here.</p>
+          <p class="muted">{props.search ? `No company matches “${props.search}”.` : 'No company here.'}</p>
         ) : (
           <ul class="list">
             {props.companies.map((company) => (
@@ -65,12 +99,14 @@ function CompanyLine(props: { company: Company }): VNode {
   return (
     <li class="row">
       <div class="grow">
-        <a href={`/console/companies/${company.id}`}>{company.name}</a>
+        <a href={`/console/companies/${company.id}`}>{company.name}</a>{' '}
+        <span class="muted small">id {company.id}</span>
         <div class="muted small">
           {company.domain ? <DomainText domain={company.domain} /> : 'No domain: calls with a secret'}
           {' · '}
           {company.contact_email ?? 'no contact address'} · registered <Moment date={company.created_at} />
         </div>
+        <div class="small">{callbackHealth(company)}</div>
         {company.domain && company.status === 'pending' ? <KeyLine company={company} /> : null}
       </div>
       <span class={`badge ${status.tone}`}>{status.text}</span>
@@ -98,4 +134,11 @@ function KeyLine(props: { company: Company }): VNode {
       )}
     </div>
   );
+}
+
+/** How its events fare, from the company's own row: what `gatelink-admin events` says too. */
+function callbackHealth(company: Company): string {
+  if (!company.callback_url) return 'Events: no callback address, nothing is sent';
+  if (company.callback_failing_since) return 'Events: failing, nothing is sent until it is fixed or retried';
+  return 'Events: sent to its callback address';
 }
