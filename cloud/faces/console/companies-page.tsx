@@ -54,7 +54,7 @@ export function CompaniesPage(props: {
           </a>
         ))}
       </nav>
-      <form method="get" action="/console" class="filters" role="search">
+      <form method="get" action="/console" class="filters">
         {props.filter === 'all' ? null : <input type="hidden" name="status" value={props.filter} />}
         <div>
           <label for="company-search">Find a company</label>
