@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
+import { escapeLike } from '../../foundation/db/like-pattern.js';
 import type { CompanyStatus } from '../../foundation/db/schema.js';
-import { escapeLike } from '../requests/company-requests.js';
 import type { Company } from './companies.js';
 import { normalizeDomain } from './domains.js';
 

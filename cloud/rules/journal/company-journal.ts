@@ -1,5 +1,5 @@
 import type { Database } from '../../foundation/db/database.js';
-import { escapeLike } from '../requests/company-requests.js';
+import { escapeLike } from '../../foundation/db/like-pattern.js';
 import { type EntryOutcome, entryOutcome, outcomeIs } from './entry-outcome.js';
 
 /**

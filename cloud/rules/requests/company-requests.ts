@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
+import { escapeLike } from '../../foundation/db/like-pattern.js';
 import type { DB, RequestState } from '../../foundation/db/schema.js';
 import { effectiveState } from './requests.js';
 
@@ -109,9 +110,4 @@ function inState(state: RequestState, now: Date) {
     }
     return eb('requests.state', '=', state);
   };
-}
-
-/** `LIKE` reads `%`, `_` and `\` as patterns; a ref may hold them as text. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
