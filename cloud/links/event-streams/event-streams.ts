@@ -80,18 +80,24 @@ export class EventStreams implements Part {
 
   /** A stream of the company's events from now on, as `text/event-stream` text. */
   async open(companyId: number): Promise<Readable> {
-    if (this.count(companyId) >= this.#options.perCompany) throw new ApiError('too_many_streams');
-    if (this.#open.size >= this.#options.total) throw new ApiError('unavailable');
+    this.#checkRoom(companyId);
     const newest = await this.#ctx.db
       .selectFrom('events')
       .select((eb) => eb.fn.max('seq').as('seq'))
       .where('company_id', '=', companyId)
       .executeTakeFirst();
+    // Again, with no wait before the stream counts: others may have opened while the cursor was read.
+    this.#checkRoom(companyId);
     const stream = new CompanyStream(this.#ctx, companyId, newest?.seq ?? '0', this.#options, () =>
       this.#open.delete(stream),
     );
     this.#open.add(stream);
     return stream.output;
+  }
+
+  #checkRoom(companyId: number): void {
+    if (this.count(companyId) >= this.#options.perCompany) throw new ApiError('too_many_streams');
+    if (this.#open.size >= this.#options.total) throw new ApiError('unavailable');
   }
 
   #wakeAll(): void {
