@@ -37,10 +37,15 @@ const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /**
  * The suite for one kind of broker. `startTimeoutMs`: how long starting it may take (three RabbitMQ nodes take
- * far longer than one broker on a busy machine).
+ * far longer than one broker on a busy machine); `testTimeoutMs`: each test's ceiling, where a session ended by
+ * one node reaches the others slowly on a busy machine.
  */
-export function brokerBehaviour(kind: (typeof CLUSTER_KINDS)[number], startTimeoutMs?: number): void {
-  describe(`the ${kind} broker`, () => {
+export function brokerBehaviour(
+  kind: (typeof CLUSTER_KINDS)[number],
+  startTimeoutMs?: number,
+  testTimeoutMs?: number,
+): void {
+  describe(`the ${kind} broker`, testTimeoutMs === undefined ? {} : { timeout: testTimeoutMs }, () => {
     const skip = brokerKindSkipReason(kind);
     if (skip) {
       it.skip(skip, () => {});
