@@ -625,6 +625,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 31; docs/design.md section 6.1',
   },
   {
+    id: 'web.event-resent-by-another-company',
+    attack:
+      "a member of one company has another company's delivered event sent again, by naming its id under its own company, to make the service post it twice",
+    source: 'issue 31; docs/design.md section 6',
+  },
+  {
     id: 'web.signing-secret-shown-twice',
     attack:
       'the form that made a callback signing secret sent again (a reload, a second click) to have the secret shown once more, or a second one made',

@@ -70,6 +70,51 @@ describe("a company's events page", () => {
     expect(page.html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/);
   });
 
+  it('[attack:web.event-resent-by-another-company] sends a delivered event again with the same webhook-id and body, counting its attempts on; only for its company', async () => {
+    const first = receiver.received.at(-1)!;
+    const page = await owner.client.get(path());
+    const action = `${path()}/${first.id}/resend`;
+    expect(page.html).toContain(`action="${action}"`);
+    const resent = await owner.client.post(action);
+    expect(resent.status).toBe(303);
+    expect(resent.location).toBe(`${path()}?done=resent`);
+    await deliverDue(cloud.ctx, LOCAL);
+    const again = receiver.received.at(-1)!;
+    expect(receiver.received).toHaveLength(2);
+    expect(again.id).toBe(first.id);
+    expect(again.body).toBe(first.body);
+    expect(again.verified).toBe(true);
+    const text = visibleText((await owner.client.get(resent.location!)).html);
+    expect(text).toContain('The event is sent again, with the same webhook-id and body');
+    expect(text).toContain('ping · attempt 2 · Delivered');
+    // An event of another company, one made up, and one not delivered yet are each told so; nothing is sent.
+    const waiting = await cloud.ctx.db
+      .selectFrom('events')
+      .select('id')
+      .where('company_id', '=', owner.companyId)
+      .executeTakeFirstOrThrow();
+    await cloud.ctx.db
+      .updateTable('events')
+      .set({ delivered_at: null })
+      .where('id', '=', waiting.id)
+      .execute();
+    expect((await owner.client.post(`${path()}/${waiting.id}/resend`)).status).toBe(409);
+    await cloud.ctx.db
+      .updateTable('events')
+      .set({ delivered_at: clock.now() })
+      .where('id', '=', waiting.id)
+      .execute();
+    expect((await owner.client.post(`${path()}/00000000-0000-4000-8000-000000000000/resend`)).status).toBe(
+      404,
+    );
+    expect((await owner.client.post(`${path()}/not-an-id/resend`)).status).toBe(404);
+    const stranger = await companyOwner(cloud, { name: 'Stranger Events' });
+    await stranger.client.get(`/company/${stranger.companyId}/events`);
+    const foreign = await stranger.client.post(`/company/${stranger.companyId}/events/${first.id}/resend`);
+    expect(foreign.status).toBe(404);
+    expect(await deliverDue(cloud.ctx, LOCAL)).toEqual({ delivered: 0, failed: 0 });
+  });
+
   it('shows a failing endpoint with its last error, and "Retry now" resumes it', async () => {
     receiver.answer = () => ({ status: 500 });
     await enqueuePings(cloud.ctx, owner.companyId);

@@ -38,7 +38,7 @@ export function EventsPage(props: EventsPageProps): VNode {
         ) : (
           <ul class="list">
             {props.log.map((attempt) => (
-              <LogLine key={attempt.id} attempt={attempt} />
+              <LogLine key={attempt.id} attempt={attempt} page={props.page} path={path} />
             ))}
           </ul>
         )}
@@ -129,7 +129,7 @@ const OUTCOME_WORDS: Record<LoggedAttempt['outcome'], string> = {
   failing: 'Failed, last attempt',
 };
 
-function LogLine(props: { attempt: LoggedAttempt }): VNode {
+function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: string }): VNode {
   const { attempt } = props;
   return (
     <li class="row">
@@ -151,6 +151,14 @@ function LogLine(props: { attempt: LoggedAttempt }): VNode {
           </div>
         ) : null}
       </div>
+      {attempt.outcome === 'delivered' ? (
+        <form method="post" action={`${props.path}/${attempt.eventId}/resend`}>
+          <CsrfField page={props.page} />
+          <button type="submit" class="secondary" aria-label={`Send again: event ${attempt.eventId}`}>
+            Send again
+          </button>
+        </form>
+      ) : null}
     </li>
   );
 }

@@ -5,7 +5,7 @@ import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
 import { deliveryLog, endpointState, LOG_PAGE } from '../../rules/events/delivery-log.js';
-import { retryNow } from '../../rules/events/delivery-store.js';
+import { resendEvent, retryNow } from '../../rules/events/delivery-store.js';
 import { ping } from '../../rules/events/event-data.js';
 import { enqueueEvent } from '../../rules/events/outbox.js';
 import { companyVisit } from './company-access.js';
@@ -14,8 +14,9 @@ import { EventsPage, type EventsPageProps } from './events-page.js';
 
 /**
  * A company's events (docs/design.md section 6): any member reads the endpoint's state and the delivery log,
- * sends a test event (`ping`, through the outbox and the signature like every event) and asks for a retry.
- * Test events make the service post, so they are limited per company.
+ * sends a test event (`ping`, through the outbox and the signature like every event), asks for a retry, and
+ * has a delivered event sent again. Test events and resends make the service post, so they are limited per
+ * company.
  */
 export const TEST_EVENTS: AttemptLimit = {
   bucket: 'test-events',
@@ -24,15 +25,26 @@ export const TEST_EVENTS: AttemptLimit = {
   message: (wait) => `Too many test events this hour; try again in ${wait}.`,
 };
 
+/** Resends make the service post, like test events: limited per company, more generously. */
+export const RESENDS: AttemptLimit = {
+  bucket: 'event-resends',
+  max: 60,
+  windowMs: 3600_000,
+  message: (wait) => `Too many events sent again this hour; try again in ${wait}.`,
+};
+
 const pageQuery = z.object({
   before: z.coerce.number().int().positive().optional().catch(undefined),
-  done: z.enum(['test', 'retry']).optional().catch(undefined),
+  done: z.enum(['test', 'retry', 'resent']).optional().catch(undefined),
 });
 
-const DONE: Record<'test' | 'retry', string> = {
+const DONE: Record<'test' | 'retry' | 'resent', string> = {
   test: "A test event joined the company's events; its attempt appears in the log below once it is made.",
   retry: 'Delivery resumed: every event not delivered yet is sent again, in order.',
+  resent: 'The event is sent again, with the same webhook-id and body; its attempt appears in the log below.',
 };
+
+const EVENT_ID = z.uuid();
 
 export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   const { ctx } = deps;
@@ -90,6 +102,32 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
         enqueueEvent(trx, { companyId: company.id, type: 'ping', at: ctx.clock.now(), data: ping() }),
       );
     return reply.redirect(`${companyPath(company, 'events')}?done=test`, 303);
+  });
+
+  app.post('/company/:companyId/events/:eventId/resend', async (request, reply) => {
+    const visit = (await companyVisit(deps, request, reply))!;
+    const company = visit.membership.company;
+    const refuse = async (status: number, text: string) =>
+      sendPage(
+        reply,
+        <EventsPage
+          page={pageContext(request, reply)}
+          {...(await props(company, undefined))}
+          notice={{ tone: 'error', text }}
+        />,
+        status,
+      );
+    const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
+    if (!eventId.success) return refuse(404, 'No such event of the company: it may be over 30 days old.');
+    const counted = await onForm(reply, ['too_many_attempts'], () =>
+      countAttempt(ctx, RESENDS, String(company.id)),
+    );
+    if (!counted.ok) return refuse(counted.status, counted.message);
+    const resent = await resendEvent(ctx, company.id, eventId.data);
+    if (resent === 'unknown') return refuse(404, 'No such event of the company: it may be over 30 days old.');
+    if (resent === 'waiting')
+      return refuse(409, 'That event is not delivered yet: it is on its way already.');
+    return reply.redirect(`${companyPath(company, 'events')}?done=resent`, 303);
   });
 
   app.post('/company/:companyId/events/retry', async (request, reply) => {

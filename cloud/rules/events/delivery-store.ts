@@ -207,6 +207,38 @@ export async function retryNow(ctx: CloudContext, companyId: number): Promise<nu
   });
 }
 
+/**
+ * A member asked to have a delivered event sent again (docs/design.md section 6): it is due now with a fresh
+ * schedule, its attempts counting on, so it goes with the same `webhook-id` and body, in its place among any
+ * events still waiting. Says what became of the ask: sent again, already on its way, or no such event of the
+ * company (another's, or purged after its 30 days). Wakes the workers.
+ */
+export async function resendEvent(
+  ctx: CloudContext,
+  companyId: number,
+  eventId: string,
+): Promise<'resent' | 'waiting' | 'unknown'> {
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const event = await trx
+      .selectFrom('events')
+      .select('delivered_at')
+      .where('id', '=', eventId)
+      .where('company_id', '=', companyId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!event) return 'unknown';
+    if (event.delivered_at === null) return 'waiting';
+    await trx
+      .updateTable('events')
+      .set((eb) => ({ delivered_at: null, schedule_from: eb.ref('attempts'), next_attempt_at: now }))
+      .where('id', '=', eventId)
+      .execute();
+    await sql`select pg_notify('gatelink_events', '')`.execute(trx);
+    return 'resent';
+  });
+}
+
 async function restartSchedules(
   trx: Pick<CloudContext['db'], 'updateTable'>,
   companyIds: number[],
