@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
 import { RETRY_DELAYS_MS } from '../../cloud/rules/events/retry-schedule.js';
+import { EVENT_EXAMPLES } from '../../shared/company-api/events.js';
 import { visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -155,6 +157,39 @@ describe("a company's events page", () => {
     const second = await owner.client.get(older!.replaceAll('&amp;', '&'));
     expect(visibleText(second.html)).toContain('Delivery log, older attempts');
     expect(visibleText(second.html)).toContain('Newest attempts');
+  });
+
+  it('narrows the log to a kind and an outcome, keeps the filter while paging, and drops one that makes no sense', async () => {
+    await cloud.ctx.db.transaction().execute((trx) =>
+      enqueueEvent(trx, {
+        companyId: owner.companyId,
+        type: 'open.succeeded',
+        at: clock.now(),
+        data: EVENT_EXAMPLES['open.succeeded'].data,
+      }),
+    );
+    // More delivered pings than one page holds, whatever the tests before left.
+    await enqueuePings(cloud.ctx, owner.companyId, 55);
+    await deliverDue(cloud.ctx, LOCAL);
+    const lines = (html: string) =>
+      visibleText(html)
+        .match(/(ping|open\.succeeded) · attempt \d+ · [A-Za-z, ]+/g)
+        ?.map((line) => line.trim()) ?? [];
+    const opened = await owner.client.get(`${path()}?kind=open.succeeded`);
+    expect(lines(opened.html)).toEqual(['open.succeeded · attempt 1 · Delivered']);
+    expect(opened.html).toMatch(/<option value="open.succeeded" selected/);
+    const failedPings = lines((await owner.client.get(`${path()}?kind=ping&outcome=failed`)).html);
+    expect(failedPings.length).toBeGreaterThan(0);
+    expect(failedPings.every((line) => line.startsWith('ping') && !line.endsWith('Delivered'))).toBe(true);
+    const delivered = await owner.client.get(`${path()}?kind=ping&outcome=delivered`);
+    const older = /href="([^"]+before=\d+)"/.exec(delivered.html)?.[1]?.replaceAll('&amp;', '&');
+    expect(older).toContain('kind=ping&outcome=delivered');
+    expect(lines((await owner.client.get(older!)).html).every((line) => line.endsWith('Delivered'))).toBe(
+      true,
+    );
+    const nonsense = await owner.client.get(`${path()}?kind=open.nothing&outcome=maybe`);
+    expect(nonsense.status).toBe(200);
+    expect(lines(nonsense.html).length).toBeGreaterThan(1);
   });
 
   it('[attack:web.company-other-company] shows nothing of a company to a member of another', async () => {

@@ -122,6 +122,13 @@ describe.skipIf(chromiumMissing)(
         const rotated = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
         expect(rotated).not.toBe(secret);
         await look(page, 'Callback address', 'callback-secret-rotated', viewport);
+        // The Events page with its log's filters, chosen and shown.
+        await page.getByRole('link', { name: 'Events', exact: true }).click();
+        await page.getByLabel('Kind').selectOption('open.succeeded');
+        await page.getByRole('button', { name: 'Show' }).click();
+        await page.getByText('No attempts of this kind.').waitFor();
+        expect(page.url()).toContain('kind=open.succeeded');
+        await look(page, 'Events', 'events-filtered', viewport);
 
         await page.getByRole('link', { name: 'Requests' }).click();
         await look(page, 'Requests', 'requests-all', viewport);

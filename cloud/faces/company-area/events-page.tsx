@@ -1,8 +1,9 @@
 import type { VNode } from 'preact';
+import { EVENT_KINDS } from '../../../shared/company-api/events.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
-import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-log.js';
+import type { EndpointState, LogFilter, LoggedAttempt } from '../../rules/events/delivery-log.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
 
 /**
@@ -18,7 +19,19 @@ export interface EventsPageProps {
   older: number | undefined;
   /** This page starts before that row: not the newest. */
   before: number | undefined;
+  /** The kind and outcome the log is narrowed to. */
+  filter: LogFilter;
   notice?: { tone: 'ok' | 'error'; text: string } | undefined;
+}
+
+/** The page's address with the filter kept, and `before` when paging. */
+function logHref(path: string, filter: LogFilter, before?: number): string {
+  const query = new URLSearchParams();
+  if (filter.kind) query.set('kind', filter.kind);
+  if (filter.outcome) query.set('outcome', filter.outcome);
+  if (before !== undefined) query.set('before', String(before));
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
 }
 
 export function EventsPage(props: EventsPageProps): VNode {
@@ -33,8 +46,11 @@ export function EventsPage(props: EventsPageProps): VNode {
       <Endpoint {...props} />
       <section class="card" aria-labelledby="log-title">
         <h3 id="log-title">{props.before === undefined ? 'Delivery log' : 'Delivery log, older attempts'}</h3>
+        <LogFilters path={path} filter={props.filter} />
         {props.log.length === 0 ? (
-          <p class="muted">No attempts yet.</p>
+          <p class="muted">
+            {props.filter.kind || props.filter.outcome ? 'No attempts of this kind.' : 'No attempts yet.'}
+          </p>
         ) : (
           <ul class="list">
             {props.log.map((attempt) => (
@@ -43,8 +59,10 @@ export function EventsPage(props: EventsPageProps): VNode {
           </ul>
         )}
         <p class="actions">
-          {props.before !== undefined ? <a href={path}>Newest attempts</a> : null}
-          {props.older !== undefined ? <a href={`${path}?before=${props.older}`}>Older attempts</a> : null}
+          {props.before !== undefined ? <a href={logHref(path, props.filter)}>Newest attempts</a> : null}
+          {props.older !== undefined ? (
+            <a href={logHref(path, props.filter, props.older)}>Older attempts</a>
+          ) : null}
         </p>
       </section>
     </CompanyFrame>
@@ -160,5 +178,41 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
         </form>
       ) : null}
     </li>
+  );
+}
+
+/** The log narrowed to a kind of event and an outcome; a GET form, so a filtered page can be kept and shared. */
+function LogFilters(props: { path: string; filter: LogFilter }): VNode {
+  return (
+    <form method="get" action={props.path} class="filters">
+      <div>
+        <label for="log-kind">Kind</label>
+        <select id="log-kind" name="kind">
+          <option value="">Every kind</option>
+          {EVENT_KINDS.map((kind) => (
+            <option key={kind} value={kind} selected={props.filter.kind === kind}>
+              {kind}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="log-outcome">Outcome</label>
+        <select id="log-outcome" name="outcome">
+          <option value="">Any</option>
+          <option value="delivered" selected={props.filter.outcome === 'delivered'}>
+            Delivered
+          </option>
+          <option value="failed" selected={props.filter.outcome === 'failed'}>
+            Failed
+          </option>
+        </select>
+      </div>
+      <p class="actions">
+        <button type="submit" class="secondary">
+          Show
+        </button>
+      </p>
+    </form>
   );
 }

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { EVENT_KINDS } from '../../../shared/company-api/events.js';
 import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
-import { deliveryLog, endpointState, LOG_PAGE } from '../../rules/events/delivery-log.js';
+import { deliveryLog, endpointState, LOG_PAGE, type LogFilter } from '../../rules/events/delivery-log.js';
 import { resendEvent, retryNow } from '../../rules/events/delivery-store.js';
 import { ping } from '../../rules/events/event-data.js';
 import { enqueueEvent } from '../../rules/events/outbox.js';
@@ -35,6 +36,9 @@ export const RESENDS: AttemptLimit = {
 
 const pageQuery = z.object({
   before: z.coerce.number().int().positive().optional().catch(undefined),
+  // A filter that makes no sense is dropped and the page shown, as on every list (docs/design.md section 11.4).
+  kind: z.enum(EVENT_KINDS).optional().catch(undefined),
+  outcome: z.enum(['delivered', 'failed']).optional().catch(undefined),
   done: z.enum(['test', 'retry', 'resent']).optional().catch(undefined),
 });
 
@@ -52,14 +56,15 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
   const props = async (
     company: EventsPageProps['company'],
     before: number | undefined,
+    filter: LogFilter = {},
   ): Promise<Omit<EventsPageProps, 'page'>> => {
     const [endpoint, rows] = await Promise.all([
       endpointState(ctx, company.id),
-      deliveryLog(ctx, company.id, { before, limit: LOG_PAGE + 1 }),
+      deliveryLog(ctx, company.id, { before, limit: LOG_PAGE + 1, ...filter }),
     ]);
     const log = rows.slice(0, LOG_PAGE);
     const older = rows.length > LOG_PAGE ? log[log.length - 1]?.id : undefined;
-    return { company, endpoint, log, older, before };
+    return { company, endpoint, log, older, before, filter };
   };
 
   app.get('/company/:companyId/events', async (request, reply) => {
@@ -71,7 +76,10 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
       reply,
       <EventsPage
         page={pageContext(request, reply)}
-        {...(await props(visit.membership.company, query.before))}
+        {...(await props(visit.membership.company, query.before, {
+          kind: query.kind,
+          outcome: query.outcome,
+        }))}
         notice={notice}
       />,
     );

@@ -76,11 +76,17 @@ export interface LoggedAttempt {
 
 export const LOG_PAGE = 50;
 
+/** Which attempts a reader asks for: of one kind of event, and delivered or failed. */
+export interface LogFilter {
+  kind?: string | undefined;
+  outcome?: 'delivered' | 'failed' | undefined;
+}
+
 /** The company's attempts, newest first, before the row `before` when given; `limit` at most. */
 export async function deliveryLog(
   ctx: CloudContext,
   companyId: number,
-  options: { before?: number | undefined; limit?: number } = {},
+  options: { before?: number | undefined; limit?: number } & LogFilter = {},
 ): Promise<LoggedAttempt[]> {
   let query = ctx.db
     .selectFrom('event_deliveries')
@@ -101,6 +107,9 @@ export async function deliveryLog(
     .orderBy('event_deliveries.id', 'desc')
     .limit(options.limit ?? LOG_PAGE);
   if (options.before !== undefined) query = query.where('event_deliveries.id', '<', String(options.before));
+  if (options.kind !== undefined) query = query.where('type', '=', options.kind);
+  if (options.outcome === 'delivered') query = query.where('outcome', '=', 'delivered');
+  if (options.outcome === 'failed') query = query.where('outcome', '!=', 'delivered');
   const rows = await query.execute();
   return rows.map((row) => ({
     id: Number(row.id),
