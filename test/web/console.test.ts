@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
@@ -9,6 +10,7 @@ import { FakeClock } from '../support/clock.js';
 import { secretCompany, signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { enqueuePings, setCallback } from '../support/event-company.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { type ProgramRun, runProgram } from '../support/program-run.js';
 
@@ -263,6 +265,24 @@ describe('the list of companies', () => {
       'No company matches',
     );
     expect(other.org_id).not.toBe(owner.companyId);
+  });
+});
+
+describe("a company's page", () => {
+  it('shows its members, and how its events fare with the newest attempts', async () => {
+    const owner = await companyOwner(cloud, { name: 'Watched Couriers', email: 'watch@owner.example' });
+    await enqueuePings(cloud.ctx, owner.companyId, 2);
+    const client = await tokenConsole();
+    let text = visibleText((await client.get(`/console/companies/${owner.companyId}`)).html);
+    expect(text).toContain('watch@owner.example Owner');
+    expect(text).toContain('No callback address: nothing is sent. 2 events are kept for about three days.');
+    expect(text).toContain('No delivery attempts yet.');
+    await setCallback(cloud.ctx, owner.companyId, 'http://127.0.0.1:9/hook');
+    await deliverDue(cloud.ctx, { allowPrivateAddresses: true, random: () => 0.5 });
+    text = visibleText((await client.get(`/console/companies/${owner.companyId}`)).html);
+    expect(text).toContain('http://127.0.0.1:9/hook');
+    expect(text).toMatch(/Retrying after .* · 2 waiting, 1 of them retried/);
+    expect(text).toMatch(/ping · attempt 1 · failed/);
   });
 });
 

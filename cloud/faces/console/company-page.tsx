@@ -5,7 +5,9 @@ import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
+import type { Member } from '../../rules/companies/members.js';
 import { MAX_REASON_LENGTH } from '../../rules/companies/review.js';
+import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-log.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
 import { ActionHistory } from './action-history.js';
@@ -16,14 +18,18 @@ import { keyFacts, PROOF_WORDS } from './key-facts.js';
 
 /**
  * `/console/companies/<id>` (docs/design.md section 11.5): what the company registered, its key, what an
- * operator may do in its state (approve or refuse it while it waits, suspend it once approved, resume it), and
- * the history of what operators did to it.
+ * operator may do in its state (approve or refuse it while it waits, suspend it once approved, resume it), its
+ * members, how its events fare with its newest delivery attempts, and the history of what operators did to it.
  */
 export interface CompanyPageProps {
   page: PageContext;
   operator: ConsoleOperator;
   company: Company;
   actions: OperatorAction[];
+  members: Member[];
+  endpoint: EndpointState;
+  /** Its newest delivery attempts. */
+  deliveries: LoggedAttempt[];
   notice?: string | undefined;
   /** Why the last action was refused (the domain is taken, the key differs), shown above the actions. */
   problem?: string | undefined;
@@ -57,6 +63,8 @@ export function CompanyPage(props: CompanyPageProps): VNode {
       <ErrorSummary errors={props.errors} />
       <Details company={company} />
       <Actions {...props} />
+      <Members members={props.members} />
+      <Events endpoint={props.endpoint} deliveries={props.deliveries} />
       <ActionHistory
         actions={props.actions}
         title="What operators did"
@@ -205,6 +213,74 @@ function ReasonForm(
           </button>
         </p>
       </form>
+    </section>
+  );
+}
+
+function Members(props: { members: Member[] }): VNode {
+  return (
+    <section class="card" aria-labelledby="members-title">
+      <h3 id="members-title">Members</h3>
+      <ul class="list">
+        {props.members.map((member) => (
+          <li key={member.id}>
+            {member.displayName ?? 'Not signed in yet'} · {member.email ?? 'no e-mail address'}{' '}
+            <span class="badge">{member.role === 'owner' ? 'Owner' : 'Member'}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The endpoint as `gatelink-admin events` tells it, and its newest attempts. */
+function Events(props: { endpoint: EndpointState; deliveries: LoggedAttempt[] }): VNode {
+  const { endpoint } = props;
+  return (
+    <section class="card" aria-labelledby="events-title">
+      <h3 id="events-title">Events</h3>
+      {endpoint.url === null ? (
+        <p>
+          No callback address: nothing is sent.{' '}
+          {endpoint.waiting === 1 ? '1 event is' : `${endpoint.waiting} events are`} kept for about three
+          days.
+        </p>
+      ) : (
+        <>
+          <p class="address">{endpoint.url}</p>
+          <p>
+            {endpoint.failingSince ? (
+              <>
+                <span class="badge bad">Failing</span> since <Moment date={endpoint.failingSince} seconds />
+              </>
+            ) : endpoint.pausedUntil ? (
+              <>
+                <span class="badge wait">Retrying</span> after <Moment date={endpoint.pausedUntil} seconds />
+              </>
+            ) : (
+              <span class="badge ok">Working</span>
+            )}{' '}
+            · {endpoint.waiting} waiting, {endpoint.retrying} of them retried
+          </p>
+          {endpoint.lastError && (endpoint.failingSince || endpoint.pausedUntil) ? (
+            <p class="small">Last error: {endpoint.lastError}</p>
+          ) : null}
+        </>
+      )}
+      {props.deliveries.length === 0 ? (
+        <p class="muted">No delivery attempts yet.</p>
+      ) : (
+        <ul class="list">
+          {props.deliveries.map((attempt) => (
+            <li key={attempt.id} class="small">
+              <Moment date={attempt.at} seconds /> · <code>{attempt.type}</code> · attempt {attempt.attempt} ·{' '}
+              {attempt.outcome === 'delivered' ? 'delivered' : 'failed'}
+              {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''}
+              {attempt.error ? ` · ${attempt.error}` : ''}
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

@@ -9,6 +9,7 @@ import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
 import { type Company, getCompany } from '../../rules/companies/companies.js';
+import { listMembers } from '../../rules/companies/members.js';
 import {
   approve,
   domainKeyFingerprint,
@@ -17,6 +18,7 @@ import {
   resume,
   suspend,
 } from '../../rules/companies/review.js';
+import { deliveryLog, endpointState } from '../../rules/events/delivery-log.js';
 import { companyActions } from '../../rules/operators/actions.js';
 import { CompanyPage, companyUrl } from './company-page.js';
 import { type ConsoleDeps, operatorOf } from './console-access.js';
@@ -64,6 +66,9 @@ function doneNotice(done: Done | undefined, company: Company): string | undefine
   }
 }
 
+/** The newest attempts an operator sees beside the endpoint's state; the rest is `gatelink-admin events`. */
+const CONSOLE_LOG_LINES = 10;
+
 export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { ctx } = deps;
 
@@ -75,13 +80,22 @@ export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     status = 200,
   ) => {
     const company = await getCompany(ctx, id);
+    const [actions, members, endpoint, deliveries] = await Promise.all([
+      companyActions(ctx, id),
+      listMembers(ctx, id),
+      endpointState(ctx, id),
+      deliveryLog(ctx, id, { limit: CONSOLE_LOG_LINES }),
+    ]);
     return sendPage(
       reply,
       <CompanyPage
         page={pageContext(request, reply)}
         operator={operatorOf(request)}
         company={company}
-        actions={await companyActions(ctx, id)}
+        actions={actions}
+        members={members}
+        endpoint={endpoint}
+        deliveries={deliveries}
         {...extra}
         notice={extra.notice ?? doneNotice(doneQuery.parse(request.query ?? {}).done, company)}
       />,
