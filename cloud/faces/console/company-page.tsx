@@ -242,8 +242,9 @@ function Events(props: { endpoint: EndpointState; deliveries: LoggedAttempt[] })
       {endpoint.url === null ? (
         <p>
           No callback address: nothing is sent.{' '}
-          {endpoint.waiting === 1 ? '1 event is' : `${endpoint.waiting} events are`} kept for about three
-          days.
+          {endpoint.waiting === 0
+            ? 'None is waiting.'
+            : `${endpoint.waiting === 1 ? '1 event is' : `${endpoint.waiting} events are`} kept for about three days.`}
         </p>
       ) : (
         <>
