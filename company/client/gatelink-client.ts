@@ -20,7 +20,7 @@ import { answerError, type CallFacts, errorCodeOf, readSuccess } from './answers
 import { attemptHeaders, type ClientAuth, callBody } from './call-auth.js';
 import { type ListenedEvent, readEventStream } from './event-stream.js';
 import { GatelinkError } from './gatelink-error.js';
-import { type Attempt, exchange, networkError } from './http-exchange.js';
+import { type Attempt, exchange, networkError, parseJson } from './http-exchange.js';
 import {
   backoffMs,
   type CallTraits,
@@ -187,13 +187,7 @@ export class GatelinkClient {
     }
     const requestId = response.headers.get('x-request-id') ?? undefined;
     if (response.status !== 200 || !response.body) {
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
+      const json = parseJson(await response.text());
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), this.#now());
       throw answerError({ status: response.status, json, requestId, retryAfterMs }, facts);
     }

@@ -40,7 +40,8 @@ export async function exchange(
   }
 }
 
-function parseJson(text: string): unknown {
+/** The text as JSON, or undefined when it is not (a proxy's page). */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -11,7 +11,7 @@ import type { Company } from '../../rules/companies/companies.js';
 import type { HeldEvents } from '../../rules/events/held-events.js';
 import type { SigningSecretListing } from '../../rules/events/signing-secrets.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
-import { timeLeft } from './secret-access.js';
+import { SecretLine, type SecretLineWords } from './secret-line.js';
 
 /**
  * `/company/<id>/callback` (docs/design.md section 11.4): the address Gatelink sends the company's events to,
@@ -187,12 +187,12 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
         ) : (
           <ul class="list">
             {signing.secrets.map((secret) => (
-              <SigningSecretLine
+              <SecretLine
                 key={secret.id}
                 secret={secret}
                 now={signing.now}
                 page={props.page}
-                action={action}
+                words={signingWords(action)}
               />
             ))}
           </ul>
@@ -230,43 +230,16 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
   );
 }
 
-function SigningSecretLine(props: {
-  secret: SigningSecretListing;
-  now: Date;
-  page: PageContext;
-  action: string;
-}): VNode {
-  const { secret } = props;
-  return (
-    <li>
-      <code>whsec_…{secret.hint}</code>{' '}
-      {secret.retiresAt === null ? (
-        <span class="badge ok">In use</span>
-      ) : (
-        <span class="badge wait">Retiring</span>
-      )}
-      <div class="muted small">
-        Made <Moment date={secret.createdAt} seconds />
-        {secret.retiresAt ? (
-          <>
-            ; signs until <Moment date={secret.retiresAt} seconds /> ({timeLeft(secret.retiresAt, props.now)}{' '}
-            left)
-          </>
-        ) : null}
-      </div>
-      {secret.retiresAt ? (
-        <form
-          method="post"
-          action={`${props.action}/${secret.id}/expire`}
-          data-confirm={`Stop signing with the old secret …${secret.hint} now? A receiver still using it refuses events from then on.`}
-        >
-          <CsrfField page={props.page} />
-          <button type="submit" class="secondary">
-            Expire it now
-          </button>
-          <span class="hint"> if it may have leaked, once your receiver uses the new one</span>
-        </form>
-      ) : null}
-    </li>
-  );
+/** A signing secret's line: its end stops the deliveries' signatures under it. */
+function signingWords(action: string): SecretLineWords {
+  return {
+    prefix: 'whsec_',
+    made: 'Made',
+    until: 'signs until',
+    seconds: true,
+    expireAction: (secret) => `${action}/${secret.id}/expire`,
+    confirm: (secret) =>
+      `Stop signing with the old secret …${secret.hint} now? A receiver still using it refuses events from then on.`,
+    hint: 'if it may have leaked, once your receiver uses the new one',
+  };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { EVENT_KINDS } from '../../../shared/company-api/events.js';
 import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
@@ -49,6 +49,7 @@ const DONE: Record<'test' | 'retry' | 'resent', string> = {
 };
 
 const EVENT_ID = z.uuid();
+const UNKNOWN_EVENT = 'No such event of the company: it may be over 30 days old.';
 
 export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
   const { ctx } = deps;
@@ -66,6 +67,24 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
     const older = rows.length > LOG_PAGE ? log[log.length - 1]?.id : undefined;
     return { company, endpoint, log, older, before, filter };
   };
+
+  /** The page again, its newest log unfiltered, with why the form was refused. */
+  const refused = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    company: EventsPageProps['company'],
+    status: number,
+    text: string,
+  ) =>
+    sendPage(
+      reply,
+      <EventsPage
+        page={pageContext(request, reply)}
+        {...(await props(company, undefined))}
+        notice={{ tone: 'error', text }}
+      />,
+      status,
+    );
 
   app.get('/company/:companyId/events', async (request, reply) => {
     const visit = await companyVisit(deps, request, reply);
@@ -88,16 +107,7 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
   app.post('/company/:companyId/events/test', async (request, reply) => {
     const visit = (await companyVisit(deps, request, reply))!;
     const company = visit.membership.company;
-    const refuse = async (status: number, text: string) =>
-      sendPage(
-        reply,
-        <EventsPage
-          page={pageContext(request, reply)}
-          {...(await props(company, undefined))}
-          notice={{ tone: 'error', text }}
-        />,
-        status,
-      );
+    const refuse = (status: number, text: string) => refused(request, reply, company, status, text);
     const endpoint = await endpointState(ctx, company.id);
     if (endpoint.url === null) return refuse(409, 'Set a callback address first: a test event goes there.');
     const counted = await onForm(reply, ['too_many_attempts'], () =>
@@ -115,24 +125,15 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
   app.post('/company/:companyId/events/:eventId/resend', async (request, reply) => {
     const visit = (await companyVisit(deps, request, reply))!;
     const company = visit.membership.company;
-    const refuse = async (status: number, text: string) =>
-      sendPage(
-        reply,
-        <EventsPage
-          page={pageContext(request, reply)}
-          {...(await props(company, undefined))}
-          notice={{ tone: 'error', text }}
-        />,
-        status,
-      );
+    const refuse = (status: number, text: string) => refused(request, reply, company, status, text);
     const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
-    if (!eventId.success) return refuse(404, 'No such event of the company: it may be over 30 days old.');
+    if (!eventId.success) return refuse(404, UNKNOWN_EVENT);
     const counted = await onForm(reply, ['too_many_attempts'], () =>
       countAttempt(ctx, RESENDS, String(company.id)),
     );
     if (!counted.ok) return refuse(counted.status, counted.message);
     const resent = await resendEvent(ctx, company.id, eventId.data);
-    if (resent === 'unknown') return refuse(404, 'No such event of the company: it may be over 30 days old.');
+    if (resent === 'unknown') return refuse(404, UNKNOWN_EVENT);
     if (resent === 'waiting')
       return refuse(409, 'That event is not delivered yet: it is on its way already.');
     return reply.redirect(`${companyPath(company, 'events')}?done=resent`, 303);

@@ -1,11 +1,10 @@
 import type { VNode } from 'preact';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
-import { Moment } from '../../foundation/web/readable-time.js';
 import { ShownOnce } from '../../foundation/web/shown-once.js';
-import type { SecretListing } from '../../rules/call-auth/secrets-list.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { AccessProblem, AccessView } from './access-page.js';
 import { companyPath } from './company-frame.js';
+import { SecretLine, type SecretLineWords } from './secret-line.js';
 
 /**
  * A company without a domain: its secrets (docs/design.md section 11.2). A new secret is shown on the answer
@@ -49,7 +48,7 @@ export function SecretAccess(props: SecretAccessProps): VNode {
                 secret={secret}
                 now={view.now}
                 page={props.page}
-                company={company}
+                words={apiSecretWords(company)}
               />
             ))}
           </ul>
@@ -96,43 +95,16 @@ function IssuedSecret(props: { secret: string }): VNode {
   );
 }
 
-function SecretLine(props: { secret: SecretListing; now: Date; page: PageContext; company: Company }): VNode {
-  const { secret } = props;
-  return (
-    <li>
-      <code>glsk_…{secret.hint}</code>{' '}
-      {secret.retiresAt === null ? (
-        <span class="badge ok">In use</span>
-      ) : (
-        <span class="badge wait">Retiring</span>
-      )}
-      <div class="muted small">
-        Issued <Moment date={secret.createdAt} />
-        {secret.retiresAt ? (
-          <>
-            ; valid until <Moment date={secret.retiresAt} /> ({timeLeft(secret.retiresAt, props.now)} left)
-          </>
-        ) : null}
-      </div>
-      {secret.retiresAt ? (
-        <form
-          method="post"
-          action={`${companyPath(props.company, 'access')}/secret/${secret.id}/expire`}
-          data-confirm={`End the old secret …${secret.hint} now? Calls still using it are refused from then on.`}
-        >
-          <CsrfField page={props.page} />
-          <button type="submit" class="secondary">
-            Expire it now
-          </button>
-          <span class="hint"> if it may have leaked, once your servers use the new one</span>
-        </form>
-      ) : null}
-    </li>
-  );
-}
-
-/** "5 h 12 min": the time until `end`, to the minute, rounded down. */
-export function timeLeft(end: Date, now: Date): string {
-  const minutes = Math.max(0, Math.floor((end.getTime() - now.getTime()) / 60_000));
-  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+/** An API secret's line: its end refuses calls made with it. */
+function apiSecretWords(company: Company): SecretLineWords {
+  return {
+    prefix: 'glsk_',
+    made: 'Issued',
+    until: 'valid until',
+    seconds: false,
+    expireAction: (secret) => `${companyPath(company, 'access')}/secret/${secret.id}/expire`,
+    confirm: (secret) =>
+      `End the old secret …${secret.hint} now? Calls still using it are refused from then on.`,
+    hint: 'if it may have leaked, once your servers use the new one',
+  };
 }
