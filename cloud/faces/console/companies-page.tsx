@@ -54,31 +54,31 @@ export function CompaniesPage(props: {
           </a>
         ))}
       </nav>
-      <form method="get" action="/console" class="filters">
-        {props.filter === 'all' ? null : <input type="hidden" name="status" value={props.filter} />}
-        <div>
-          <label for="company-search">Find a company</label>
-          <input
-            id="company-search"
-            name="q"
-            type="search"
-            value={props.search}
-            maxLength={SEARCH_MAX_LENGTH}
-            spellcheck={false}
-            aria-describedby="company-search-hint"
-          />
-          <p id="company-search-hint" class="hint">
-            A part of its name, its domain, its id, or the e-mail address of its contact or a member.
-          </p>
-        </div>
-        <p class="actions">
-          <button type="submit">Find</button>
-          {props.search ? (
-            <a href={props.filter === 'all' ? '/console' : `/console?status=${props.filter}`}>Show all</a>
-          ) : null}
-        </p>
-      </form>
       <section class="card" aria-label="Companies">
+        <form method="get" action="/console" class="filters">
+          {props.filter === 'all' ? null : <input type="hidden" name="status" value={props.filter} />}
+          <div>
+            <label for="company-search">Find a company</label>
+            <input
+              id="company-search"
+              name="q"
+              type="search"
+              value={props.search}
+              maxLength={SEARCH_MAX_LENGTH}
+              spellcheck={false}
+              aria-describedby="company-search-hint"
+            />
+            <p id="company-search-hint" class="hint">
+              A part of its name, its domain, its id, or the e-mail address of its contact or a member.
+            </p>
+          </div>
+          <p class="actions">
+            <button type="submit">Find</button>
+            {props.search ? (
+              <a href={props.filter === 'all' ? '/console' : `/console?status=${props.filter}`}>Show all</a>
+            ) : null}
+          </p>
+        </form>
         {props.companies.length === 0 ? (
           <p class="muted">{props.search ? `No company matches “${props.search}”.` : 'No company here.'}</p>
         ) : (
