@@ -23,8 +23,10 @@ export interface Received {
   headers: IncomingMessage['headers'];
 }
 
-/** What to answer a delivery: a status after an optional delay, or nothing at all (`hang`). */
-export type Answer = { status: number; delayMs?: number; headers?: Record<string, string> } | 'hang';
+/** What to answer a delivery: a status (with headers and a body) after an optional delay, or nothing (`hang`). */
+export type Answer =
+  | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string }
+  | 'hang';
 
 const bodySchema = z.object({
   type: z.string(),
@@ -107,7 +109,7 @@ export class WebhookReceiver {
         return;
       }
       if (answer.delayMs) await sleep(answer.delayMs);
-      response.writeHead(answer.status, answer.headers).end();
+      response.writeHead(answer.status, answer.headers).end(answer.body);
     } finally {
       if (answer === 'hang') {
         response.on('close', () => this.#leave(id));

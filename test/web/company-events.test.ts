@@ -8,7 +8,7 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { enqueuePings, setCallback } from '../support/event-company.js';
+import { enqueuePings, outbox, setCallback } from '../support/event-company.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -79,7 +79,7 @@ describe("a company's events page", () => {
     expect(page.html).toContain(`action="${action}"`);
     const resent = await owner.client.post(action);
     expect(resent.status).toBe(303);
-    expect(resent.location).toBe(`${path()}?done=resent`);
+    expect(resent.location).toBe(`${path()}/${first.id}?done=resent`);
     await deliverDue(cloud.ctx, LOCAL);
     const again = receiver.received.at(-1)!;
     expect(receiver.received).toHaveLength(2);
@@ -88,7 +88,8 @@ describe("a company's events page", () => {
     expect(again.verified).toBe(true);
     const text = visibleText((await owner.client.get(resent.location!)).html);
     expect(text).toContain('The event is sent again, with the same webhook-id and body');
-    expect(text).toContain('ping · attempt 2 · Delivered');
+    expect(text).toContain('Attempt 2 · Delivered');
+    expect(text).toContain('Attempt 1 · Delivered');
     // An event of another company, one made up, and one not delivered yet are each told so; nothing is sent.
     const waiting = await cloud.ctx.db
       .selectFrom('events')
@@ -192,9 +193,101 @@ describe("a company's events page", () => {
     expect(lines(nonsense.html).length).toBeGreaterThan(1);
   });
 
+  it("shows an event's body and each attempt's request and answer: status, headers, the first KiB, the time taken", async () => {
+    const refusal = `{"error":"bad signature"}${'x'.repeat(3000)}`;
+    receiver.answer = () => ({ status: 400, headers: { 'X-Request-Id': 'req-7' }, body: refusal });
+    await cloud.ctx.db.transaction().execute((trx) =>
+      enqueueEvent(trx, {
+        companyId: owner.companyId,
+        type: 'open.succeeded',
+        at: clock.now(),
+        data: EVENT_EXAMPLES['open.succeeded'].data,
+      }),
+    );
+    await deliverDue(cloud.ctx, LOCAL);
+    // An endless answer to a delivery is read to its first KiB, and the attempt counts as delivered.
+    receiver.answer = () => ({ status: 200, body: 'y'.repeat(5_000_000) });
+    clock.advance(RETRY_DELAYS_MS[0]!);
+    await deliverDue(cloud.ctx, LOCAL);
+    const sent = receiver.received.at(-1)!;
+    expect(sent.event.type).toBe('open.succeeded');
+
+    const log = await owner.client.get(`${path()}?kind=open.succeeded`);
+    const link = `${path()}/${sent.id}`;
+    expect(log.html).toContain(`href="${link}"`);
+    const page = await owner.client.get(link);
+    expect(page.status).toBe(200);
+    const text = visibleText(page.html);
+    expect(text).toContain('open.succeeded Delivered');
+    expect(text).toContain(sent.id);
+    // The body as sent, indented for reading.
+    expect(text).toContain(`"actor": "${(sent.event.data as { actor: string }).actor}"`);
+    expect(text).toMatch(/Attempt 2 · Delivered · HTTP 200 · \d+ ms/);
+    expect(text).toMatch(/Attempt 1 · Failed, will retry · HTTP 400 · \d+ ms/);
+    expect(text).toContain('answered 400; only a 2xx status is a delivery');
+    // The request's headers, signatures included, as the endpoint received them.
+    expect(text).toContain(`webhook-id ${sent.id}`);
+    expect(text).toContain(`webhook-signature ${receiver.received.at(-2)!.signature}`);
+    expect(text).toContain(`POST ${receiver.url}`);
+    // The answer's headers and the first KiB of its body, said to be cut.
+    expect(text).toContain('X-Request-Id req-7');
+    expect(text).toContain(refusal.slice(0, 1024));
+    expect(text).not.toContain(refusal.slice(0, 1025));
+    expect(text).toContain('y'.repeat(1024));
+    expect(text).not.toContain('y'.repeat(1025));
+    expect(text.match(/The first KiB of a longer body/g)).toHaveLength(2);
+    expect(page.html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/);
+    receiver.answer = () => ({ status: 204 });
+  });
+
+  it("narrows the log to a span of time read in the reader's zone", async () => {
+    // Three pings an hour apart, at half past, a day ahead of the tests before.
+    const start = Math.ceil(clock.now().getTime() / 3600_000) * 3600_000 + 86_400_000 + 30 * 60_000;
+    clock.set(new Date(start));
+    for (let hour = 0; hour < 3; hour++) {
+      await enqueuePings(cloud.ctx, owner.companyId);
+      await deliverDue(cloud.ctx, LOCAL);
+      clock.advance(3600_000);
+    }
+    const [first, middle, last] = (await outbox(cloud.ctx, owner.companyId)).slice(-3).map((event) => event.id);
+    const shown = (html: string) => [first, middle, last].filter((id) => html.includes(id!));
+    // The reader reads Tokyo's time (+09:00 all year): the fields are read there, not in UTC.
+    await cloud.ctx.db
+      .updateTable('customers')
+      .set({ time_zone: 'Asia/Tokyo' })
+      .where('id', '=', owner.customerId)
+      .execute();
+    const tokyo = (ms: number) => new Date(ms + 9 * 3600_000).toISOString().slice(0, 16);
+    const made = start + 3600_000;
+    // From the hour to the half hour the middle ping was made at, that minute included: the middle ping alone.
+    const page = await owner.client.get(`${path()}?from=${tokyo(made - 30 * 60_000)}&until=${tokyo(made)}`);
+    expect(shown(page.html)).toEqual([middle]);
+    expect(visibleText(page.html)).toContain('From (Asia/Tokyo)');
+    expect(page.html).toContain(`value="${tokyo(made - 30 * 60_000)}"`);
+    expect(page.html).toContain(`value="${tokyo(made)}"`);
+    expect(shown((await owner.client.get(`${path()}?from=${tokyo(made)}`)).html)).toEqual([middle, last]);
+    expect(shown((await owner.client.get(`${path()}?until=${tokyo(made - 60_000)}`)).html)).toEqual([first]);
+    // A time that is not one is dropped, as every filter that makes no sense.
+    const nonsense = await owner.client.get(`${path()}?from=yesterday&until=2031-02-30T10:00`);
+    expect(nonsense.status).toBe(200);
+    expect(shown(nonsense.html)).toEqual([first, middle, last]);
+    await cloud.ctx.db
+      .updateTable('customers')
+      .set({ time_zone: null })
+      .where('id', '=', owner.customerId)
+      .execute();
+  });
+
   it('[attack:web.company-other-company] shows nothing of a company to a member of another', async () => {
     const stranger = await companyOwner(cloud, { name: 'Other Couriers' });
     expect((await stranger.client.get(path())).status).toBe(404);
+    const someEvent = receiver.received.at(-1)!.id;
+    expect((await stranger.client.get(`${path()}/${someEvent}`)).status).toBe(404);
+    await stranger.client.get(`/company/${stranger.companyId}/events`);
+    const foreign = await stranger.client.get(`/company/${stranger.companyId}/events/${someEvent}`);
+    expect(foreign.status).toBe(404);
+    expect(visibleText(foreign.html)).toContain('No such event of the company');
+    expect((await stranger.client.get(`/company/${stranger.companyId}/events/not-an-id`)).status).toBe(404);
     await stranger.client.get(`/company/${stranger.companyId}/events`);
     expect((await stranger.client.post(`${path()}/test`)).status).toBe(404);
     expect((await stranger.client.post(`${path()}/retry`)).status).toBe(404);

@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
 import { EVENT_KINDS } from '../../../shared/company-api/events.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
-import { Moment } from '../../foundation/web/readable-time.js';
+import { Moment, useReaderZone, zoneWords } from '../../foundation/web/readable-time.js';
+import { wallClockOf } from '../../foundation/zones/wall-clock.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { EndpointState, LogFilter, LoggedAttempt } from '../../rules/events/delivery-log.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
@@ -19,16 +20,34 @@ export interface EventsPageProps {
   older: number | undefined;
   /** This page starts before that row: not the newest. */
   before: number | undefined;
-  /** The kind and outcome the log is narrowed to. */
+  /** The kind, outcome and span of time the log is narrowed to. */
   filter: LogFilter;
   notice?: { tone: 'ok' | 'error'; text: string } | undefined;
 }
 
+/** A moment as a `datetime-local` field holds it, in `zone`: "2026-11-28T14:05". */
+export function localField(date: Date, zone: string): string {
+  const wall = wallClockOf(date, zone);
+  return `${wall.day}T${wall.time}`;
+}
+
+/**
+ * "Until 14:05" takes in the whole minute: the filter's bound is the minute after the one typed, and the field
+ * shows the one typed.
+ */
+export const UNTIL_MINUTE_MS = 60_000;
+
+function untilField(until: Date, zone: string): string {
+  return localField(new Date(until.getTime() - UNTIL_MINUTE_MS), zone);
+}
+
 /** The page's address with the filter kept, and `before` when paging. */
-function logHref(path: string, filter: LogFilter, before?: number): string {
+function logHref(path: string, filter: LogFilter, zone: string, before?: number): string {
   const query = new URLSearchParams();
   if (filter.kind) query.set('kind', filter.kind);
   if (filter.outcome) query.set('outcome', filter.outcome);
+  if (filter.from) query.set('from', localField(filter.from, zone));
+  if (filter.until) query.set('until', untilField(filter.until, zone));
   if (before !== undefined) query.set('before', String(before));
   const text = query.toString();
   return text ? `${path}?${text}` : path;
@@ -36,6 +55,9 @@ function logHref(path: string, filter: LogFilter, before?: number): string {
 
 export function EventsPage(props: EventsPageProps): VNode {
   const path = companyPath(props.company, 'events');
+  const zone = useReaderZone();
+  const { filter } = props;
+  const narrowed = filter.kind || filter.outcome || filter.from || filter.until;
   return (
     <CompanyFrame page={props.page} company={props.company} section="events" title="Events">
       {props.notice ? (
@@ -49,7 +71,7 @@ export function EventsPage(props: EventsPageProps): VNode {
         <LogFilters path={path} filter={props.filter} />
         {props.log.length === 0 ? (
           <p class="muted">
-            {props.filter.kind || props.filter.outcome ? 'No attempts of this kind.' : 'No attempts yet.'}
+            {narrowed ? 'No attempts match these filters.' : 'No attempts yet.'}
           </p>
         ) : (
           <ul class="list">
@@ -59,9 +81,9 @@ export function EventsPage(props: EventsPageProps): VNode {
           </ul>
         )}
         <p class="actions">
-          {props.before !== undefined ? <a href={logHref(path, props.filter)}>Newest attempts</a> : null}
+          {props.before !== undefined ? <a href={logHref(path, filter, zone)}>Newest attempts</a> : null}
           {props.older !== undefined ? (
-            <a href={logHref(path, props.filter, props.older)}>Older attempts</a>
+            <a href={logHref(path, filter, zone, props.older)}>Older attempts</a>
           ) : null}
         </p>
       </section>
@@ -141,7 +163,7 @@ function endpointTone(endpoint: EndpointState): 'ok' | 'bad' | 'wait' {
   return 'ok';
 }
 
-const OUTCOME_WORDS: Record<LoggedAttempt['outcome'], string> = {
+export const OUTCOME_WORDS: Record<LoggedAttempt['outcome'], string> = {
   delivered: 'Delivered',
   retry: 'Failed, will retry',
   failing: 'Failed, last attempt',
@@ -159,7 +181,10 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
           </span>
         </div>
         <div class="muted small">
-          <Moment date={attempt.at} seconds /> · event <code>{attempt.eventId}</code>
+          <Moment date={attempt.at} seconds /> · event{' '}
+          <a href={`${props.path}/${attempt.eventId}`} aria-label={`Event ${attempt.eventId}: body and attempts`}>
+            <code>{attempt.eventId}</code>
+          </a>
           {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''} · {attempt.durationMs} ms
         </div>
         {attempt.error ? <div class="small">{attempt.error}</div> : null}
@@ -181,8 +206,12 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
   );
 }
 
-/** The log narrowed to a kind of event and an outcome; a GET form, so a filtered page can be kept and shared. */
+/**
+ * The log narrowed to a kind of event, an outcome and a span of time read in the reader's zone; a GET form, so
+ * a filtered page can be kept and shared.
+ */
 function LogFilters(props: { path: string; filter: LogFilter }): VNode {
+  const zone = useReaderZone();
   return (
     <form method="get" action={props.path} class="filters">
       <div>
@@ -207,6 +236,24 @@ function LogFilters(props: { path: string; filter: LogFilter }): VNode {
             Failed
           </option>
         </select>
+      </div>
+      <div>
+        <label for="log-from">From {zoneWords(zone)}</label>
+        <input
+          id="log-from"
+          name="from"
+          type="datetime-local"
+          value={props.filter.from ? localField(props.filter.from, zone) : ''}
+        />
+      </div>
+      <div>
+        <label for="log-until">Until {zoneWords(zone)}</label>
+        <input
+          id="log-until"
+          name="until"
+          type="datetime-local"
+          value={props.filter.until ? untilField(props.filter.until, zone) : ''}
+        />
       </div>
       <p class="actions">
         <button type="submit" class="secondary">

@@ -3,15 +3,23 @@ import { z } from 'zod';
 import { EVENT_KINDS } from '../../../shared/company-api/events.js';
 import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
 import { onForm } from '../../foundation/web/form-problem.js';
-import { sendPage } from '../../foundation/web/page.js';
+import { readerZone, sendPage } from '../../foundation/web/page.js';
 import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
-import { deliveryLog, endpointState, LOG_PAGE, type LogFilter } from '../../rules/events/delivery-log.js';
+import { instantOf } from '../../foundation/zones/wall-clock.js';
+import {
+  deliveryLog,
+  endpointState,
+  eventRecord,
+  LOG_PAGE,
+  type LogFilter,
+} from '../../rules/events/delivery-log.js';
 import { resendEvent, retryNow } from '../../rules/events/delivery-store.js';
 import { ping } from '../../rules/events/event-data.js';
 import { enqueueEvent } from '../../rules/events/outbox.js';
 import { companyVisit } from './company-access.js';
 import { companyPath } from './company-frame.js';
-import { EventsPage, type EventsPageProps } from './events-page.js';
+import { EventPage } from './event-page.js';
+import { EventsPage, type EventsPageProps, UNTIL_MINUTE_MS } from './events-page.js';
 
 /**
  * A company's events (docs/design.md section 6): any member reads the endpoint's state and the delivery log,
@@ -39,14 +47,27 @@ const pageQuery = z.object({
   // A filter that makes no sense is dropped and the page shown, as on every list (docs/design.md section 11.4).
   kind: z.enum(EVENT_KINDS).optional().catch(undefined),
   outcome: z.enum(['delivered', 'failed']).optional().catch(undefined),
-  done: z.enum(['test', 'retry', 'resent']).optional().catch(undefined),
+  // As a `datetime-local` field sends it, read in the reader's zone (localMoment below).
+  from: z.string().max(32).optional().catch(undefined),
+  until: z.string().max(32).optional().catch(undefined),
+  done: z.enum(['test', 'retry']).optional().catch(undefined),
 });
 
-const DONE: Record<'test' | 'retry' | 'resent', string> = {
+const eventQuery = z.object({ done: z.enum(['resent']).optional().catch(undefined) });
+
+/** A `datetime-local` field's "2026-11-28T14:05" as the instant the reader means in `zone`; undefined if not one. */
+function localMoment(text: string | undefined, zone: string): Date | undefined {
+  const match = text ? /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})$/.exec(text) : null;
+  if (!match) return undefined;
+  return instantOf({ day: match[1]!, time: match[2]! }, zone) ?? undefined;
+}
+
+const DONE: Record<'test' | 'retry', string> = {
   test: "A test event joined the company's events; its attempt appears in the log below once it is made.",
   retry: 'Delivery resumed: every event not delivered yet is sent again, in order.',
-  resent: 'The event is sent again, with the same webhook-id and body; its attempt appears in the log below.',
 };
+
+const RESENT_HERE = 'The event is sent again, with the same webhook-id and body; its attempt appears below.';
 
 const EVENT_ID = z.uuid();
 const UNKNOWN_EVENT = 'No such event of the company: it may be over 30 days old.';
@@ -91,15 +112,39 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
     if (!visit) return reply;
     const query = pageQuery.parse(request.query);
     const notice = query.done ? { tone: 'ok' as const, text: DONE[query.done] } : undefined;
+    const page = pageContext(request, reply);
+    const zone = readerZone(page);
+    const until = localMoment(query.until, zone);
     return sendPage(
       reply,
       <EventsPage
-        page={pageContext(request, reply)}
+        page={page}
         {...(await props(visit.membership.company, query.before, {
           kind: query.kind,
           outcome: query.outcome,
+          from: localMoment(query.from, zone),
+          until: until && new Date(until.getTime() + UNTIL_MINUTE_MS),
         }))}
         notice={notice}
+      />,
+    );
+  });
+
+  app.get('/company/:companyId/events/:eventId', async (request, reply) => {
+    const visit = await companyVisit(deps, request, reply);
+    if (!visit) return reply;
+    const company = visit.membership.company;
+    const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
+    const event = eventId.success ? await eventRecord(ctx, company.id, eventId.data) : null;
+    if (!event) return refused(request, reply, company, 404, UNKNOWN_EVENT);
+    const query = eventQuery.parse(request.query);
+    return sendPage(
+      reply,
+      <EventPage
+        page={pageContext(request, reply)}
+        company={company}
+        event={event}
+        notice={query.done ? { tone: 'ok', text: RESENT_HERE } : undefined}
       />,
     );
   });
@@ -136,7 +181,7 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
     if (resent === 'unknown') return refuse(404, UNKNOWN_EVENT);
     if (resent === 'waiting')
       return refuse(409, 'That event is not delivered yet: it is on its way already.');
-    return reply.redirect(`${companyPath(company, 'events')}?done=resent`, 303);
+    return reply.redirect(`${companyPath(company, 'events')}/${eventId.data}?done=resent`, 303);
   });
 
   app.post('/company/:companyId/events/retry', async (request, reply) => {

@@ -274,6 +274,8 @@ export const TABLE_COLUMNS = {
     error: 'text | null',
     duration_ms: 'integer',
     next_attempt_at: 'timestamp with time zone | null',
+    sent_headers: 'jsonb | null',
+    answer: 'jsonb | null',
   },
   sessions: {
     id_hash: 'text',

@@ -447,6 +447,17 @@ export interface EventDeliveriesTable {
   error: string | null;
   duration_ms: number;
   next_attempt_at: Timestamp | null;
+  /** The headers sent, by name (migration 0026); null on earlier attempts. */
+  sent_headers: Json<Record<string, string>> | null;
+  /** The answer's headers and first KiB (cloud/links/outbound-http/public-post.ts); null when none came. */
+  answer: Json<AttemptAnswer> | null;
+}
+
+/** What an attempt's log row keeps of its answer. */
+export interface AttemptAnswer {
+  headers: [string, string][];
+  body: string;
+  cut: boolean;
 }
 
 /** A browser a customer turned notifications on in (docs/design.md section 10.6). */

@@ -147,7 +147,16 @@ async function attemptDelivery(
     const delay = retryDelay(event.attempts - event.schedule_from + 1, options.random);
     if (delay !== null) nextAttemptAt = new Date(ctx.clock.now().getTime() + delay);
   }
-  return { event, at, durationMs, status: result.status, error: result.error, nextAttemptAt };
+  return {
+    event,
+    at,
+    durationMs,
+    status: result.status,
+    error: result.error,
+    nextAttemptAt,
+    sent: result.sent,
+    answer: result.answer,
+  };
 }
 
 /**

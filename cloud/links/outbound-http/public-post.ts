@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import * as net from 'node:net';
 import {
   AddressRefused,
@@ -11,8 +12,8 @@ import {
  * One POST to an address the cloud was given by someone else (a company's callback, a browser's push service;
  * docs/design.md sections 6 and 10.6), over a connection of its own made by ./safe-connection.ts: only to public
  * addresses, checked on the address actually connected to, at every attempt. No redirect is followed. The
- * answer's head must arrive within the timeout; its body is not read, the connection is closed instead. What
- * the answer means is the caller's to say.
+ * answer's head must arrive within the timeout; of its body at most `answerBytes` are read, within the same
+ * timeout, and the connection is closed instead of reading on. What the answer means is the caller's to say.
  */
 export interface PublicPostConnection {
   /** Development and tests only: every address and plain http are allowed. */
@@ -23,15 +24,28 @@ export interface PublicPostConnection {
   connect?: Connector;
 }
 
+/** What is kept of an answer's head and body for a reader: bounded, since the answer is someone else's. */
+export interface AnswerSample {
+  /** The first `MAX_HEADERS` headers, names and values cut to their first `MAX_HEADER_CHARS`. */
+  headers: [string, string][];
+  /** The first `answerBytes` of the body, read as UTF-8. */
+  body: string;
+  /** The body went on past what was read (or the deadline cut it short). */
+  cut: boolean;
+}
+
+const MAX_HEADERS = 30;
+const MAX_HEADER_CHARS = 256;
+
 export type PostAnswer =
-  | { kind: 'answered'; status: number; location: string | undefined }
+  | { kind: 'answered'; status: number; location: string | undefined; sample: AnswerSample | null }
   | { kind: 'timed out' }
   | { kind: 'refused'; hostname: string; addresses: readonly string[] }
   | { kind: 'failed'; code: string | null; message: string };
 
 export async function postOnce(
   url: URL,
-  request: { headers: Record<string, string>; body: string | Buffer },
+  request: { headers: Record<string, string>; body: string | Buffer; answerBytes?: number },
   connection: PublicPostConnection,
   stop?: AbortSignal,
 ): Promise<PostAnswer> {
@@ -51,9 +65,15 @@ export async function postOnce(
       },
       { method: 'POST', headers: { ...request.headers, Connection: 'close' }, body: request.body },
     );
-    // The status is all an attempt needs; the connection is closed rather than its body read.
+    // The status is all an attempt needs; past the sample asked for, the connection is closed rather than read.
+    const sample = request.answerBytes ? await sampleOf(response, request.answerBytes, signal) : null;
     response.destroy();
-    return { kind: 'answered', status: response.statusCode ?? 0, location: response.headers.location };
+    return {
+      kind: 'answered',
+      status: response.statusCode ?? 0,
+      location: response.headers.location,
+      sample,
+    };
   } catch (error) {
     if (deadline.signal.aborted) return { kind: 'timed out' };
     if (error instanceof AddressRefused) {
@@ -65,4 +85,46 @@ export async function postOnce(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The answer's headers and its first `bytes`, for the delivery log (docs/design.md section 6). Never fails: an
+ * answer that breaks off, or the deadline, ends the sample with what had arrived, as the status already has.
+ */
+function sampleOf(response: IncomingMessage, bytes: number, signal: AbortSignal): Promise<AnswerSample> {
+  const headers: [string, string][] = [];
+  for (let i = 0; i + 1 < response.rawHeaders.length && headers.length < MAX_HEADERS; i += 2) {
+    headers.push([
+      response.rawHeaders[i]!.slice(0, MAX_HEADER_CHARS),
+      response.rawHeaders[i + 1]!.slice(0, MAX_HEADER_CHARS),
+    ]);
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (cut: boolean) => {
+      if (done) return;
+      done = true;
+      response.off('data', onData);
+      response.off('end', onEnd);
+      response.off('error', onCut);
+      response.off('aborted', onCut);
+      signal.removeEventListener('abort', onCut);
+      resolve({ headers, body: Buffer.concat(chunks).subarray(0, bytes).toString('utf8'), cut });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > bytes) finish(true);
+    };
+    const onEnd = () => finish(false);
+    const onCut = () => finish(true);
+    if (signal.aborted) return finish(true);
+    response.on('data', onData);
+    response.once('end', onEnd);
+    response.once('error', onCut);
+    response.once('aborted', onCut);
+    signal.addEventListener('abort', onCut, { once: true });
+  });
 }

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import type { DeliveryOutcome } from '../../foundation/db/schema.js';
+import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
+import { webhookBody } from './webhook-message.js';
 
 /**
  * What a company and the operators read of the delivery (docs/design.md section 6): the endpoint's state and
@@ -76,10 +77,14 @@ export interface LoggedAttempt {
 
 export const LOG_PAGE = 50;
 
-/** Which attempts a reader asks for: of one kind of event, and delivered or failed. */
+/** Which attempts a reader asks for: of one kind of event, delivered or failed, made in a span of time. */
 export interface LogFilter {
   kind?: string | undefined;
   outcome?: 'delivered' | 'failed' | undefined;
+  /** Attempts made at or after this instant. */
+  from?: Date | undefined;
+  /** Attempts made before this instant. */
+  until?: Date | undefined;
 }
 
 /** The company's attempts, newest first, before the row `before` when given; `limit` at most. */
@@ -110,6 +115,8 @@ export async function deliveryLog(
   if (options.kind !== undefined) query = query.where('type', '=', options.kind);
   if (options.outcome === 'delivered') query = query.where('outcome', '=', 'delivered');
   if (options.outcome === 'failed') query = query.where('outcome', '!=', 'delivered');
+  if (options.from !== undefined) query = query.where('at', '>=', options.from);
+  if (options.until !== undefined) query = query.where('at', '<', options.until);
   const rows = await query.execute();
   return rows.map((row) => ({
     id: Number(row.id),
@@ -124,6 +131,74 @@ export async function deliveryLog(
     durationMs: row.duration_ms,
     nextAttemptAt: row.next_attempt_at,
   }));
+}
+
+/** One event of a company as the events page shows it: its body, where it stands, and every attempt. */
+export interface EventRecord {
+  id: string;
+  type: string;
+  at: Date;
+  /** The bytes every attempt sends (./webhook-message.ts). */
+  body: string;
+  deliveredAt: Date | null;
+  /** When the next attempt is due, while it is not delivered. */
+  nextAttemptAt: Date | null;
+  attempts: AttemptRecord[];
+}
+
+export interface AttemptRecord extends LoggedAttempt {
+  /** The headers sent; null on attempts logged before they were kept. */
+  sent: Record<string, string> | null;
+  answer: AttemptAnswer | null;
+}
+
+/** An event's attempts shown, newest first: resends are limited, so more than this is years of them. */
+export const EVENT_ATTEMPTS_SHOWN = 100;
+
+/** The company's event `eventId` with its attempts; null when it has no such event (another's, or purged). */
+export async function eventRecord(
+  ctx: CloudContext,
+  companyId: number,
+  eventId: string,
+): Promise<EventRecord | null> {
+  const event = await ctx.db
+    .selectFrom('events')
+    .select(['id', 'type', 'at', 'data', 'delivered_at', 'next_attempt_at'])
+    .where('id', '=', eventId)
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+  if (!event) return null;
+  const rows = await ctx.db
+    .selectFrom('event_deliveries')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('event_id', '=', eventId)
+    .orderBy('id', 'desc')
+    .limit(EVENT_ATTEMPTS_SHOWN)
+    .execute();
+  return {
+    id: event.id,
+    type: event.type,
+    at: event.at,
+    body: webhookBody(event),
+    deliveredAt: event.delivered_at,
+    nextAttemptAt: event.delivered_at === null ? event.next_attempt_at : null,
+    attempts: rows.map((row) => ({
+      id: Number(row.id),
+      eventId: row.event_id,
+      type: row.type,
+      attempt: row.attempt,
+      at: row.at,
+      url: row.url,
+      outcome: row.outcome,
+      status: row.status,
+      error: row.error,
+      durationMs: row.duration_ms,
+      nextAttemptAt: row.next_attempt_at,
+      sent: row.sent_headers,
+      answer: row.answer,
+    })),
+  };
 }
 
 /** The log and the endpoint as the operator API answers them, times in the API's form. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import type { DeliveryOutcome } from '../../foundation/db/schema.js';
+import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
 import type { OutboxEvent } from './webhook-message.js';
 
 /**
@@ -110,6 +110,9 @@ export interface Attempt {
   error: string | null;
   /** When it is tried again; null when delivered, or when this was its last attempt. */
   nextAttemptAt: Date | null;
+  /** The headers sent, and what came back, for the log (docs/design.md section 6). */
+  sent: Record<string, string>;
+  answer: AttemptAnswer | null;
 }
 
 /**
@@ -163,6 +166,8 @@ export async function recordTurn(
             error: attempt.error,
             duration_ms: Math.round(attempt.durationMs),
             next_attempt_at: attempt.nextAttemptAt,
+            sent_headers: JSON.stringify(attempt.sent),
+            answer: attempt.answer ? JSON.stringify(attempt.answer) : null,
           })),
         )
         .execute();
