@@ -249,7 +249,9 @@ describe("a company's events page", () => {
       await deliverDue(cloud.ctx, LOCAL);
       clock.advance(3600_000);
     }
-    const [first, middle, last] = (await outbox(cloud.ctx, owner.companyId)).slice(-3).map((event) => event.id);
+    const [first, middle, last] = (await outbox(cloud.ctx, owner.companyId))
+      .slice(-3)
+      .map((event) => event.id);
     const shown = (html: string) => [first, middle, last].filter((id) => html.includes(id!));
     // The reader reads Tokyo's time (+09:00 all year): the fields are read there, not in UTC.
     await cloud.ctx.db

@@ -52,6 +52,52 @@ describe.skipIf(chromiumMissing)(
       await screenshot(page, name, viewport);
     }
 
+    /**
+     * An attempt as the delivery worker logs a refused one, on the company's oldest event (the address here is
+     * not reachable, so the page is given what a receiver would have answered); returns the event's id.
+     */
+    async function refusedAttempt(companyId: number): Promise<string> {
+      const event = await cloud.ctx.db
+        .selectFrom('events')
+        .select(['id', 'type'])
+        .where('company_id', '=', companyId)
+        .orderBy('seq')
+        .executeTakeFirstOrThrow();
+      const body = JSON.stringify({ error: 'signature did not verify', request_id: 'req-7f3a' }, null, 2);
+      await cloud.ctx.db
+        .insertInto('event_deliveries')
+        .values({
+          company_id: companyId,
+          event_id: event.id,
+          type: event.type,
+          attempt: 1,
+          at: cloud.ctx.clock.now(),
+          url: 'https://hooks.example.com/gatelink',
+          outcome: 'retry',
+          status: 400,
+          error: 'answered 400; only a 2xx status is a delivery',
+          duration_ms: 84,
+          next_attempt_at: new Date(cloud.ctx.clock.now().getTime() + 30_000),
+          sent_headers: JSON.stringify({
+            'webhook-id': event.id,
+            'webhook-timestamp': '1795000000',
+            'webhook-signature': `v1,${'A'.repeat(43)}= v1a,${'B'.repeat(86)}==`,
+            'Content-Type': 'application/json',
+            'User-Agent': 'Gatelink-Webhooks/1',
+          }),
+          answer: JSON.stringify({
+            headers: [
+              ['content-type', 'application/json'],
+              ['x-request-id', 'req-7f3a'],
+            ],
+            body,
+            cut: false,
+          }),
+        })
+        .execute();
+      return event.id;
+    }
+
     async function signIn(context: BrowserContext, customerId: number): Promise<void> {
       const value = await startSession(cloud.ctx, customerId);
       await context.addCookies([{ name: 'gatelink-session', value, url: cloud.baseUrl }]);
@@ -126,9 +172,16 @@ describe.skipIf(chromiumMissing)(
         await page.getByRole('link', { name: 'Events', exact: true }).click();
         await page.getByLabel('Kind').selectOption('open.succeeded');
         await page.getByRole('button', { name: 'Show' }).click();
-        await page.getByText('No attempts of this kind.').waitFor();
+        await page.getByText('No attempts match these filters.').waitFor();
         expect(page.url()).toContain('kind=open.succeeded');
         await look(page, 'Events', 'events-filtered', viewport);
+        // An event's page: its body, and an attempt that a receiver refused, with what it answered.
+        const refused = await refusedAttempt(owner.companyId);
+        await page.goto(`${base}/events/${refused}`);
+        await look(page, 'Event', 'event-attempts', viewport);
+        await expect.poll(() => page.getByText('"error": "signature did not verify"').isVisible()).toBe(true);
+        await page.getByText(/Attempt 1 · Failed, will retry · HTTP 400/).click();
+        await expect.poll(() => page.getByText('x-request-id').isVisible()).toBe(false);
 
         await page.getByRole('link', { name: 'Requests' }).click();
         await look(page, 'Requests', 'requests-all', viewport);

@@ -127,7 +127,7 @@ function AttemptDetail(props: { attempt: AttemptRecord; open: boolean }): VNode 
         <code>POST {attempt.url}</code>
       </p>
       {attempt.sent ? (
-        <HeaderList label="Headers sent" headers={Object.entries(attempt.sent)} />
+        <HeaderList label="Headers sent" headers={byName(attempt.sent)} />
       ) : (
         <p class="muted small">The headers of attempts this old were not kept.</p>
       )}
@@ -151,9 +151,7 @@ function Answer(props: { attempt: AttemptRecord }): VNode {
         <p class="muted small">No body.</p>
       ) : (
         <>
-          <pre class="payload" aria-label="Body received">
-            {attempt.answer.body}
-          </pre>
+          <pre class="payload">{attempt.answer.body}</pre>
           {attempt.answer.cut ? <p class="muted small">The first KiB of a longer body.</p> : null}
         </>
       )}
@@ -177,6 +175,11 @@ function HeaderList(props: { label: string; headers: readonly (readonly [string,
       ))}
     </dl>
   );
+}
+
+/** The headers sent in the order of their names (the database keeps an object's keys in an order of its own). */
+function byName(headers: Record<string, string>): [string, string][] {
+  return Object.entries(headers).sort(([a], [b]) => a.toLowerCase().localeCompare(b.toLowerCase()));
 }
 
 /** The body as a reader takes it in; kept as it is if it is not JSON (it always is, as the cloud wrote it). */

@@ -70,9 +70,7 @@ export function EventsPage(props: EventsPageProps): VNode {
         <h3 id="log-title">{props.before === undefined ? 'Delivery log' : 'Delivery log, older attempts'}</h3>
         <LogFilters path={path} filter={props.filter} />
         {props.log.length === 0 ? (
-          <p class="muted">
-            {narrowed ? 'No attempts match these filters.' : 'No attempts yet.'}
-          </p>
+          <p class="muted">{narrowed ? 'No attempts match these filters.' : 'No attempts yet.'}</p>
         ) : (
           <ul class="list">
             {props.log.map((attempt) => (
@@ -182,7 +180,10 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
         </div>
         <div class="muted small">
           <Moment date={attempt.at} seconds /> · event{' '}
-          <a href={`${props.path}/${attempt.eventId}`} aria-label={`Event ${attempt.eventId}: body and attempts`}>
+          <a
+            href={`${props.path}/${attempt.eventId}`}
+            aria-label={`Event ${attempt.eventId}: body and attempts`}
+          >
             <code>{attempt.eventId}</code>
           </a>
           {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''} · {attempt.durationMs} ms

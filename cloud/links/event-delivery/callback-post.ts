@@ -61,7 +61,11 @@ export async function postEvent(
     connection,
     stop,
   );
-  return { ...attemptResult(answer, connection), sent, answer: answer.kind === 'answered' ? answer.sample : null };
+  return {
+    ...attemptResult(answer, connection),
+    sent,
+    answer: answer.kind === 'answered' ? answer.sample : null,
+  };
 }
 
 function attemptResult(
