@@ -26,6 +26,7 @@ import type { ControllerLink } from './links/controllers/controller-link.js';
 import { type ControllerLinkOptions, startControllerLink } from './links/controllers/start.js';
 import { type DeliveryOptions, EventDelivery } from './links/event-delivery/delivery-worker.js';
 import { EventStreams } from './links/event-streams/event-streams.js';
+import { deliverDueCompanyMails } from './links/mail/company-mail-delivery.js';
 import { type DigestDeliveryOptions, deliverDueDigests } from './links/mail/digest-delivery.js';
 import type { Mailer } from './links/mail/mailer.js';
 import { deliverDueMails, type MailDeliveryOptions } from './links/mail/opening-mail-delivery.js';
@@ -515,12 +516,16 @@ export class PushDeliveryComponent extends NoticeDeliveryComponent<PushDeliveryO
   }
 }
 
-/** E-mails of openings to those who asked for them (links/mail/, docs/design.md section 10.7), unless off. */
+/**
+ * E-mails of openings to those who asked for them, and to companies' members of their approval, refusal or
+ * failing callback address (links/mail/, docs/design.md sections 10.7 and 11.7), unless off.
+ */
 export class MailDeliveryComponent extends NoticeDeliveryComponent<MailDeliveryOptions> {
   readonly name = 'mail delivery';
 
-  protected deliver(ctx: AssembledContext, options: MailDeliveryOptions, stop: AbortSignal) {
-    return deliverDueMails(ctx, options, stop);
+  protected async deliver(ctx: AssembledContext, options: MailDeliveryOptions, stop: AbortSignal) {
+    await deliverDueMails(ctx, options, stop);
+    await deliverDueCompanyMails(ctx, options, stop);
   }
 }
 

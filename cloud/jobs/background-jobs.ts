@@ -9,10 +9,10 @@ import { purgeEvents } from '../rules/events/delivery-store.js';
 import { RETRY_WINDOW_MS } from '../rules/events/retry-schedule.js';
 import { purgeIdempotencyKeys } from '../rules/idempotency/idempotency.js';
 import { UnansweredOpenings } from '../rules/opening/unanswered.js';
+import { purgeNotices } from '../rules/outboxes/notice-outbox.js';
 import { purgeCeremonies } from '../rules/passkeys/challenges.js';
 import { sweepGates } from '../rules/positions/gate-sweeps.js';
 import { purgeGateAlerts } from '../rules/push-notifications/gate-alerts.js';
-import { purgeNotices } from '../rules/push-notifications/notice-outbox.js';
 import { purgeEmailCodes } from '../rules/sign-in-codes/codes.js';
 import { PeriodicJob } from './periodic-job.js';
 import { receiptJobs } from './receipt-jobs.js';
@@ -39,6 +39,7 @@ export function backgroundJobs(ctx: DomainKeysContext, ackTimeoutMs: number): Pe
     job('push purge', 3_600_000, () => purgeNotices(ctx, 'push_outbox')),
     job('opening mail purge', 3_600_000, () => purgeNotices(ctx, 'opening_mail_outbox')),
     job('digest purge', 3_600_000, () => purgeNotices(ctx, 'mail_digests')),
+    job('company mail purge', 3_600_000, () => purgeNotices(ctx, 'company_mails')),
     job('gate alert purge', 3_600_000, () => purgeGateAlerts(ctx)),
     ...receiptJobs(ctx, job),
   ];

@@ -1,12 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDuePushes, type PushDeliveryOptions } from '../../cloud/links/web-push/push-delivery.js';
+import { GIVE_UP_AFTER_MS, PUSH_RETRY_DELAYS_MS } from '../../cloud/rules/outboxes/notice-retry-schedule.js';
 import { fanOutJournal, GAP_GRACE_MS } from '../../cloud/rules/push-notifications/journal-fan-out.js';
 import { claimPushes } from '../../cloud/rules/push-notifications/push-outbox.js';
-import {
-  GIVE_UP_AFTER_MS,
-  PUSH_RETRY_DELAYS_MS,
-} from '../../cloud/rules/push-notifications/push-retry-schedule.js';
 import { subscribe } from '../../cloud/rules/push-subscriptions/subscriptions.js';
 import type { Controller } from '../../device/runtime/controller.js';
 import { FakeClock } from '../support/clock.js';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueDigests } from '../../cloud/links/mail/digest-delivery.js';
 import { deliverDueMails } from '../../cloud/links/mail/opening-mail-delivery.js';
 import { deliverDuePushes } from '../../cloud/links/web-push/push-delivery.js';
-import { PUSH_RETRY_DELAYS_MS } from '../../cloud/rules/push-notifications/push-retry-schedule.js';
+import { PUSH_RETRY_DELAYS_MS } from '../../cloud/rules/outboxes/notice-retry-schedule.js';
 import { subscribe } from '../../cloud/rules/push-subscriptions/subscriptions.js';
 import {
   type EntryInput,

@@ -29,6 +29,7 @@ import * as eventSchedules from './migrations/0023-event-schedules.js';
 import * as callbackSigningSecrets from './migrations/0024-callback-signing-secrets.js';
 import * as eventStreams from './migrations/0025-event-streams.js';
 import * as attemptSamples from './migrations/0026-attempt-samples.js';
+import * as companyMails from './migrations/0027-company-mails.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -78,6 +79,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-callback-signing-secrets': callbackSigningSecrets,
   '0025-event-streams': eventStreams,
   '0026-attempt-samples': attemptSamples,
+  '0027-company-mails': companyMails,
 };
 
 /**

@@ -460,6 +460,26 @@ export interface AttemptAnswer {
   cut: boolean;
 }
 
+/** What a company's members are e-mailed about (docs/design.md section 11.7). */
+export type CompanyMailKind = 'approved' | 'rejected' | 'endpoint_failing';
+
+/** One e-mail to one member of a company, until sent or given up (migration 0027). */
+export interface CompanyMailsTable {
+  id: Generated<string>;
+  company_id: number;
+  customer_id: number;
+  kind: CompanyMailKind;
+  /** What the e-mail tells beyond its kind: the reason of a refusal, the failing address's last error. */
+  detail: string | null;
+  created_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  sent_at: Timestamp | null;
+  gave_up_at: Timestamp | null;
+  last_error: string | null;
+}
+
 /** A browser a customer turned notifications on in (docs/design.md section 10.6). */
 export interface PushSubscriptionsTable {
   id: Generated<number>;
@@ -651,6 +671,7 @@ export interface DB {
   idempotency: IdempotencyTable;
   events: EventsTable;
   event_deliveries: EventDeliveriesTable;
+  company_mails: CompanyMailsTable;
   sessions: SessionsTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;

@@ -12,7 +12,7 @@ import {
   digestUnsubscribeToken,
   unsubscribeToken,
 } from '../../rules/notification-choices/unsubscribe-token.js';
-import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
+import { releaseNotices } from '../../rules/outboxes/notice-outbox.js';
 import type { Mailer } from './mailer.js';
 import { mailResult } from './opening-mail-delivery.js';
 

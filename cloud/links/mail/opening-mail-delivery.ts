@@ -7,8 +7,8 @@ import {
 } from '../../rules/mail-notifications/mail-outbox.js';
 import { type Notice, readNotices } from '../../rules/notices/notice-kinds.js';
 import { unsubscribeToken } from '../../rules/notification-choices/unsubscribe-token.js';
+import { releaseNotices } from '../../rules/outboxes/notice-outbox.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
-import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
 import type { Mailer } from './mailer.js';
 
 /**

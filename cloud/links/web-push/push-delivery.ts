@@ -1,6 +1,6 @@
 import { type Notice, readNotices } from '../../rules/notices/notice-kinds.js';
+import { releaseNotices } from '../../rules/outboxes/notice-outbox.js';
 import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
-import { releaseNotices } from '../../rules/push-notifications/notice-outbox.js';
 import {
   type ClaimedPush,
   claimPushes,

@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { CompanyStatus } from '../../foundation/db/schema.js';
 import { changeCompany } from '../company-changes/company-changes.js';
+import { queueCompanyMail } from '../company-mails/company-mail-outbox.js';
 import { fetchDomainKeyToPin, pinFetchedDomainKey } from '../domain-keys/pin.js';
 import { type OperatorActor, recordAction } from '../operators/actions.js';
 import { approveCompany, type Company, createCompany, domainHolder, getCompany } from './companies.js';
@@ -101,6 +102,7 @@ export async function approve(
       if (holder && holder.id !== id) throw new ApiError('domain_taken');
     }
     const approved = await approveCompany(inside, id, { fetchedKey });
+    await queueCompanyMail(inside.db, { companyId: id, kind: 'approved', now: ctx.clock.now() });
     const fingerprint = domainKeyFingerprint(approved.key_pub);
     return {
       company: approved,
@@ -133,6 +135,7 @@ export function reject(
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await queueCompanyMail(trx, { companyId: id, kind: 'rejected', detail: reason, now: ctx.clock.now() });
     return { company: rejected, record: { actor, name: 'reject', companyId: id, reason } };
   });
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
+import { queueCompanyMail } from '../company-mails/company-mail-outbox.js';
 import type { OutboxEvent } from './webhook-message.js';
 
 /**
@@ -186,6 +187,15 @@ export async function recordTurn(
       })
       .where('id', '=', turn.company.companyId)
       .execute();
+    // The members hear of it once, when it starts: no further attempt is made until someone acts.
+    if (failing) {
+      await queueCompanyMail(trx, {
+        companyId: turn.company.companyId,
+        kind: 'endpoint_failing',
+        detail: failed.error,
+        now,
+      });
+    }
   });
 }
 

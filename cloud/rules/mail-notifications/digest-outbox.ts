@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import { markNoticeFailed } from '../push-notifications/notice-outbox.js';
+import { markNoticeFailed } from '../outboxes/notice-outbox.js';
 
 /**
  * What the daily digests keep in the database (docs/design.md section 10.7): one `mail_digests` row per person
  * and local day, unique, so that however many instances plan it, a day's digest is one row; claimed `for
  * update skip locked` with a lease as the e-mail outbox is (./mail-outbox.ts), so that one worker sends it; and
- * retried on the push schedule, then given up (cloud/rules/push-notifications/notice-outbox.ts). Times are the
+ * retried on the push schedule, then given up (cloud/rules/outboxes/notice-outbox.ts). Times are the
  * cloud's clock; days are the person's account zone.
  */
 

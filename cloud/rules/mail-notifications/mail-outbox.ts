@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import { markNoticeFailed, markNoticeSent } from '../push-notifications/notice-outbox.js';
+import { markNoticeFailed, markNoticeSent } from '../outboxes/notice-outbox.js';
 import { PENDING_WAIT_MS } from '../push-notifications/push-outbox.js';
 import { type NoticeSubject, SENT_NOTICE_KINDS } from '../push-notifications/sent-notice-kinds.js';
 
@@ -67,7 +67,7 @@ export type MailOutcome =
 
 /**
  * Writes one attempt: sent; given up at once when there is no address to send to; a failure retried later or
- * given up (cloud/rules/push-notifications/notice-outbox.ts). Returns whether the row was given up.
+ * given up (cloud/rules/outboxes/notice-outbox.ts). Returns whether the row was given up.
  */
 export async function recordMail(
   ctx: CloudContext,

@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { DB } from '../../foundation/db/schema.js';
+import { KEEP_NOTICES_MS } from '../outboxes/notice-outbox.js';
 import { tellClosedAgain, tellLeftOpen } from './alert-recipients.js';
-import { KEEP_NOTICES_MS } from './notice-outbox.js';
 import type { RecipientRows } from './recipients.js';
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import { markNoticeFailed, markNoticeSent } from './notice-outbox.js';
+import { markNoticeFailed, markNoticeSent } from '../outboxes/notice-outbox.js';
 import { type NoticeSubject, SENT_NOTICE_KINDS } from './sent-notice-kinds.js';
 
 /**

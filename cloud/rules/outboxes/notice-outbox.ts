@@ -1,16 +1,17 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
-import { GIVE_UP_AFTER_MS, pushRetryDelay } from './push-retry-schedule.js';
+import { GIVE_UP_AFTER_MS, pushRetryDelay } from './notice-retry-schedule.js';
 
 /**
  * What the two outboxes of opening notices, push (./push-outbox.ts) and e-mail
  * (cloud/rules/mail-notifications/mail-outbox.ts), do alike with a row once a worker has it (docs/design.md
  * sections 10.6 and 10.7): mark it sent, retry it on the one schedule or give it up, give it back unsent, and purge
  * it a week after. Each keeps its own claim, since each joins what it sends to a recipient of its own kind. The
- * daily digests (cloud/rules/mail-notifications/digest-outbox.ts) follow the same rules.
+ * daily digests (cloud/rules/mail-notifications/digest-outbox.ts) and the companies' e-mails
+ * (cloud/rules/company-mails/company-mail-outbox.ts) follow the same rules.
  */
-export type NoticeOutbox = 'push_outbox' | 'opening_mail_outbox' | 'mail_digests';
+export type NoticeOutbox = 'push_outbox' | 'opening_mail_outbox' | 'mail_digests' | 'company_mails';
 
 /** A row as a worker holds it, as far as these rules need it. */
 export interface HeldNotice {
