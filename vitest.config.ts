@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
-    // The controller runs from dist/, built once here (test/support/build.ts).
-    globalSetup: ['test/support/build.ts'],
+    // The controller runs from dist/, built once here (test/support/build.ts); on PGlite, every suite's database
+    // starts from one migrated database dumped here (test/support/pglite-template.ts).
+    globalSetup: ['test/support/build.ts', 'test/support/pglite-template.ts'],
     pool: 'forks',
     // Two cores: more workers only make the database and broker suites wait on each other.
     maxWorkers: 2,

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { inject } from 'vitest';
 import {
   type DatabaseHandle,
   type DatabaseLocation,
@@ -26,7 +27,8 @@ export interface TestDatabase extends DatabaseHandle {
 export const testDatabaseKind = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 
 export async function createTestDatabase(serverUrl = process.env.DATABASE_URL): Promise<TestDatabase> {
-  if (!serverUrl) return { ...(await openDatabase({ memory: true })), url: undefined };
+  if (!serverUrl)
+    return { ...(await openDatabase({ memory: true, ...(await migratedDump()) })), url: undefined };
   const { url, drop } = await createServerDatabase(serverUrl);
   const handle = await openDatabase({ url });
   return {
@@ -37,6 +39,20 @@ export async function createTestDatabase(serverUrl = process.env.DATABASE_URL): 
       await drop();
     },
   };
+}
+
+/**
+ * The migrated database the run's global setup dumped (./pglite-template.ts), when it did; none outside
+ * Vitest (the benchmarks, test/bench/), which migrate their few databases themselves.
+ */
+async function migratedDump(): Promise<{ from?: Blob }> {
+  let file: string | undefined;
+  try {
+    file = inject('pgliteTemplate');
+  } catch {
+    file = undefined;
+  }
+  return file ? { from: new Blob([await readFile(file)]) } : {};
 }
 
 /** An empty database of its own on the server, and how to drop it. */

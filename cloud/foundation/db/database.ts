@@ -49,8 +49,12 @@ export interface DatabaseHandle {
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 }
 
-/** Where the data lives: a PostgreSQL URL, a PGlite data folder, or PGlite in memory (tests). */
-export type DatabaseLocation = { url: string } | { dataDir: string } | { memory: true };
+/**
+ * Where the data lives: a PostgreSQL URL, a PGlite data folder, or PGlite in memory (tests), empty or started
+ * from a dump of a data folder (`PGlite.dumpDataDir`): the test suites start each database from one dump of a
+ * migrated one, as migrating afresh takes seconds on PGlite.
+ */
+export type DatabaseLocation = { url: string } | { dataDir: string } | { memory: true; from?: Blob };
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -168,13 +172,15 @@ function channelName(channel: string): string {
   return channel;
 }
 
-async function openPGlite(location: { dataDir: string } | { memory: true }): Promise<DatabaseHandle> {
+async function openPGlite(
+  location: { dataDir: string } | { memory: true; from?: Blob },
+): Promise<DatabaseHandle> {
   let pglite: PGlite;
   if ('dataDir' in location) {
     mkdirSync(location.dataDir, { recursive: true });
     pglite = await PGlite.create(location.dataDir);
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create(location.from ? { loadDataDir: location.from } : {});
   }
   const dialect = new PGliteDialect(pglite);
   const db = new Kysely<DB>({ dialect });
