@@ -64,7 +64,10 @@ describe('gatelink-admin release and rollout', () => {
     expect(refused.stderr).toContain('release_signature_invalid');
   });
 
-  it('starts, pauses, resumes and shows a rollout, and device list shows its state', async () => {
+  // Ten starts of the program, each a second or two on a busy 2-core machine: more than the default's 20 s.
+  it('starts, pauses, resumes and shows a rollout, and device list shows its state', {
+    timeout: 60_000,
+  }, async () => {
     const device = await provisionedController();
     const uploaded = await admin(['--json', 'release', 'upload', bundleFile('3.1.0')]);
     const release = (JSON.parse(uploaded.stdout) as { release: { id: number } }).release;
