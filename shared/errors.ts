@@ -235,6 +235,10 @@ export const ERRORS = {
     status: 403,
     message: "Only the company's owner can do this; ask them, or ask them to make you the owner.",
   },
+  viewer_only: {
+    status: 403,
+    message: "You may look at this company's pages but not change them; its owner can make you a developer.",
+  },
   operator_required: {
     status: 403,
     message: "This is Gatelink's operator console: sign in with the operator token or an operator's passkey.",

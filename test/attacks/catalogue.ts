@@ -575,6 +575,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 11.1',
   },
   {
+    id: 'web.viewer-changes-nothing',
+    attack:
+      "a company's viewer sending the forms of a developer: rotating a signing secret, setting a callback address, sending a test event, making an API secret, changing the details",
+    source: 'issue 31; docs/design.md section 11.1',
+  },
+  {
     id: 'web.member-foreign-household',
     attack:
       "a member of one barrier's household asks for another household's barrier page, journal or CSV, or posts its key withdrawal, shape change, invitation or member removal",

@@ -240,10 +240,11 @@ describe('members', () => {
     const mia = await signedInAccount('Mia', 'mia@example.com');
     const list = visibleText((await mia.client.get('/company')).html);
     expect(list).toContain('Team Couriers');
-    expect(list).toContain('Member');
+    expect(list).toContain('Developer');
     const members = visibleText((await mia.client.get(`/company/${owner.companyId}/members`)).html);
     expect(members).toContain('Mia (you)');
-    expect(members).toContain("The company's owner adds and removes members.");
+    expect(members).toContain('You are a developer: you may manage API access');
+    expect(members).toContain("The company's owner adds and removes members and gives their roles.");
   });
 
   it('[attack:web.company-member-unconfirmed] an account that only typed the address, unconfirmed, is not a member', async () => {
@@ -279,6 +280,102 @@ describe('members', () => {
       .executeTakeFirstOrThrow();
     const removing = await ola.client.post(`/company/${owner.companyId}/members/${ownerRow.id}/remove`);
     expect(removing.status).toBe(403);
+  });
+
+  it('[attack:web.viewer-changes-nothing] a viewer reads every page and sends no form: not a secret rotated, an address set, an event sent', async () => {
+    const owner = await companyOwner(cloud, { name: 'Watched Couriers' });
+    await approveDirectly(cloud, owner.companyId);
+    await owner.client.get(`/company/${owner.companyId}/members`);
+    const added = await owner.client.post(`/company/${owner.companyId}/members`, {
+      email: 'vic@example.com',
+      role: 'viewer',
+    });
+    expect(visibleText(added.html)).toContain('Viewer · has not signed in yet');
+    const vic = await signedInAccount('Vic', 'vic@example.com');
+    await vic.client.get('/company');
+    const base = `/company/${owner.companyId}`;
+    for (const path of ['', '/members', '/access', '/requests', '/journal', '/logo', '/callback', '/events']) {
+      expect((await vic.client.get(`${base}${path}`)).status, path).toBe(200);
+    }
+    expect(visibleText((await vic.client.get(`${base}/members`)).html)).toContain(
+      'You are a viewer: you may look at every page and change nothing.',
+    );
+    const posts = [
+      ['/callback', { url: 'https://hooks.example.com/gatelink' }],
+      ['/callback/signing-secret', {}],
+      ['/events/test', {}],
+      ['/events/retry', {}],
+      ['/access/secret', {}],
+      ['/logo/remove', {}],
+      ['/details', { name: 'Hijacked', contact_email: 'x@x.example', domain: '' }],
+    ] as const;
+    for (const [path, form] of posts) {
+      const refused = await vic.client.post(`${base}${path}`, form);
+      expect(refused.status, path).toBe(403);
+      expect(visibleText(refused.html)).toContain("You may look at this company's pages but not change them");
+    }
+    const company = await cloud.ctx.db
+      .selectFrom('companies')
+      .select(['name', 'callback_url'])
+      .where('id', '=', owner.companyId)
+      .executeTakeFirstOrThrow();
+    expect(company).toEqual({ name: 'Watched Couriers', callback_url: null });
+    expect(
+      await cloud.ctx.db.selectFrom('events').select('id').where('company_id', '=', owner.companyId).execute(),
+    ).toEqual([]);
+  });
+
+  it('the owner changes a member between developer and viewer, and hands the company to one who signed in', async () => {
+    const owner = await companyOwner(cloud, { name: 'Handed Couriers' });
+    const base = `/company/${owner.companyId}`;
+    await owner.client.get(`${base}/members`);
+    await owner.client.post(`${base}/members`, { email: 'dora@example.com' });
+    await owner.client.post(`${base}/members`, { email: 'ivo@example.com', role: 'viewer' });
+    const dora = await signedInAccount('Dora', 'dora@example.com');
+    await dora.client.get('/company');
+    const rows = async () =>
+      Object.fromEntries(
+        (
+          await cloud.ctx.db
+            .selectFrom('company_members')
+            .select(['id', 'email', 'customer_id', 'role'])
+            .where('company_id', '=', owner.companyId)
+            .execute()
+        ).map((row) => [row.customer_id === owner.customerId ? 'owner' : row.email, row]),
+      );
+    const before = await rows();
+    expect(before['dora@example.com']!.role).toBe('member');
+    expect(before['ivo@example.com']!.role).toBe('viewer');
+    const page = visibleText((await owner.client.get(`${base}/members`)).html);
+    expect(page).toContain('Developer · dora@example.com');
+    expect(page).toMatch(/ivo@example\.com Viewer · has not signed in yet/);
+
+    const doraId = before['dora@example.com']!.id;
+    expect((await owner.client.post(`${base}/members/${doraId}/role`, { role: 'viewer' })).status).toBe(303);
+    expect((await rows())['dora@example.com']!.role).toBe('viewer');
+    expect((await owner.client.post(`${base}/members/${doraId}/role`, { role: 'member' })).status).toBe(303);
+    expect((await rows())['dora@example.com']!.role).toBe('member');
+    // A forged role, the owner's own row and a stranger's member are refused; nothing changes.
+    expect((await owner.client.post(`${base}/members/${doraId}/role`, { role: 'owner' })).status).toBe(400);
+    const ownRow = before.owner!.id;
+    expect((await owner.client.post(`${base}/members/${ownRow}/role`, { role: 'viewer' })).status).toBe(404);
+    // Only to someone who signed in: the invitee who has not cannot own it.
+    const ivoId = before['ivo@example.com']!.id;
+    const early = await owner.client.post(`${base}/members/${ivoId}/owner`);
+    expect(early.status).toBe(409);
+    expect(visibleText(early.html)).toContain('They have not signed in yet');
+
+    const handed = await owner.client.post(`${base}/members/${doraId}/owner`);
+    expect(handed.status).toBe(200);
+    expect(visibleText(handed.html)).toContain('Dora owns the company now; you are a developer.');
+    const after = await rows();
+    expect(after['dora@example.com']!.role).toBe('owner');
+    expect(after.owner!.role).toBe('member');
+    // The former owner manages members no more; the new one does.
+    const adding = await owner.client.post(`${base}/members`, { email: 'late@example.com' });
+    expect(adding.status).toBe(403);
+    await dora.client.get(`${base}/members`);
+    expect((await dora.client.post(`${base}/members/${ivoId}/role`, { role: 'member' })).status).toBe(303);
   });
 
   it('[attack:web.company-removed-member] a removed member’s session reaches nothing of the company from then on', async () => {

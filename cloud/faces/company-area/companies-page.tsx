@@ -5,6 +5,7 @@ import { CsrfField, Layout, type PageContext } from '../../foundation/web/page.j
 import type { Membership } from '../../rules/companies/members.js';
 import { companyPath, STATUS_WORDS } from './company-frame.js';
 import { RegistrationFields } from './registration-fields.js';
+import { ROLE_WORDS } from './role-words.js';
 
 /**
  * `/company` and `/company/new` (docs/design.md section 11.1): the companies an account acts for, and the
@@ -27,7 +28,7 @@ export function CompaniesPage(props: { page: PageContext; memberships: Membershi
               <li key={company.id} class="row">
                 <div class="grow">
                   <a href={companyPath(company)}>{company.name}</a>
-                  <div class="muted small">{role === 'owner' ? 'Owner' : 'Member'}</div>
+                  <div class="muted small">{ROLE_WORDS[role].name}</div>
                 </div>
                 <span class={`badge ${STATUS_WORDS[company.status].tone}`}>
                   {STATUS_WORDS[company.status].text}

@@ -22,7 +22,10 @@ export function noSuchCompanyPage(): ApiError {
   return new ApiError('not_found', { message: 'There is no company page at this address.' });
 }
 
-/** The signed-in member and their company of `/company/:companyId/...`; null when the reply was sent. */
+/**
+ * The signed-in member and their company of `/company/:companyId/...`; null when the reply was sent. A viewer
+ * reads every page and sends no form: every change goes by POST, so this one place refuses them all.
+ */
 export async function companyVisit(
   deps: WebDeps,
   request: FastifyRequest,
@@ -34,6 +37,9 @@ export async function companyVisit(
   if (!params.success) throw noSuchCompanyPage();
   const found = await membership(deps.ctx, account.customerId, params.data.companyId);
   if (!found) throw noSuchCompanyPage();
+  if (found.role === 'viewer' && request.method !== 'GET' && request.method !== 'HEAD') {
+    throw new ApiError('viewer_only');
+  }
   return { account, membership: found };
 }
 

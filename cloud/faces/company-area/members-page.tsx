@@ -8,11 +8,14 @@ import type { Company } from '../../rules/companies/companies.js';
 import { MAX_MEMBERS, type Member } from '../../rules/companies/members.js';
 import { MAX_EMAIL_LENGTH } from '../../rules/sign-in-codes/email-address.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
+import { ROLE_WORDS } from './role-words.js';
 
 /**
- * `/company/<id>/members` (docs/design.md section 11.1): who acts for the company; the owner adds people by
- * e-mail address and removes them. Each member signs in to their own account, with their own passkeys.
+ * `/company/<id>/members` (docs/design.md section 11.1): who acts for the company and in which role; the owner
+ * adds people by e-mail address as developers or viewers, changes their roles, removes them, and hands the
+ * company to another. Each member signs in to their own account, with their own passkeys.
  */
+
 export interface MembersPageProps {
   page: PageContext;
   company: Company;
@@ -46,30 +49,67 @@ export function MembersPage(props: MembersPageProps): VNode {
                   {member.id === props.memberId ? ' (you)' : ''}
                 </div>
                 <div class="muted small">
-                  {member.role === 'owner' ? 'Owner' : 'Member'}
+                  {ROLE_WORDS[member.role].name}
                   {member.displayName && member.email ? ` · ${member.email}` : ''}
                   {member.customerId === null ? ' · has not signed in yet' : ''} · added{' '}
                   <Moment date={member.addedAt} />
                 </div>
               </div>
-              {owner && member.role !== 'owner' ? (
-                <form method="post" action={`${companyPath(props.company, 'members')}/${member.id}/remove`}>
-                  <CsrfField page={props.page} />
-                  <button
-                    type="submit"
-                    class="danger"
-                    aria-label={`Remove ${member.displayName ?? member.email ?? 'member'}`}
-                  >
-                    Remove
-                  </button>
-                </form>
-              ) : null}
+              {owner && member.role !== 'owner' ? <MemberActions {...props} member={member} /> : null}
             </li>
           ))}
         </ul>
       </section>
-      {owner ? <AddMember {...props} /> : <p class="muted">The company's owner adds and removes members.</p>}
+      {owner ? (
+        <AddMember {...props} />
+      ) : (
+        <p class="muted">
+          You are {props.role === 'viewer' ? 'a viewer' : 'a developer'}: you may {ROLE_WORDS[props.role].may}
+          . The company's owner adds and removes members and gives their roles.
+        </p>
+      )}
     </CompanyFrame>
+  );
+}
+
+/** What the owner may do to another member: give the other role, hand over the company, remove them. */
+function MemberActions(props: MembersPageProps & { member: Member }): VNode {
+  const { member } = props;
+  const path = `${companyPath(props.company, 'members')}/${member.id}`;
+  const name = member.displayName ?? member.email ?? 'member';
+  const other = member.role === 'viewer' ? 'member' : 'viewer';
+  return (
+    <div class="actions">
+      <form method="post" action={`${path}/role`}>
+        <CsrfField page={props.page} />
+        <input type="hidden" name="role" value={other} />
+        <button
+          type="submit"
+          class="secondary"
+          aria-label={`Make ${name} a ${ROLE_WORDS[other].name.toLowerCase()}`}
+        >
+          Make {ROLE_WORDS[other].name.toLowerCase()}
+        </button>
+      </form>
+      {member.customerId !== null ? (
+        <form
+          method="post"
+          action={`${path}/owner`}
+          data-confirm={`Hand ${props.company.name} to ${name}? They become its owner and you a developer; only they can give it back.`}
+        >
+          <CsrfField page={props.page} />
+          <button type="submit" class="secondary" aria-label={`Make ${name} the owner`}>
+            Make owner
+          </button>
+        </form>
+      ) : null}
+      <form method="post" action={`${path}/remove`}>
+        <CsrfField page={props.page} />
+        <button type="submit" class="danger" aria-label={`Remove ${name}`}>
+          Remove
+        </button>
+      </form>
+    </div>
   );
 }
 
@@ -94,6 +134,15 @@ function AddMember(props: MembersPageProps): VNode {
           autocomplete="off"
           maxLength={MAX_EMAIL_LENGTH}
         />
+        <fieldset>
+          <legend>Their role</legend>
+          {(['member', 'viewer'] as const).map((role) => (
+            <label key={role} class="choice">
+              <input type="radio" name="role" value={role} checked={role === 'member'} />{' '}
+              {ROLE_WORDS[role].name}: <span class="muted">{ROLE_WORDS[role].may}</span>
+            </label>
+          ))}
+        </fieldset>
         <p class="actions">
           <button type="submit">Add member</button>
         </p>

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { ApiError } from '../../../shared/errors.js';
 import { MAX_ID } from '../../foundation/http/validation.js';
 import { type AttemptLimit, countAttempt } from '../../foundation/web/attempt-limit.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
@@ -7,7 +8,14 @@ import { formText, parseForm, textField } from '../../foundation/web/form-input.
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
-import { addMember, listMembers, type Membership, removeMember } from '../../rules/companies/members.js';
+import {
+  addMember,
+  listMembers,
+  type Membership,
+  removeMember,
+  setMemberRole,
+  transferOwnership,
+} from '../../rules/companies/members.js';
 import { emailAddress } from '../../rules/sign-in-codes/email-address.js';
 import { companyVisit, noSuchCompanyPage, ownerVisit } from './company-access.js';
 import type { CompanyAreaContext, CompanyAreaDeps } from './company-area-context.js';
@@ -26,9 +34,15 @@ export const MEMBER_ADDITIONS: AttemptLimit = {
   message: (wait) => `Too many members added today; try again in ${wait}.`,
 };
 
+/** The roles an owner gives by form: a developer (stored `member`) or a viewer. */
+const givenRole = z.enum(['member', 'viewer']);
+
 const addForm = z.object({
   email: formText(z.string().trim().min(1, 'Enter their e-mail address').pipe(emailAddress)),
+  // A form from before roles, or one without the field, adds a developer, as members were.
+  role: givenRole.optional().catch(undefined),
 });
+const roleForm = z.object({ role: givenRole });
 const memberParams = z.object({ memberId: z.coerce.number().int().positive().max(MAX_ID) });
 
 export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
@@ -72,6 +86,7 @@ export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
         companyId: membership.company.id,
         email: form.value.email,
         addedBy: visit.account.customerId,
+        ...(form.value.role ? { role: form.value.role } : {}),
       });
     });
     if (!added.ok)
@@ -99,6 +114,55 @@ export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
     if (!removed) throw noSuchCompanyPage();
     return reply.redirect(companyPath(visit.membership.company, 'members'), 303);
   });
+
+  app.post('/company/:companyId/members/:memberId/role', async (request, reply) => {
+    const visit = (await ownerVisit(deps, request, reply))!;
+    const params = memberParams.safeParse(request.params);
+    if (!params.success) throw noSuchCompanyPage();
+    // The page's buttons send one of the two; anything else is a forged form.
+    const form = roleForm.safeParse(request.body);
+    if (!form.success) throw new ApiError('invalid_field', { message: 'A role is developer or viewer.' });
+    const changed = await setMemberRole(
+      ctx,
+      visit.membership.company.id,
+      params.data.memberId,
+      form.data.role,
+    );
+    if (!changed) throw noSuchCompanyPage();
+    return reply.redirect(companyPath(visit.membership.company, 'members'), 303);
+  });
+
+  app.post('/company/:companyId/members/:memberId/owner', async (request, reply) => {
+    const visit = (await ownerVisit(deps, request, reply))!;
+    const { membership } = visit;
+    const params = memberParams.safeParse(request.params);
+    if (!params.success) throw noSuchCompanyPage();
+    const transferred = await transferOwnership(ctx, {
+      companyId: membership.company.id,
+      ownerMemberId: membership.memberId,
+      toMemberId: params.data.memberId,
+    });
+    if (transferred === 'unknown') throw noSuchCompanyPage();
+    // The page offers it only to those who signed in; a forged form, or one sent as they left, is told why.
+    if (transferred === 'not signed in') {
+      throw new ApiError('conflict', {
+        message: 'They have not signed in yet: a company passes only to someone who can act for it.',
+      });
+    }
+    const members = await listMembers(ctx, membership.company.id);
+    return show(
+      request,
+      reply,
+      { ...membership, role: 'member' },
+      {
+        notice: `${nameOf(members.find((member) => member.id === params.data.memberId))} owns the company now; you are a developer.`,
+      },
+    );
+  });
+}
+
+function nameOf(member: { displayName: string | null; email: string | null } | undefined): string {
+  return member?.displayName ?? member?.email ?? 'The member';
 }
 
 /** The e-mail to an added member; a failure is told to the owner rather than undoing the addition. */

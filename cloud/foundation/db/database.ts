@@ -30,6 +30,7 @@ import * as callbackSigningSecrets from './migrations/0024-callback-signing-secr
 import * as eventStreams from './migrations/0025-event-streams.js';
 import * as attemptSamples from './migrations/0026-attempt-samples.js';
 import * as companyMails from './migrations/0027-company-mails.js';
+import * as memberRoles from './migrations/0028-member-roles.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-event-streams': eventStreams,
   '0026-attempt-samples': attemptSamples,
   '0027-company-mails': companyMails,
+  '0028-member-roles': memberRoles,
 };
 
 /**

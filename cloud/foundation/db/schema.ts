@@ -9,7 +9,11 @@ type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | strin
 type Json<T> = ColumnType<T, string, string>;
 
 export type CompanyStatus = 'pending' | 'approved' | 'rejected' | 'suspended';
-export type MemberRole = 'owner' | 'member';
+/**
+ * A member's role (docs/design.md section 11.1): the owner, who also manages the members; `member`, a developer
+ * (API access, the callback address, events, logo and details); `viewer`, who looks and changes nothing.
+ */
+export type MemberRole = 'owner' | 'member' | 'viewer';
 export type RequestState = 'new' | 'claimed' | 'issued' | 'revoked' | 'expired' | 'declined';
 export type JournalOutcome =
   | 'opened'

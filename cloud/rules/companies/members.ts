@@ -167,10 +167,13 @@ export async function listMembers(ctx: CloudContext, companyId: number): Promise
   }));
 }
 
-/** Adds a member by address; adding one already there changes nothing. */
+/** The roles an owner gives: a developer (`member`) or a viewer; the owner's own passes only by transfer. */
+export type GivenRole = Exclude<MemberRole, 'owner'>;
+
+/** Adds a member by address with `role` (a developer unless said); adding one already there changes nothing. */
 export async function addMember(
   ctx: CloudContext,
-  input: { companyId: number; email: string; addedBy: number },
+  input: { companyId: number; email: string; addedBy: number; role?: GivenRole },
 ): Promise<{ added: boolean }> {
   return ctx.db.transaction().execute(async (trx) => {
     const present = await trx
@@ -195,7 +198,7 @@ export async function addMember(
         .values({
           company_id: input.companyId,
           email: input.email,
-          role: 'member',
+          role: input.role ?? 'member',
           added_at: ctx.clock.now(),
           added_by: input.addedBy,
         })
@@ -220,4 +223,56 @@ export async function removeMember(ctx: CloudContext, companyId: number, memberI
     .where('role', '<>', 'owner')
     .executeTakeFirst();
   return Number(removed.numDeletedRows) > 0;
+}
+
+/** Makes a member other than the owner a developer or a viewer; false when the company has no such member. */
+export async function setMemberRole(
+  ctx: CloudContext,
+  companyId: number,
+  memberId: number,
+  role: GivenRole,
+): Promise<boolean> {
+  const changed = await ctx.db
+    .updateTable('company_members')
+    .set({ role })
+    .where('company_id', '=', companyId)
+    .where('id', '=', memberId)
+    .where('role', '<>', 'owner')
+    .executeTakeFirst();
+  return Number(changed.numUpdatedRows) > 0;
+}
+
+/**
+ * The owner hands the company to another member who has signed in: they become its owner and the former owner a
+ * developer, in one transaction (a company has one owner, which an index holds). Says why not otherwise.
+ */
+export async function transferOwnership(
+  ctx: CloudContext,
+  input: { companyId: number; ownerMemberId: number; toMemberId: number },
+): Promise<'transferred' | 'unknown' | 'not signed in'> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const to = await trx
+      .selectFrom('company_members')
+      .select(['customer_id', 'role'])
+      .where('company_id', '=', input.companyId)
+      .where('id', '=', input.toMemberId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!to || to.role === 'owner') return 'unknown';
+    if (to.customer_id === null) return 'not signed in';
+    const demoted = await trx
+      .updateTable('company_members')
+      .set({ role: 'member' })
+      .where('company_id', '=', input.companyId)
+      .where('id', '=', input.ownerMemberId)
+      .where('role', '=', 'owner')
+      .executeTakeFirst();
+    if (Number(demoted.numUpdatedRows) === 0) return 'unknown';
+    await trx
+      .updateTable('company_members')
+      .set({ role: 'owner' })
+      .where('id', '=', input.toMemberId)
+      .execute();
+    return 'transferred';
+  });
 }
