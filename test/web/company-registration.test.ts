@@ -294,7 +294,16 @@ describe('members', () => {
     const vic = await signedInAccount('Vic', 'vic@example.com');
     await vic.client.get('/company');
     const base = `/company/${owner.companyId}`;
-    for (const path of ['', '/members', '/access', '/requests', '/journal', '/logo', '/callback', '/events']) {
+    for (const path of [
+      '',
+      '/members',
+      '/access',
+      '/requests',
+      '/journal',
+      '/logo',
+      '/callback',
+      '/events',
+    ]) {
       expect((await vic.client.get(`${base}${path}`)).status, path).toBe(200);
     }
     expect(visibleText((await vic.client.get(`${base}/members`)).html)).toContain(
@@ -321,7 +330,11 @@ describe('members', () => {
       .executeTakeFirstOrThrow();
     expect(company).toEqual({ name: 'Watched Couriers', callback_url: null });
     expect(
-      await cloud.ctx.db.selectFrom('events').select('id').where('company_id', '=', owner.companyId).execute(),
+      await cloud.ctx.db
+        .selectFrom('events')
+        .select('id')
+        .where('company_id', '=', owner.companyId)
+        .execute(),
     ).toEqual([]);
   });
 
