@@ -4,7 +4,7 @@ import type { Database } from '../../foundation/db/database.js';
 import { GIVE_UP_AFTER_MS, pushRetryDelay } from './notice-retry-schedule.js';
 
 /**
- * What the two outboxes of opening notices, push (./push-outbox.ts) and e-mail
+ * What the two outboxes of opening notices, push (cloud/rules/push-notifications/push-outbox.ts) and e-mail
  * (cloud/rules/mail-notifications/mail-outbox.ts), do alike with a row once a worker has it (docs/design.md
  * sections 10.6 and 10.7): mark it sent, retry it on the one schedule or give it up, give it back unsent, and purge
  * it a week after. Each keeps its own claim, since each joins what it sends to a recipient of its own kind. The

@@ -77,7 +77,7 @@ export type PushOutcome =
 
 /**
  * Writes one attempt: a sent row and its subscription's last delivery; a subscription the push service no
- * longer has removed, with its rows; a failure retried later or given up (./notice-outbox.ts). Returns whether
+ * longer has removed, with its rows; a failure retried later or given up (cloud/rules/outboxes/notice-outbox.ts). Returns whether
  * a failed row was given up.
  */
 export async function recordPush(
