@@ -350,11 +350,17 @@ function printCustomerSteps(
     '   and in another, with the same variables, npm run company -- trigger open.succeeded (or run D again):',
   );
   say("   each event prints with your receiver's answer (none yet: ECONNREFUSED). A callback address, its");
-  say('   signing secret and the log of what was sent to it are on the Callback and Events pages.');
+  say(
+    "   signing secret and the log of what was sent to it are on the Callback and Events pages; an event's",
+  );
+  say(
+    "   id opens its body and each attempt's request and answer. Members, as developers or viewers, on Members.",
+  );
   say(
     `H. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
   );
-  say(`   console at ${base}/console with the operator token (in the file named above).`);
+  say(`   console at ${base}/console with the operator token (in the file named above); the e-mail that`);
+  say('   tells your company so is shown here.');
 }
 
 main().catch((error: unknown) => {
