@@ -86,7 +86,7 @@ function MemberActions(props: MembersPageProps & { member: Member }): VNode {
         <button
           type="submit"
           class="secondary"
-          aria-label={`Make ${name} a ${ROLE_WORDS[other].name.toLowerCase()}`}
+          aria-label={`Make ${ROLE_WORDS[other].name.toLowerCase()}: ${name}`}
         >
           Make {ROLE_WORDS[other].name.toLowerCase()}
         </button>
@@ -98,7 +98,7 @@ function MemberActions(props: MembersPageProps & { member: Member }): VNode {
           data-confirm={`Hand ${props.company.name} to ${name}? They become its owner and you a developer; only they can give it back.`}
         >
           <CsrfField page={props.page} />
-          <button type="submit" class="secondary" aria-label={`Make ${name} the owner`}>
+          <button type="submit" class="secondary" aria-label={`Make owner: ${name}`}>
             Make owner
           </button>
         </form>
@@ -138,8 +138,11 @@ function AddMember(props: MembersPageProps): VNode {
           <legend>Their role</legend>
           {(['member', 'viewer'] as const).map((role) => (
             <label key={role} class="choice">
-              <input type="radio" name="role" value={role} checked={role === 'member'} />{' '}
-              {ROLE_WORDS[role].name}: <span class="muted">{ROLE_WORDS[role].may}</span>
+              <input type="radio" name="role" value={role} checked={role === 'member'} />
+              {/* One span, so that the words wrap as a sentence beside the radio rather than in columns. */}
+              <span>
+                {ROLE_WORDS[role].name}: <span class="muted">{ROLE_WORDS[role].may}</span>
+              </span>
             </label>
           ))}
         </fieldset>
