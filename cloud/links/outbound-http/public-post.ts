@@ -37,6 +37,16 @@ export interface AnswerSample {
 const MAX_HEADERS = 30;
 const MAX_HEADER_CHARS = 256;
 
+/**
+ * A NUL, which PostgreSQL's text and jsonb cannot hold: left in, a receiver's answer would fail the write of the
+ * whole turn, and its events would be sent again and again.
+ */
+const NUL = /\u0000/g;
+
+function storable(text: string): string {
+  return text.replace(NUL, '\uFFFD');
+}
+
 export type PostAnswer =
   | { kind: 'answered'; status: number; location: string | undefined; sample: AnswerSample | null }
   | { kind: 'timed out' }
@@ -95,8 +105,8 @@ function sampleOf(response: IncomingMessage, bytes: number, signal: AbortSignal)
   const headers: [string, string][] = [];
   for (let i = 0; i + 1 < response.rawHeaders.length && headers.length < MAX_HEADERS; i += 2) {
     headers.push([
-      response.rawHeaders[i]!.slice(0, MAX_HEADER_CHARS),
-      response.rawHeaders[i + 1]!.slice(0, MAX_HEADER_CHARS),
+      storable(response.rawHeaders[i]!.slice(0, MAX_HEADER_CHARS)),
+      storable(response.rawHeaders[i + 1]!.slice(0, MAX_HEADER_CHARS)),
     ]);
   }
   return new Promise((resolve) => {
@@ -111,7 +121,7 @@ function sampleOf(response: IncomingMessage, bytes: number, signal: AbortSignal)
       response.off('error', onCut);
       response.off('aborted', onCut);
       signal.removeEventListener('abort', onCut);
-      resolve({ headers, body: Buffer.concat(chunks).subarray(0, bytes).toString('utf8'), cut });
+      resolve({ headers, body: storable(Buffer.concat(chunks).subarray(0, bytes).toString('utf8')), cut });
     };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
