@@ -740,6 +740,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 14; docs/design.md section 11.5',
   },
   {
+    id: 'events.hostile-answer',
+    attack:
+      'a callback receiver answering with an endless body, or with a NUL the database cannot store, to hold the delivery worker or break the write of its turn so that events are sent again and again',
+    source: 'issue 31; docs/design.md section 6',
+  },
+  {
     id: 'events.callback-private-address',
     attack:
       'a callback address that is, resolves to, or connects to a loopback or private address (DNS rebinding after it was saved), or plain http, to make the cloud post into its own network',

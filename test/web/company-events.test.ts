@@ -193,7 +193,7 @@ describe("a company's events page", () => {
     expect(lines(nonsense.html).length).toBeGreaterThan(1);
   });
 
-  it("shows an event's body and each attempt's request and answer: status, headers, the first KiB, the time taken", async () => {
+  it("[attack:events.hostile-answer] shows an event's body and each attempt's request and answer: status, headers, the first KiB, the time taken", async () => {
     const refusal = `{"error":"bad signature"}${'x'.repeat(3000)}`;
     receiver.answer = () => ({ status: 400, headers: { 'X-Request-Id': 'req-7' }, body: refusal });
     await cloud.ctx.db.transaction().execute((trx) =>
