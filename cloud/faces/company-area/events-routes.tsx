@@ -22,9 +22,9 @@ import { EventPage } from './event-page.js';
 import { EventsPage, type EventsPageProps, UNTIL_MINUTE_MS } from './events-page.js';
 
 /**
- * A company's events (docs/design.md section 6): any member reads the endpoint's state and the delivery log,
- * sends a test event (`ping`, through the outbox and the signature like every event), asks for a retry, and
- * has a delivered event sent again. Test events and resends make the service post, so they are limited per
+ * A company's events (docs/design.md section 6): every member reads the endpoint's state, the delivery log and
+ * each event's page; the owner and developers send a test event (`ping`, through the outbox and the signature
+ * like every event), ask for a retry, and have an event sent again (viewers are refused in companyVisit). Test events and resends make the service post, so they are limited per
  * company.
  */
 export const TEST_EVENTS: AttemptLimit = {

@@ -13,7 +13,8 @@ import type { CompanyAreaDeps } from './company-area-context.js';
 import { LogoPage } from './logo-page.js';
 
 /**
- * A company's logo (docs/design.md section 11.3): any member sees, uploads and removes it. The upload is the
+ * A company's logo (docs/design.md section 11.3): every member sees it; the owner and developers upload and
+ * remove it. The upload is the
  * one multipart form of the service; logo-upload.ts reads it in this plugin's scope only. A refused file
  * re-renders the page with the reason beside the field.
  */

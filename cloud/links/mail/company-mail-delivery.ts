@@ -13,6 +13,7 @@ import {
   type MailDeliveryOptions,
   type MailTally,
   mailLeaseMs,
+  mailResult,
 } from './opening-mail-delivery.js';
 
 /**
@@ -47,7 +48,7 @@ export async function deliverDueCompanyMails(
         if (outcome.kind === 'sent') tally.sent += 1;
         else tally.failed += 1;
         if (gaveUp) tally.gaveUp += 1;
-        ctx.metrics.mailAttempt(gaveUp ? 'gave_up' : outcome.kind === 'sent' ? 'sent' : 'failed');
+        ctx.metrics.mailAttempt(mailResult(outcome, gaveUp));
       }
     } finally {
       await releaseNotices(ctx.db, 'company_mails', unsent);

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
-import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
+import type { AttemptAnswer, DeliveryOutcome, EventDeliveriesTable } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
 import { webhookBody } from './webhook-message.js';
 
@@ -118,7 +118,14 @@ export async function deliveryLog(
   if (options.from !== undefined) query = query.where('at', '>=', options.from);
   if (options.until !== undefined) query = query.where('at', '<', options.until);
   const rows = await query.execute();
-  return rows.map((row) => ({
+  return rows.map(loggedAttempt);
+}
+
+/** A log row as readers take it. */
+function loggedAttempt(
+  row: Omit<Selectable<EventDeliveriesTable>, 'company_id' | 'sent_headers' | 'answer'>,
+): LoggedAttempt {
+  return {
     id: Number(row.id),
     eventId: row.event_id,
     type: row.type,
@@ -130,7 +137,7 @@ export async function deliveryLog(
     error: row.error,
     durationMs: row.duration_ms,
     nextAttemptAt: row.next_attempt_at,
-  }));
+  };
 }
 
 /** One event of a company as the events page shows it: its body, where it stands, and every attempt. */
@@ -183,21 +190,7 @@ export async function eventRecord(
     body: webhookBody(event),
     deliveredAt: event.delivered_at,
     nextAttemptAt: event.delivered_at === null ? event.next_attempt_at : null,
-    attempts: rows.map((row) => ({
-      id: Number(row.id),
-      eventId: row.event_id,
-      type: row.type,
-      attempt: row.attempt,
-      at: row.at,
-      url: row.url,
-      outcome: row.outcome,
-      status: row.status,
-      error: row.error,
-      durationMs: row.duration_ms,
-      nextAttemptAt: row.next_attempt_at,
-      sent: row.sent_headers,
-      answer: row.answer,
-    })),
+    attempts: rows.map((row) => ({ ...loggedAttempt(row), sent: row.sent_headers, answer: row.answer })),
   };
 }
 
