@@ -41,10 +41,8 @@ const MAX_HEADER_CHARS = 256;
  * A NUL, which PostgreSQL's text and jsonb cannot hold: left in, a receiver's answer would fail the write of the
  * whole turn, and its events would be sent again and again.
  */
-const NUL = /\u0000/g;
-
 function storable(text: string): string {
-  return text.replace(NUL, '\uFFFD');
+  return text.replaceAll('\u0000', '\uFFFD');
 }
 
 export type PostAnswer =
