@@ -1,6 +1,7 @@
 import { registerCompany } from '../../cloud/rules/companies/members.js';
 import { changeCompany } from '../../cloud/rules/company-changes/company-changes.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { actingMember } from '../../cloud/rules/member-actions/member-actions.js';
 import { BrowserClient } from './browser-client.js';
 import type { TestCloud } from './cloud.js';
 
@@ -18,15 +19,17 @@ export async function companyOwner(
   cloud: TestCloud,
   options: { name?: string; domain?: string | null; email?: string } = {},
 ): Promise<CompanyOwner> {
-  const customer = await createCustomer(cloud.ctx, {
-    displayName: 'Owner',
-    email: options.email ?? `owner-${Math.random().toString(36).slice(2)}@example.com`,
-  });
-  const company = await registerCompany(cloud.ctx, customer.id, {
-    name: options.name ?? 'Parcel Express',
-    contactEmail: 'ops@example.com',
-    domain: options.domain ?? null,
-  });
+  const email = options.email ?? `owner-${Math.random().toString(36).slice(2)}@example.com`;
+  const customer = await createCustomer(cloud.ctx, { displayName: 'Owner', email });
+  const company = await registerCompany(
+    cloud.ctx,
+    actingMember({ customerId: customer.id, displayName: 'Owner', email }),
+    {
+      name: options.name ?? 'Parcel Express',
+      contactEmail: 'ops@example.com',
+      domain: options.domain ?? null,
+    },
+  );
   return {
     customerId: customer.id,
     companyId: company.id,

@@ -14,7 +14,7 @@ import {
   proveHeldKey,
 } from '../../rules/domain-keys/published-key.js';
 import { AccessPage, type AccessProblem, type AccessView } from './access-page.js';
-import { companyVisit } from './company-access.js';
+import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 import { companyPath } from './company-frame.js';
 
@@ -55,24 +55,27 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
   });
 
   app.post('/company/:companyId/access/key/check', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
-    const checked = await checkPublishedKey(ctx, company);
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
+    const checked = await checkPublishedKey(ctx, company, actorOf(visit));
     if (checked.ok) return reply.redirect(accessPath(company, 'checked'), 303);
     return show(request, reply, company, { problem: { form: 'check', message: checked.message } }, 502);
   });
 
   app.post('/company/:companyId/access/key/proof', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     return signed(request, reply, company, 'proof', async (signature) => {
-      await proveHeldKey(ctx, company, signature);
+      await proveHeldKey(ctx, company, signature, actorOf(visit));
       return accessPath(company, 'proven');
     });
   });
 
   app.post('/company/:companyId/access/key/rotation', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     return signed(request, reply, company, 'rotation', async (signature) => {
-      await confirmProvenRotation(ctx, company, signature);
+      await confirmProvenRotation(ctx, company, signature, actorOf(visit));
       return accessPath(company, 'rotated');
     });
   });
@@ -82,7 +85,8 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
    * secret it replaces, so the same form sent twice (a reload, a double click) issues nothing more.
    */
   app.post('/company/:companyId/access/secret', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     const form = parseForm(SECRET_FORM, request.body);
     const current = currentSecretId(await liveSecrets(ctx, company.id));
     if (!form.ok || form.value.replaces !== current) {
@@ -90,20 +94,21 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
         'This form was sent before (a reload, perhaps): the secret it issued was shown once and is not shown again. If you did not copy it, issue another.';
       return show(request, reply, company, { problem: { form: 'secret', message } }, 409);
     }
-    const issued = await issueSecret(ctx, company.id);
+    const issued = await issueSecret(ctx, company.id, actorOf(visit));
     return show(request, reply, company, { issued: issued.secret });
   });
 
   /** A replaced secret ended before its 24 hours are over (a leaked one); the list says which are left. */
   app.post('/company/:companyId/access/secret/:secretId/expire', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     const secretId = z.coerce
       .number()
       .int()
       .positive()
       .max(2_147_483_647)
       .safeParse((request.params as { secretId?: unknown }).secretId);
-    if (!secretId.success || !(await expireRetiringSecret(ctx, company.id, secretId.data))) {
+    if (!secretId.success || !(await expireRetiringSecret(ctx, company.id, secretId.data, actorOf(visit)))) {
       const message = 'That secret is no longer among those still working: the list below is up to date.';
       return show(request, reply, company, { problem: { form: 'secret', message } }, 409);
     }

@@ -15,7 +15,7 @@ import {
   rotateSigningSecret,
 } from '../../rules/events/signing-secrets.js';
 import { CallbackPage, type SigningView } from './callback-page.js';
-import { companyVisit } from './company-access.js';
+import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 
 /** A rotation names the secret it replaces, so the same form sent twice makes nothing more. */
@@ -85,7 +85,8 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
   });
 
   app.post('/company/:companyId/callback', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     const value = textField(request.body, 'callback_url').trim();
     const choice = HELD_FORM.safeParse({
       held: textField(request.body, 'held') || undefined,
@@ -115,7 +116,10 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
     // Only what the page showed is dropped: an event written since stays, and goes to the new address.
     const upTo = choice.success && choice.data.held === 'drop' ? choice.data.held_up_to : undefined;
     const saved = await onForm(reply, ['callback_refused'], () =>
-      saveCallbackAddress(ctx, company.id, value, upTo === undefined ? {} : { dropHeldUpTo: upTo }),
+      saveCallbackAddress(ctx, company.id, value, {
+        by: actorOf(visit),
+        ...(upTo === undefined ? {} : { dropHeldUpTo: upTo }),
+      }),
     );
     if (!saved.ok) {
       const kept = heldChoice ? { heldChoice } : {};
@@ -138,9 +142,12 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
 
   /** The new secret is shown on the answer to this POST only; the form names the secret it replaces. */
   app.post('/company/:companyId/callback/signing-secret', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     const form = SIGNING_FORM.safeParse({ replaces: textField(request.body, 'replaces') || undefined });
-    const made = form.success ? await rotateSigningSecret(ctx, company.id, form.data.replaces) : null;
+    const made = form.success
+      ? await rotateSigningSecret(ctx, company.id, form.data.replaces, actorOf(visit))
+      : null;
     if (made === null) {
       const problem =
         'This form was sent before (a reload, perhaps): the secret it made was shown once and is not shown again. If you did not copy it, rotate again.';
@@ -151,9 +158,13 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
 
   /** A replaced secret stops signing before its 24 hours are over (a leaked one). */
   app.post('/company/:companyId/callback/signing-secret/:secretId/expire', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
     const secretId = SECRET_ID.safeParse((request.params as { secretId?: unknown }).secretId);
-    if (!secretId.success || !(await expireRetiringSigningSecret(ctx, company.id, secretId.data))) {
+    if (
+      !secretId.success ||
+      !(await expireRetiringSigningSecret(ctx, company.id, secretId.data, actorOf(visit)))
+    ) {
       const problem = 'That secret no longer signs your events: the list below is up to date.';
       return show(request, reply, company, { signing: { problem } }, 409);
     }
@@ -161,8 +172,9 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
   });
 
   app.post('/company/:companyId/callback/remove', async (request, reply) => {
-    const { company } = (await companyVisit(deps, request, reply))!.membership;
-    await saveCallbackAddress(ctx, company.id, null);
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
+    await saveCallbackAddress(ctx, company.id, null, { by: actorOf(visit) });
     return show(
       request,
       reply,

@@ -4,6 +4,7 @@ import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext, signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
 import { companiesOf, registerCompany } from '../../rules/companies/members.js';
+import { actingMember } from '../../rules/member-actions/member-actions.js';
 import { CompaniesPage, RegisterPage } from './companies-page.js';
 import { companyPath } from './company-frame.js';
 import { registrationForm, typedRegistration } from './registration-input.js';
@@ -39,7 +40,7 @@ export async function companiesRoutes(app: FastifyInstance, deps: WebDeps): Prom
     const form = parseForm(registrationForm, request.body);
     if (!form.ok) return again(form.errors, 400);
     const registered = await onForm(reply, ['conflict'], () =>
-      registerCompany(ctx, account.customerId, {
+      registerCompany(ctx, actingMember(account), {
         name: form.value.name,
         contactEmail: form.value.contact_email,
         domain: form.value.domain,

@@ -5,6 +5,7 @@ import { MAX_ID } from '../../foundation/http/validation.js';
 import type { Session } from '../../foundation/web/sessions.js';
 import { signedIn, type WebDeps } from '../../foundation/web/web-deps.js';
 import { type Membership, membership } from '../../rules/companies/members.js';
+import { type ActingMember, actingMember } from '../../rules/member-actions/member-actions.js';
 
 /**
  * Who may see a company's pages (docs/design.md section 11.1): its members, looked up on every request. Anyone
@@ -41,6 +42,11 @@ export async function companyVisit(
     throw new ApiError('viewer_only');
   }
   return { account, membership: found };
+}
+
+/** The member of this visit as the company's record of actions names them (docs/design.md section 11.8). */
+export function actorOf(visit: CompanyVisit): ActingMember {
+  return actingMember(visit.account);
 }
 
 /** The same, for what only the owner may do (change the members): anyone else is told who can. */

@@ -16,7 +16,8 @@ import {
 import { resendEvent, retryNow } from '../../rules/events/delivery-store.js';
 import { ping } from '../../rules/events/event-data.js';
 import { enqueueEvent } from '../../rules/events/outbox.js';
-import { companyVisit } from './company-access.js';
+import { recordMemberAction } from '../../rules/member-actions/member-actions.js';
+import { actorOf, companyVisit } from './company-access.js';
 import { companyPath } from './company-frame.js';
 import { EventPage } from './event-page.js';
 import { EventsPage, type EventsPageProps, UNTIL_MINUTE_MS } from './events-page.js';
@@ -159,11 +160,16 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
       countAttempt(ctx, TEST_EVENTS, String(company.id)),
     );
     if (!counted.ok) return refuse(counted.status, counted.message);
-    await ctx.db
-      .transaction()
-      .execute((trx) =>
-        enqueueEvent(trx, { companyId: company.id, type: 'ping', at: ctx.clock.now(), data: ping() }),
-      );
+    const at = ctx.clock.now();
+    await ctx.db.transaction().execute(async (trx) => {
+      const id = await enqueueEvent(trx, { companyId: company.id, type: 'ping', at, data: ping() });
+      await recordMemberAction(trx, at, {
+        companyId: company.id,
+        by: actorOf(visit),
+        name: 'test-event',
+        detail: id,
+      });
+    });
     return reply.redirect(`${companyPath(company, 'events')}?done=test`, 303);
   });
 
@@ -177,7 +183,7 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
       countAttempt(ctx, RESENDS, String(company.id)),
     );
     if (!counted.ok) return refuse(counted.status, counted.message);
-    const resent = await resendEvent(ctx, company.id, eventId.data);
+    const resent = await resendEvent(ctx, company.id, eventId.data, actorOf(visit));
     if (resent === 'unknown') return refuse(404, UNKNOWN_EVENT);
     if (resent === 'waiting')
       return refuse(409, 'That event is not delivered yet: it is on its way already.');
@@ -187,7 +193,7 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
   app.post('/company/:companyId/events/retry', async (request, reply) => {
     const visit = (await companyVisit(deps, request, reply))!;
     const company = visit.membership.company;
-    await retryNow(ctx, company.id);
+    await retryNow(ctx, company.id, actorOf(visit));
     return reply.redirect(`${companyPath(company, 'events')}?done=retry`, 303);
   });
 }

@@ -8,7 +8,7 @@ import type { Company } from '../../rules/companies/companies.js';
 import { acceptLogo, logoRefused } from '../../rules/logos/logo-image.js';
 import { removeCompanyLogo, setCompanyLogo } from '../../rules/logos/logo-store.js';
 import { logoForm, logoUploads } from '../../rules/logos/logo-upload.js';
-import { companyVisit } from './company-access.js';
+import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 import { LogoPage } from './logo-page.js';
 
@@ -53,7 +53,7 @@ export async function logoRoutes(app: FastifyInstance, deps: CompanyAreaDeps): P
       const image = await acceptLogo(
         form.upload ?? { bytes: Buffer.alloc(0), filename: '', contentType: '', tooLarge: false },
       );
-      return setCompanyLogo(ctx, company.id, image);
+      return setCompanyLogo(ctx, company.id, image, actorOf(visit));
     });
     if (!saved.ok) return show(request, reply, company, { errors: { logo: saved.message } }, saved.status);
     return show(request, reply, { ...company, logo_hash: saved.value }, { notice: 'Logo saved.' });
@@ -61,7 +61,7 @@ export async function logoRoutes(app: FastifyInstance, deps: CompanyAreaDeps): P
 
   app.post('/company/:companyId/logo/remove', async (request, reply) => {
     const visit = (await companyVisit(deps, request, reply))!;
-    await removeCompanyLogo(ctx, visit.membership.company.id);
+    await removeCompanyLogo(ctx, visit.membership.company.id, actorOf(visit));
     return show(
       request,
       reply,

@@ -17,7 +17,7 @@ import {
   transferOwnership,
 } from '../../rules/companies/members.js';
 import { emailAddress } from '../../rules/sign-in-codes/email-address.js';
-import { companyVisit, noSuchCompanyPage, ownerVisit } from './company-access.js';
+import { actorOf, companyVisit, noSuchCompanyPage, ownerVisit } from './company-access.js';
 import type { CompanyAreaContext, CompanyAreaDeps } from './company-area-context.js';
 import { companyPath } from './company-frame.js';
 import { MembersPage } from './members-page.js';
@@ -85,7 +85,7 @@ export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
       return addMember(ctx, {
         companyId: membership.company.id,
         email: form.value.email,
-        addedBy: visit.account.customerId,
+        by: actorOf(visit),
         ...(form.value.role ? { role: form.value.role } : {}),
       });
     });
@@ -110,7 +110,12 @@ export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
     const visit = (await ownerVisit(deps, request, reply))!;
     const params = memberParams.safeParse(request.params);
     if (!params.success) throw noSuchCompanyPage();
-    const removed = await removeMember(ctx, visit.membership.company.id, params.data.memberId);
+    const removed = await removeMember(
+      ctx,
+      visit.membership.company.id,
+      params.data.memberId,
+      actorOf(visit),
+    );
     if (!removed) throw noSuchCompanyPage();
     return reply.redirect(companyPath(visit.membership.company, 'members'), 303);
   });
@@ -127,6 +132,7 @@ export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
       visit.membership.company.id,
       params.data.memberId,
       form.data.role,
+      actorOf(visit),
     );
     if (!changed) throw noSuchCompanyPage();
     return reply.redirect(companyPath(visit.membership.company, 'members'), 303);
@@ -141,6 +147,7 @@ export async function membersRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
       companyId: membership.company.id,
       ownerMemberId: membership.memberId,
       toMemberId: params.data.memberId,
+      by: actorOf(visit),
     });
     if (transferred === 'unknown') throw noSuchCompanyPage();
     // The page offers it only to those who signed in; a forged form, or one sent as they left, is told why.

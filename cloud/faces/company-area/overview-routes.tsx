@@ -8,7 +8,7 @@ import type { Company } from '../../rules/companies/companies.js';
 import type { Membership } from '../../rules/companies/members.js';
 import { askAgain, mayEditRegistration, updateRegistration } from '../../rules/companies/registration.js';
 import type { RegistrationValues } from './companies-page.js';
-import { companyVisit, ownerVisit } from './company-access.js';
+import { actorOf, companyVisit, ownerVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 import { OverviewPage } from './overview-page.js';
 import { registrationForm, typedRegistration } from './registration-input.js';
@@ -55,11 +55,16 @@ export async function overviewRoutes(app: FastifyInstance, deps: CompanyAreaDeps
     const form = parseForm(registrationForm, request.body);
     if (!form.ok) return show(request, reply, visit.membership, { values, errors: form.errors }, 400);
     const saved = await onForm(reply, ['conflict'], () =>
-      updateRegistration(ctx, visit.membership.company, {
-        name: form.value.name,
-        contactEmail: form.value.contact_email,
-        domain: form.value.domain,
-      }),
+      updateRegistration(
+        ctx,
+        visit.membership.company,
+        {
+          name: form.value.name,
+          contactEmail: form.value.contact_email,
+          domain: form.value.domain,
+        },
+        actorOf(visit),
+      ),
     );
     if (!saved.ok)
       return show(request, reply, visit.membership, { errors: { name: saved.message } }, saved.status);
@@ -68,7 +73,9 @@ export async function overviewRoutes(app: FastifyInstance, deps: CompanyAreaDeps
 
   app.post('/company/:companyId/ask-again', async (request, reply) => {
     const visit = (await ownerVisit(deps, request, reply))!;
-    const asked = await onForm(reply, ['conflict'], () => askAgain(ctx, visit.membership.company));
+    const asked = await onForm(reply, ['conflict'], () =>
+      askAgain(ctx, visit.membership.company, actorOf(visit)),
+    );
     if (!asked.ok)
       return show(request, reply, visit.membership, { errors: { form: asked.message } }, asked.status);
     return show(request, reply, visit.membership, {

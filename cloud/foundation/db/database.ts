@@ -31,6 +31,7 @@ import * as eventStreams from './migrations/0025-event-streams.js';
 import * as attemptSamples from './migrations/0026-attempt-samples.js';
 import * as companyMails from './migrations/0027-company-mails.js';
 import * as memberRoles from './migrations/0028-member-roles.js';
+import * as memberActions from './migrations/0029-member-actions.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -86,6 +87,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026-attempt-samples': attemptSamples,
   '0027-company-mails': companyMails,
   '0028-member-roles': memberRoles,
+  '0029-member-actions': memberActions,
 };
 
 /**

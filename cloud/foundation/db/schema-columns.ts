@@ -377,6 +377,15 @@ export const TABLE_COLUMNS = {
     action: 'text',
     reason: 'text | null',
   },
+  member_actions: {
+    id: 'bigint',
+    company_id: 'integer',
+    at: 'timestamp with time zone',
+    customer_id: 'integer | null',
+    member: 'text',
+    action: 'text',
+    detail: 'text | null',
+  },
   releases: {
     id: 'integer',
     version: 'text',

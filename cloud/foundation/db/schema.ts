@@ -104,6 +104,43 @@ export interface OperatorActionsTable {
   reason: string | null;
 }
 
+/** A change a member made in the company area (migration 0029; docs/design.md section 11.8). */
+export interface MemberActionsTable {
+  id: Generated<string>;
+  company_id: number;
+  at: Timestamp;
+  customer_id: number | null;
+  /** Who, as shown when they acted: "Ann <ann@example.com>". */
+  member: string;
+  action: MemberActionName;
+  /** What the action concerned: a member's address, a callback address, an event's id, a key's fingerprint. */
+  detail: string | null;
+}
+
+/** What the record of a company's members names (cloud/rules/member-actions/member-actions.ts). */
+export type MemberActionName =
+  | 'registered'
+  | 'details'
+  | 'asked-again'
+  | 'key-checked'
+  | 'key-proven'
+  | 'key-rotation-confirmed'
+  | 'secret-issued'
+  | 'secret-expired'
+  | 'callback-saved'
+  | 'callback-removed'
+  | 'signing-secret-made'
+  | 'signing-secret-expired'
+  | 'test-event'
+  | 'event-resent'
+  | 'retry-now'
+  | 'logo-saved'
+  | 'logo-removed'
+  | 'member-added'
+  | 'member-removed'
+  | 'member-role'
+  | 'owner-transferred';
+
 export interface CompanySecretsTable {
   id: Generated<number>;
   company_id: number;
@@ -688,6 +725,7 @@ export interface DB {
   operators: OperatorsTable;
   operator_sessions: OperatorSessionsTable;
   operator_actions: OperatorActionsTable;
+  member_actions: MemberActionsTable;
   releases: ReleasesTable;
   release_chunks: ReleaseChunksTable;
   rollouts: RolloutsTable;

@@ -5,6 +5,7 @@ import { orgIdSchema, secretSchema } from '../../../shared/company-api/calls.js'
 import { ApiError } from '../../../shared/errors.js';
 import type { Company } from '../companies/companies.js';
 import { changeCompany } from '../company-changes/company-changes.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import type { CallAuthContext } from './call-auth-context.js';
 
 /**
@@ -22,6 +23,7 @@ function hashSecret(secret: string): Buffer {
 export async function issueSecret(
   ctx: CallAuthContext,
   companyId: number,
+  by?: ActingMember,
 ): Promise<{ secret: string; previousValidUntil: Date | null }> {
   const secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
   const now = ctx.clock.now();
@@ -54,6 +56,13 @@ export async function issueSecret(
         created_at: now,
       })
       .execute();
+    if (by)
+      await recordMemberAction(trx, now, {
+        companyId,
+        by,
+        name: 'secret-issued',
+        detail: `…${secret.slice(-4)}`,
+      });
     return { secret, previousValidUntil: retired.numUpdatedRows > 0n ? retiresAt : null };
   });
 }
@@ -68,6 +77,7 @@ export async function expireRetiringSecret(
   ctx: CallAuthContext,
   companyId: number,
   secretId: number,
+  by?: ActingMember,
 ): Promise<boolean> {
   const now = ctx.clock.now();
   return changeCompany(ctx, companyId, async ({ db: trx }) => {
@@ -77,8 +87,11 @@ export async function expireRetiringSecret(
       .where('id', '=', secretId)
       .where('company_id', '=', companyId)
       .where('retires_at', '>', now)
+      .returning('hint')
       .executeTakeFirst();
-    return ended.numUpdatedRows > 0n;
+    if (ended && by)
+      await recordMemberAction(trx, now, { companyId, by, name: 'secret-expired', detail: `…${ended.hint}` });
+    return ended !== undefined;
   });
 }
 

@@ -1,9 +1,11 @@
 import { isIP } from 'node:net';
 import { ApiError } from '../../../shared/errors.js';
+import type { Database } from '../../foundation/db/database.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
 import { dropHeldEvents } from '../events/held-events.js';
 import { makeSigningSecret, storeSigningSecret } from '../events/signing-secrets.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import { asciiDomainProblem } from './domains.js';
 
 /** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */
@@ -98,11 +100,16 @@ export async function saveCallbackAddress(
   ctx: CallbackAddressContext,
   companyId: number,
   text: string | null,
-  options: { dropHeldUpTo?: string } = {},
+  options: { dropHeldUpTo?: string; by?: ActingMember } = {},
 ): Promise<{ url: string | null; signingSecret: string | null }> {
+  const record = async (db: Database, name: 'callback-saved' | 'callback-removed', detail: string | null) => {
+    if (options.by)
+      await recordMemberAction(db, ctx.clock.now(), { companyId, by: options.by, name, detail });
+  };
   if (text === null) {
     await changeCompany(ctx, companyId, async ({ db }) => {
       await db.updateTable('companies').set({ callback_url: null }).where('id', '=', companyId).execute();
+      await record(db, 'callback-removed', null);
     });
     return { url: null, signingSecret: null };
   }
@@ -117,6 +124,11 @@ export async function saveCallbackAddress(
   const first = await changeCompany(ctx, companyId, async ({ db }) => {
     await db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
     if (options.dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, options.dropHeldUpTo);
+    await record(
+      db,
+      'callback-saved',
+      options.dropHeldUpTo === undefined ? url : `${url} (waiting events dropped)`,
+    );
     return storeSigningSecret(db, companyId, made, { replaces: 0, now: ctx.clock.now() });
   });
   return { url, signingSecret: first ? made.secret : null };

@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { MemberRole } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import type { Company } from './companies.js';
 
 /**
@@ -102,10 +103,11 @@ export async function companiesOf(ctx: CloudContext, customerId: number): Promis
 /** A new company, `pending`, with the account that registered it as its owner, in one transaction. */
 export async function registerCompany(
   ctx: CloudContext,
-  customerId: number,
+  by: ActingMember,
   input: { name: string; contactEmail: string; domain: string | null },
 ): Promise<Company> {
   const now = ctx.clock.now();
+  const { customerId } = by;
   return ctx.db.transaction().execute(async (trx) => {
     const waiting = await trx
       .selectFrom('company_members as m')
@@ -136,6 +138,12 @@ export async function registerCompany(
         added_by: customerId,
       })
       .execute();
+    await recordMemberAction(trx, now, {
+      companyId: company.id,
+      by,
+      name: 'registered',
+      detail: company.name,
+    });
     return company;
   });
 }
@@ -167,14 +175,28 @@ export async function listMembers(ctx: CloudContext, companyId: number): Promise
   }));
 }
 
+/** A member as the record names them: the address of their account, or the one they were added by. */
+function memberAddress(memberId: number) {
+  return sql<string>`coalesce((select email from customers where id = company_members.customer_id), email, ${`member ${memberId}`})`.as(
+    'address',
+  );
+}
+
+/** A role as the record says it: `member` is a developer (docs/design.md section 11.1). */
+function roleWord(role: MemberRole): string {
+  return role === 'member' ? 'developer' : role;
+}
+
 /** The roles an owner gives: a developer (`member`) or a viewer; the owner's own passes only by transfer. */
 export type GivenRole = Exclude<MemberRole, 'owner'>;
 
 /** Adds a member by address with `role` (a developer unless said); adding one already there changes nothing. */
 export async function addMember(
   ctx: CloudContext,
-  input: { companyId: number; email: string; addedBy: number; role?: GivenRole },
+  input: { companyId: number; email: string; by: ActingMember; role?: GivenRole },
 ): Promise<{ added: boolean }> {
+  const now = ctx.clock.now();
+  const role = input.role ?? 'member';
   return ctx.db.transaction().execute(async (trx) => {
     const present = await trx
       .selectFrom('company_members as m')
@@ -198,15 +220,22 @@ export async function addMember(
         .values({
           company_id: input.companyId,
           email: input.email,
-          role: input.role ?? 'member',
-          added_at: ctx.clock.now(),
-          added_by: input.addedBy,
+          role,
+          added_at: now,
+          added_by: input.by.customerId,
         })
         .execute();
     } catch (error) {
       if (isUniqueViolation(error)) return { added: false };
       throw error;
     }
+    const detail = `${input.email} as ${roleWord(role)}`;
+    await recordMemberAction(trx, now, {
+      companyId: input.companyId,
+      by: input.by,
+      name: 'member-added',
+      detail,
+    });
     return { added: true };
   });
 }
@@ -215,14 +244,29 @@ export async function addMember(
  * Removes a member. Their next page of the company's area answers 404: membership is looked up on every
  * request, so a removed member's session reaches nothing of the company from that moment. The owner stays.
  */
-export async function removeMember(ctx: CloudContext, companyId: number, memberId: number): Promise<boolean> {
-  const removed = await ctx.db
-    .deleteFrom('company_members')
-    .where('company_id', '=', companyId)
-    .where('id', '=', memberId)
-    .where('role', '<>', 'owner')
-    .executeTakeFirst();
-  return Number(removed.numDeletedRows) > 0;
+export async function removeMember(
+  ctx: CloudContext,
+  companyId: number,
+  memberId: number,
+  by: ActingMember,
+): Promise<boolean> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom('company_members')
+      .where('company_id', '=', companyId)
+      .where('id', '=', memberId)
+      .where('role', '<>', 'owner')
+      .returning(memberAddress(memberId))
+      .executeTakeFirst();
+    if (!removed) return false;
+    await recordMemberAction(trx, ctx.clock.now(), {
+      companyId,
+      by,
+      name: 'member-removed',
+      detail: removed.address,
+    });
+    return true;
+  });
 }
 
 /** Makes a member other than the owner a developer or a viewer; false when the company has no such member. */
@@ -231,15 +275,22 @@ export async function setMemberRole(
   companyId: number,
   memberId: number,
   role: GivenRole,
+  by: ActingMember,
 ): Promise<boolean> {
-  const changed = await ctx.db
-    .updateTable('company_members')
-    .set({ role })
-    .where('company_id', '=', companyId)
-    .where('id', '=', memberId)
-    .where('role', '<>', 'owner')
-    .executeTakeFirst();
-  return Number(changed.numUpdatedRows) > 0;
+  return ctx.db.transaction().execute(async (trx) => {
+    const changed = await trx
+      .updateTable('company_members')
+      .set({ role })
+      .where('company_id', '=', companyId)
+      .where('id', '=', memberId)
+      .where('role', '<>', 'owner')
+      .returning(memberAddress(memberId))
+      .executeTakeFirst();
+    if (!changed) return false;
+    const detail = `${changed.address} a ${roleWord(role)}`;
+    await recordMemberAction(trx, ctx.clock.now(), { companyId, by, name: 'member-role', detail });
+    return true;
+  });
 }
 
 /**
@@ -248,7 +299,7 @@ export async function setMemberRole(
  */
 export async function transferOwnership(
   ctx: CloudContext,
-  input: { companyId: number; ownerMemberId: number; toMemberId: number },
+  input: { companyId: number; ownerMemberId: number; toMemberId: number; by: ActingMember },
 ): Promise<'transferred' | 'unknown' | 'not signed in'> {
   return ctx.db.transaction().execute(async (trx) => {
     const to = await trx
@@ -268,11 +319,19 @@ export async function transferOwnership(
       .where('role', '=', 'owner')
       .executeTakeFirst();
     if (Number(demoted.numUpdatedRows) === 0) return 'unknown';
-    await trx
+    const owner = await trx
       .updateTable('company_members')
       .set({ role: 'owner' })
       .where('id', '=', input.toMemberId)
-      .execute();
+      .returning(memberAddress(input.toMemberId))
+      .executeTakeFirstOrThrow();
+    const at = ctx.clock.now();
+    await recordMemberAction(trx, at, {
+      companyId: input.companyId,
+      by: input.by,
+      name: 'owner-transferred',
+      detail: owner.address,
+    });
     return 'transferred';
   });
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/errors.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import type { Company } from './companies.js';
 
 /**
@@ -22,10 +23,11 @@ export async function updateRegistration(
   ctx: CompanyChangeContext,
   company: Company,
   details: RegistrationDetails,
+  by: ActingMember,
 ): Promise<Company> {
   const domainChanged = details.domain !== company.domain;
-  const updated = await changeCompany(ctx, company.id, ({ db }) =>
-    db
+  const updated = await changeCompany(ctx, company.id, async ({ db }) => {
+    const row = await db
       .updateTable('companies')
       .set({
         name: details.name,
@@ -36,23 +38,48 @@ export async function updateRegistration(
       .where('id', '=', company.id)
       .where('status', 'in', ['pending', 'rejected'])
       .returningAll()
-      .executeTakeFirst(),
-  );
+      .executeTakeFirst();
+    const detail = changedDetails(company, details);
+    if (row && detail)
+      await recordMemberAction(db, ctx.clock.now(), { companyId: company.id, by, name: 'details', detail });
+    return row;
+  });
   if (!updated) throw approvedAlready();
   return updated;
 }
 
+/** What a save of the details changed, as the record says it ("the name to Acme Ltd"); null for nothing. */
+function changedDetails(company: Company, details: RegistrationDetails): string | null {
+  const changes = [
+    details.name !== company.name ? `the name to ${details.name}` : null,
+    details.contactEmail !== company.contact_email ? `the contact address to ${details.contactEmail}` : null,
+    details.domain !== company.domain
+      ? details.domain
+        ? `the domain to ${details.domain}`
+        : 'to no domain'
+      : null,
+  ].filter((change) => change !== null);
+  return changes.length > 0 ? changes.join(' and ') : null;
+}
+
 /** A rejected company, having fixed what the reason said, asks the operators again. */
-export async function askAgain(ctx: CompanyChangeContext, company: Company): Promise<Company> {
-  const updated = await changeCompany(ctx, company.id, ({ db }) =>
-    db
+export async function askAgain(
+  ctx: CompanyChangeContext,
+  company: Company,
+  by: ActingMember,
+): Promise<Company> {
+  const updated = await changeCompany(ctx, company.id, async ({ db }) => {
+    const row = await db
       .updateTable('companies')
       .set({ status: 'pending' })
       .where('id', '=', company.id)
       .where('status', '=', 'rejected')
       .returningAll()
-      .executeTakeFirst(),
-  );
+      .executeTakeFirst();
+    if (row)
+      await recordMemberAction(db, ctx.clock.now(), { companyId: company.id, by, name: 'asked-again' });
+    return row;
+  });
   if (!updated)
     throw new ApiError('conflict', { message: 'Only a company that was not approved can ask again.' });
   return updated;

@@ -5,8 +5,9 @@ import { keyProofText, verifyKeyProof } from '../../../shared/crypto/key-proof.j
 import { ApiError } from '../../../shared/errors.js';
 import type { CompaniesTable } from '../../foundation/db/schema.js';
 import { changeCompany } from '../company-changes/company-changes.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import type { DomainKeysContext } from './domain-keys-context.js';
-import { pinDomainKey } from './pin.js';
+import { fetchDomainKeyToPin, pinFetchedDomainKey } from './pin.js';
 
 /** A company's row, as cloud/rules/companies/ reads it; taken from the schema so that this folder imports none above it. */
 type Company = Selectable<CompaniesTable>;
@@ -23,7 +24,11 @@ export type KeyCheckResult = { ok: true; fingerprint: string } | { ok: false; me
  * When the domain again publishes the pinned key, that is a re-confirmation as the hourly job would make it
  * (confirm.ts), so a company that put its key back need not wait for the job.
  */
-export async function checkPublishedKey(ctx: DomainKeysContext, company: Company): Promise<KeyCheckResult> {
+export async function checkPublishedKey(
+  ctx: DomainKeysContext,
+  company: Company,
+  by?: ActingMember,
+): Promise<KeyCheckResult> {
   const domain = domainOf(company);
   const fetched = await ctx.fetchKeyFile(domain);
   if (!fetched.ok) return { ok: false, message: fetched.message };
@@ -45,6 +50,8 @@ export async function checkPublishedKey(ctx: DomainKeysContext, company: Company
       .where('id', '=', company.id)
       .where('key_pub', '=', key)
       .execute();
+    const detail = fetched.key.fingerprint;
+    if (by) await recordMemberAction(trx, now, { companyId: company.id, by, name: 'key-checked', detail });
   });
   return { ok: true, fingerprint: fetched.key.fingerprint };
 }
@@ -77,16 +84,27 @@ export async function proveHeldKey(
   ctx: DomainKeysContext,
   company: Company,
   signature: string,
+  by?: ActingMember,
 ): Promise<void> {
   const key = checkProof(ctx, company, signature);
-  const proven = await changeCompany(ctx, company.id, ({ db }) =>
-    db
+  const proven = await changeCompany(ctx, company.id, async ({ db }) => {
+    const done = await db
       .updateTable('companies')
       .set({ key_proven: key })
       .where('id', '=', company.id)
       .where('key_published', '=', key)
-      .executeTakeFirst(),
-  );
+      .executeTakeFirst();
+    if (done.numUpdatedRows > 0n && by) {
+      const detail = fingerprintOf(key);
+      await recordMemberAction(db, ctx.clock.now(), {
+        companyId: company.id,
+        by,
+        name: 'key-proven',
+        detail,
+      });
+    }
+    return done;
+  });
   if (proven.numUpdatedRows === 0n) {
     throw new ApiError('key_proof_failed', {
       message: 'Your key file was checked again meanwhile; sign the text now shown.',
@@ -103,6 +121,7 @@ export async function confirmProvenRotation(
   ctx: DomainKeysContext,
   company: Company,
   signature: string,
+  by?: ActingMember,
 ): Promise<Company> {
   if (!company.key_pub || !company.key_published || company.key_published === company.key_pub) {
     throw new ApiError('conflict', {
@@ -110,7 +129,20 @@ export async function confirmProvenRotation(
     });
   }
   const key = checkProof(ctx, company, signature);
-  return pinDomainKey(ctx, company, { key_proven: key }, key);
+  // Fetched before the transaction, as every pin is (pin.ts): the key file must still hold the key proven.
+  const fetched = await fetchDomainKeyToPin(ctx, domainOf(company), key);
+  return changeCompany(ctx, company.id, async (inside) => {
+    const pinned = await pinFetchedDomainKey(inside, company.id, fetched, { key_proven: key });
+    const detail = fingerprintOf(key);
+    if (by)
+      await recordMemberAction(inside.db, ctx.clock.now(), {
+        companyId: company.id,
+        by,
+        name: 'key-rotation-confirmed',
+        detail,
+      });
+    return pinned;
+  });
 }
 
 function checkProof(ctx: DomainKeysContext, company: Company, signature: string): string {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
 import { queueCompanyMail } from '../company-mails/company-mail-outbox.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import type { OutboxEvent } from './webhook-message.js';
 
 /**
@@ -208,7 +209,7 @@ function outcomeOf(attempt: Attempt): DeliveryOutcome {
  * The company asked for a retry: its endpoint is no longer failing nor paused, and every event it has not
  * received is due now and starts the schedule afresh, in order. Wakes the workers. Returns how many are due.
  */
-export async function retryNow(ctx: CloudContext, companyId: number): Promise<number> {
+export async function retryNow(ctx: CloudContext, companyId: number, by?: ActingMember): Promise<number> {
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     await trx
@@ -218,6 +219,8 @@ export async function retryNow(ctx: CloudContext, companyId: number): Promise<nu
       .execute();
     const count = await restartSchedules(trx, [companyId], now);
     await sql`select pg_notify('gatelink_events', '')`.execute(trx);
+    const detail = `${count} waiting ${count === 1 ? 'event' : 'events'}`;
+    if (by) await recordMemberAction(trx, now, { companyId, by, name: 'retry-now', detail });
     return count;
   });
 }
@@ -232,6 +235,7 @@ export async function resendEvent(
   ctx: CloudContext,
   companyId: number,
   eventId: string,
+  by: ActingMember,
 ): Promise<'resent' | 'waiting' | 'unknown'> {
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
@@ -250,6 +254,7 @@ export async function resendEvent(
       .where('id', '=', eventId)
       .execute();
     await sql`select pg_notify('gatelink_events', '')`.execute(trx);
+    await recordMemberAction(trx, now, { companyId, by, name: 'event-resent', detail: eventId });
     return 'resent';
   });
 }

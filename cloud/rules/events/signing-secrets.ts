@@ -3,6 +3,7 @@ import { WEBHOOK_SECRET_PREFIX, webhookSecretKey } from '../../../shared/crypto/
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { seal, unseal } from '../../foundation/web/sealing.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 
 /**
  * A company's callback signing secrets (docs/design.md section 6): every delivery is signed `v1` (HMAC-SHA256,
@@ -79,11 +80,17 @@ export async function rotateSigningSecret(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
   companyId: number,
   replaces: number,
+  by?: ActingMember,
 ): Promise<string | null> {
   const made = await makeSigningSecret(ctx.db);
-  const stored = await ctx.db
-    .transaction()
-    .execute((trx) => storeSigningSecret(trx, companyId, made, { replaces, now: ctx.clock.now() }));
+  const now = ctx.clock.now();
+  const stored = await ctx.db.transaction().execute(async (trx) => {
+    const done = await storeSigningSecret(trx, companyId, made, { replaces, now });
+    const detail = `…${made.hint}`;
+    if (done && by)
+      await recordMemberAction(trx, now, { companyId, by, name: 'signing-secret-made', detail });
+    return done;
+  });
   return stored ? made.secret : null;
 }
 
@@ -92,16 +99,27 @@ export async function expireRetiringSigningSecret(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
   companyId: number,
   secretId: number,
+  by: ActingMember,
 ): Promise<boolean> {
   const now = ctx.clock.now();
-  const ended = await ctx.db
-    .updateTable('callback_secrets')
-    .set({ retires_at: now })
-    .where('id', '=', secretId)
-    .where('company_id', '=', companyId)
-    .where('retires_at', '>', now)
-    .executeTakeFirst();
-  return ended.numUpdatedRows > 0n;
+  return ctx.db.transaction().execute(async (trx) => {
+    const ended = await trx
+      .updateTable('callback_secrets')
+      .set({ retires_at: now })
+      .where('id', '=', secretId)
+      .where('company_id', '=', companyId)
+      .where('retires_at', '>', now)
+      .returning('hint')
+      .executeTakeFirst();
+    if (!ended) return false;
+    await recordMemberAction(trx, now, {
+      companyId,
+      by,
+      name: 'signing-secret-expired',
+      detail: `…${ended.hint}`,
+    });
+    return true;
+  });
 }
 
 /** The secrets still signing, newest first, by their hint (the area's list). */

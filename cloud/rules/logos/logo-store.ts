@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { changeCompany } from '../company-changes/company-changes.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 
 /** What changing a logo stands on beyond the ground: whatever keeps a copy of companies forgets the one changed. */
 export interface LogosContext extends CloudContext {
@@ -29,7 +30,12 @@ export function logoPath(hash: string): string {
 }
 
 /** Makes `image` (already re-encoded) the company's logo; the one it replaces goes when nobody else uses it. */
-export async function setCompanyLogo(ctx: LogosContext, companyId: number, image: Buffer): Promise<string> {
+export async function setCompanyLogo(
+  ctx: LogosContext,
+  companyId: number,
+  image: Buffer,
+  by: ActingMember,
+): Promise<string> {
   const hash = logoHash(image);
   await changeCompany(ctx, companyId, async ({ db: trx }) => {
     const previous = await lockCompany(trx, companyId);
@@ -42,17 +48,23 @@ export async function setCompanyLogo(ctx: LogosContext, companyId: number, image
       .execute();
     await trx.updateTable('companies').set({ logo_hash: hash }).where('id', '=', companyId).execute();
     if (previous && previous !== hash) await dropUnused(trx, previous);
+    await recordMemberAction(trx, ctx.clock.now(), { companyId, by, name: 'logo-saved' });
   });
   return hash;
 }
 
 /** The company shows its initial again; its image goes when nobody else uses it. */
-export async function removeCompanyLogo(ctx: LogosContext, companyId: number): Promise<void> {
+export async function removeCompanyLogo(
+  ctx: LogosContext,
+  companyId: number,
+  by: ActingMember,
+): Promise<void> {
   await changeCompany(ctx, companyId, async ({ db: trx }) => {
     const previous = await lockCompany(trx, companyId);
     if (!previous) return;
     await trx.updateTable('companies').set({ logo_hash: null }).where('id', '=', companyId).execute();
     await dropUnused(trx, previous);
+    await recordMemberAction(trx, ctx.clock.now(), { companyId, by, name: 'logo-removed' });
   });
 }
 
