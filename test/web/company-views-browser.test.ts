@@ -199,6 +199,13 @@ describe.skipIf(chromiumMissing)(
         await look(page, 'Openings', 'openings-anna', viewport);
         expect(await page.locator('.entry').count()).toBe(2);
 
+        // What the members did above, the newest first: the callback address saved and its secret rotated.
+        await page.getByRole('link', { name: 'Activity' }).click();
+        await look(page, 'Activity', 'activity', viewport);
+        await expect
+          .poll(() => page.locator('#member-actions-heading + ul li').first().innerText())
+          .toContain('made a signing secret');
+
         expect(foreignRequests).toEqual([]);
         await context.close();
       });

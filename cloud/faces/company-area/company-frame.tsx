@@ -16,7 +16,8 @@ export type CompanySection =
   | 'events'
   | 'members'
   | 'requests'
-  | 'journal';
+  | 'journal'
+  | 'activity';
 
 const SECTIONS: { id: CompanySection; label: string; path: string }[] = [
   { id: 'overview', label: 'Overview', path: '' },
@@ -27,6 +28,7 @@ const SECTIONS: { id: CompanySection; label: string; path: string }[] = [
   { id: 'callback', label: 'Callback', path: '/callback' },
   { id: 'events', label: 'Events', path: '/events' },
   { id: 'members', label: 'Members', path: '/members' },
+  { id: 'activity', label: 'Activity', path: '/activity' },
 ];
 
 export const STATUS_WORDS: Record<Company['status'], { text: string; tone: 'ok' | 'bad' | 'wait' }> = {

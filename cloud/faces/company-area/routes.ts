@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accessRoutes } from './access-routes.js';
+import { companyActivityRoutes } from './activity-routes.js';
 import { callbackRoutes } from './callback-routes.js';
 import { companiesRoutes } from './companies-routes.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
@@ -12,7 +13,7 @@ import { requestsRoutes } from './requests-routes.js';
 
 /**
  * The company account area (docs/design.md section 11): where a company registers, and its members manage its
- * API access, logo, callback address and members, and read its requests and openings. Each group of routes
+ * API access, logo, callback address and members, and read its requests, openings and who did what. Each group of routes
  * lives in a file named after what the member does there; every company page goes through company-access.ts.
  */
 export async function companyArea(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
@@ -25,4 +26,5 @@ export async function companyArea(app: FastifyInstance, deps: CompanyAreaDeps): 
   await app.register(accessRoutes, deps);
   await app.register(logoRoutes, deps);
   await app.register(eventsRoutes, deps);
+  await app.register(companyActivityRoutes, deps);
 }

@@ -8,6 +8,8 @@ import type { Company } from '../../rules/companies/companies.js';
 import type { Member } from '../../rules/companies/members.js';
 import { MAX_REASON_LENGTH } from '../../rules/companies/review.js';
 import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-log.js';
+import { memberActionSentence } from '../../rules/member-actions/member-action-words.js';
+import type { MemberAction } from '../../rules/member-actions/member-actions.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
 import { ActionHistory } from './action-history.js';
@@ -19,13 +21,16 @@ import { keyFacts, PROOF_WORDS } from './key-facts.js';
 /**
  * `/console/companies/<id>` (docs/design.md section 11.5): what the company registered, its key, what an
  * operator may do in its state (approve or refuse it while it waits, suspend it once approved, resume it), its
- * members, how its events fare with its newest delivery attempts, and the history of what operators did to it.
+ * members and what they did last, how its events fare with its newest delivery attempts, and the history of what
+ * operators did to it.
  */
 export interface CompanyPageProps {
   page: PageContext;
   operator: ConsoleOperator;
   company: Company;
   actions: OperatorAction[];
+  /** The newest actions of its members (section 11.8). */
+  memberActions: MemberAction[];
   members: Member[];
   endpoint: EndpointState;
   /** Its newest delivery attempts. */
@@ -64,6 +69,7 @@ export function CompanyPage(props: CompanyPageProps): VNode {
       <Details company={company} />
       <Actions {...props} />
       <Members members={props.members} />
+      <MemberRecord actions={props.memberActions} />
       <Events endpoint={props.endpoint} deliveries={props.deliveries} />
       <ActionHistory
         actions={props.actions}
@@ -71,6 +77,29 @@ export function CompanyPage(props: CompanyPageProps): VNode {
         empty="No operator has acted on this company yet."
       />
     </ConsoleFrame>
+  );
+}
+
+/** What the company's members did last, as their activity page says it (section 11.8). */
+function MemberRecord(props: { actions: MemberAction[] }): VNode {
+  return (
+    <section class="card" aria-labelledby="member-actions-title">
+      <h3 id="member-actions-title">What members did</h3>
+      {props.actions.length === 0 ? (
+        <p class="muted">No member has changed anything yet.</p>
+      ) : (
+        <ul class="list">
+          {props.actions.map((action) => (
+            <li key={action.id}>
+              <div>{memberActionSentence(action)}</div>
+              <div class="muted small">
+                <Moment date={action.at} />
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

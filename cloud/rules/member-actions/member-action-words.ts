@@ -1,0 +1,39 @@
+import type { MemberActionName } from '../../foundation/db/schema.js';
+
+/**
+ * Each action of the members' record as a sentence follows the member's name (docs/design.md section 11.8):
+ * "Ann <ann@example.com> rotated the signing secret …k3Xa". The company area and the console say it alike.
+ */
+export const MEMBER_ACTION_WORDS: Record<MemberActionName, string> = {
+  registered: 'registered the company',
+  details: 'changed',
+  'asked-again': 'asked the operators again',
+  'key-checked': 'checked the key file, finding key',
+  'key-proven': 'proved holding key',
+  'key-rotation-confirmed': 'confirmed the new key',
+  'secret-issued': 'issued an API secret',
+  'secret-expired': 'expired the old API secret',
+  'callback-saved': 'set the callback address to',
+  'callback-removed': 'removed the callback address',
+  'signing-secret-made': 'made a signing secret',
+  'signing-secret-expired': 'expired the old signing secret',
+  'test-event': 'sent a test event',
+  'event-resent': 'sent an event again',
+  'retry-now': 'pressed Retry now, for',
+  'logo-saved': 'uploaded a logo',
+  'logo-removed': 'removed the logo',
+  'member-added': 'added',
+  'member-removed': 'removed',
+  'member-role': 'made',
+  'owner-transferred': 'handed the company to',
+};
+
+/** The sentence of one action: the member, what they did, and what it concerned. */
+export function memberActionSentence(action: {
+  member: string;
+  action: MemberActionName;
+  detail: string | null;
+}): string {
+  const words = `${action.member} ${MEMBER_ACTION_WORDS[action.action]}`;
+  return action.detail ? `${words} ${action.detail}` : words;
+}
