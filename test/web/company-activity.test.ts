@@ -234,5 +234,21 @@ describe('the activity page', () => {
     expect(page).toContain('Owner <cleo@example.com> added max@example.com as viewer');
     expect(page).toContain('Owner <cleo@example.com> registered the company Console Couriers');
     expect(page).toContain('operator token approved the company');
+    // The operator API answers the same lines.
+    const shown = await cloud.ops('GET', `/ops/companies/${owner.companyId}`);
+    expect(shown.body.member_actions).toEqual([
+      {
+        at: clock.now().toISOString(),
+        member: 'Owner <cleo@example.com>',
+        action: 'member-added',
+        detail: 'max@example.com as viewer',
+      },
+      {
+        at: clock.now().toISOString(),
+        member: 'Owner <cleo@example.com>',
+        action: 'registered',
+        detail: 'Console Couriers',
+      },
+    ]);
   });
 });

@@ -19,7 +19,7 @@ import {
   suspend,
 } from '../../rules/companies/review.js';
 import { deliveryLog, endpointState } from '../../rules/events/delivery-log.js';
-import { memberActions } from '../../rules/member-actions/member-actions.js';
+import { MEMBER_ACTIONS_SHOWN, memberActions } from '../../rules/member-actions/member-actions.js';
 import { companyActions } from '../../rules/operators/actions.js';
 import { CompanyPage, companyUrl } from './company-page.js';
 import { type ConsoleDeps, operatorOf } from './console-access.js';
@@ -69,8 +69,6 @@ function doneNotice(done: Done | undefined, company: Company): string | undefine
 
 /** The newest attempts an operator sees beside the endpoint's state; the rest is `gatelink-admin events`. */
 const CONSOLE_LOG_LINES = 10;
-/** The members' newest actions a company's page shows; the company's own Activity page has them all. */
-const CONSOLE_MEMBER_ACTIONS = 20;
 
 export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { ctx } = deps;
@@ -85,7 +83,7 @@ export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     const company = await getCompany(ctx, id);
     const [actions, memberRecord, members, endpoint, deliveries] = await Promise.all([
       companyActions(ctx, id),
-      memberActions(ctx, id, { limit: CONSOLE_MEMBER_ACTIONS }),
+      memberActions(ctx, id, { limit: MEMBER_ACTIONS_SHOWN }),
       listMembers(ctx, id),
       endpointState(ctx, id),
       deliveryLog(ctx, id, { limit: CONSOLE_LOG_LINES }),

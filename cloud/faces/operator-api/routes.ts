@@ -21,6 +21,7 @@ import { createCustomer } from '../../rules/customers/customers.js';
 import type { BrokerAccounts } from '../../rules/devices/device-lifecycle.js';
 import { createDevice, listDevices } from '../../rules/devices/devices.js';
 import { listJournal } from '../../rules/journal/journal.js';
+import { MEMBER_ACTIONS_SHOWN, memberActions } from '../../rules/member-actions/member-actions.js';
 import { companyActions, OPERATOR_API } from '../../rules/operators/actions.js';
 import { deviceLifecycleRoutes } from './device-lifecycle-routes.js';
 import { eventsRoutes } from './events-routes.js';
@@ -96,7 +97,15 @@ export async function opsRoutes(
       ...action,
       at: action.at.toISOString(),
     }));
-    return { company, actions };
+    // What its members did last, as the console's page of the company shows it (docs/design.md section 11.8).
+    const members = await memberActions(ctx, id, { limit: MEMBER_ACTIONS_SHOWN });
+    const member_actions = members.actions.map(({ at, member, action, detail }) => ({
+      at: at.toISOString(),
+      member,
+      action,
+      detail,
+    }));
+    return { company, actions, member_actions };
   });
 
   app.post('/ops/companies/:id/approve', async (request) => {

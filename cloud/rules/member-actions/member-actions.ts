@@ -55,6 +55,9 @@ export interface MemberAction {
 /** Actions a page of the record shows. */
 export const MEMBER_ACTIONS_PAGE = 50;
 
+/** The newest actions an operator sees of a company, on the console's page and in the operator API's answer. */
+export const MEMBER_ACTIONS_SHOWN = 20;
+
 /** A page of the company's record, newest first, below `before` (an action's id); `older` starts the next page. */
 export async function memberActions(
   ctx: CloudContext,
