@@ -354,8 +354,9 @@ function printCustomerSteps(
     "   signing secret and the log of what was sent to it are on the Callback and Events pages; an event's",
   );
   say(
-    "   id opens its body and each attempt's request and answer. Members, as developers or viewers, on Members.",
+    "   id opens its body and each attempt's request and answer. Members, as developers or viewers, on Members;",
   );
+  say('   who changed what, and when, on Activity.');
   say(
     `H. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
   );
