@@ -309,6 +309,14 @@ describe('members', () => {
     expect(visibleText((await vic.client.get(`${base}/members`)).html)).toContain(
       'You are a viewer: you may look at every page and change nothing.',
     );
+    // The pages leave out the forms a viewer cannot send; the owner sees them on the same pages.
+    for (const path of ['', '/access', '/logo', '/callback', '/events']) {
+      const theirs = (await vic.client.get(`${base}${path}`)).html;
+      expect(theirs.match(/<form method="post" action="\/company\/[^"]*"/g) ?? [], path).toEqual([]);
+      expect(visibleText(theirs), path).toContain("The company's owner can make you a developer.");
+    }
+    const owners = (await owner.client.get(`${base}/logo`)).html;
+    expect(owners).toMatch(/<form method="post" action="\/company\/\d+\/logo"/);
     const posts = [
       ['/callback', { url: 'https://hooks.example.com/gatelink' }],
       ['/callback/signing-secret', {}],

@@ -1,9 +1,10 @@
 import type { VNode } from 'preact';
 import { EVENT_KINDS, type EventKind } from '../../../shared/company-api/events.js';
+import { ChangeForm } from '../../foundation/web/change-form.js';
 import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import { ShownOnce } from '../../foundation/web/shown-once.js';
 import { MAX_CALLBACK_URL_LENGTH } from '../../rules/companies/callback-address.js';
@@ -109,8 +110,7 @@ export function CallbackPage(props: CallbackPageProps): VNode {
           below, which the Standard Webhooks libraries verify, and <code>v1a</code> with Gatelink's key,
           published at <code>{`${props.baseUrl}/.well-known/service.json`}</code>.
         </p>
-        <form method="post" action={action} novalidate>
-          <CsrfField page={props.page} />
+        <ChangeForm page={props.page} action={action} novalidate>
           <TextField
             id="callback_url"
             name="callback_url"
@@ -128,14 +128,13 @@ export function CallbackPage(props: CallbackPageProps): VNode {
           <p class="actions">
             <button type="submit">Save address</button>
           </p>
-        </form>
+        </ChangeForm>
         {company.callback_url ? (
-          <form method="post" action={`${action}/remove`} class="actions">
-            <CsrfField page={props.page} />
+          <ChangeForm page={props.page} action={`${action}/remove`} class="actions">
             <button type="submit" class="secondary">
               Remove the address
             </button>
-          </form>
+          </ChangeForm>
         ) : null}
       </section>
       <SigningSecrets page={props.page} company={company} signing={props.signing} />
@@ -203,8 +202,8 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
           </div>
         ) : null}
         {current || company.callback_url ? (
-          <form
-            method="post"
+          <ChangeForm
+            page={props.page}
             action={action}
             {...(current
               ? {
@@ -213,7 +212,6 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
                 }
               : {})}
           >
-            <CsrfField page={props.page} />
             <input type="hidden" name="replaces" value={String(signing.replaces)} />
             <p class="hint">
               {current
@@ -223,7 +221,7 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
             <p class="actions">
               <button type="submit">{current ? 'Rotate the signing secret' : 'Make a signing secret'}</button>
             </p>
-          </form>
+          </ChangeForm>
         ) : null}
       </section>
     </>

@@ -38,8 +38,10 @@ export async function companyVisit(
   if (!params.success) throw noSuchCompanyPage();
   const found = await membership(deps.ctx, account.customerId, params.data.companyId);
   if (!found) throw noSuchCompanyPage();
-  if (found.role === 'viewer' && request.method !== 'GET' && request.method !== 'HEAD') {
-    throw new ApiError('viewer_only');
+  if (found.role === 'viewer') {
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw new ApiError('viewer_only');
+    // Its pages then leave out the forms a viewer could not send (ChangeForm, company-frame.tsx).
+    request.lookOnly = true;
   }
   return { account, membership: found };
 }

@@ -3,6 +3,7 @@ import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { Layout, type PageContext } from '../../foundation/web/page.js';
 import type { Company } from '../../rules/companies/companies.js';
+import { ROLE_WORDS } from './role-words.js';
 
 /**
  * The frame of a company's pages (docs/design.md section 11): the company's name and state, and the area's
@@ -78,6 +79,11 @@ export function CompanyFrame(props: {
         ))}
       </nav>
       <h2 class="section-title">{props.title}</h2>
+      {props.page.lookOnly ? (
+        <p class="notice">
+          You are a viewer: you may {ROLE_WORDS.viewer.may}. The company's owner can make you a developer.
+        </p>
+      ) : null}
       {props.notice ? (
         <div class="notice ok" role="status">
           {props.notice}

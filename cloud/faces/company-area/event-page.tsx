@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { ChangeForm } from '../../foundation/web/change-form.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { AttemptRecord, EventRecord } from '../../rules/events/delivery-log.js';
@@ -51,12 +52,11 @@ export function EventPage(props: EventPageProps): VNode {
           </dd>
         </dl>
         {event.deliveredAt ? (
-          <form method="post" action={`${path}/${event.id}/resend`}>
-            <CsrfField page={props.page} />
+          <ChangeForm page={props.page} action={`${path}/${event.id}/resend`}>
             <button type="submit" class="secondary">
               Send again
             </button>
-          </form>
+          </ChangeForm>
         ) : null}
         <h4>Body</h4>
         <p class="muted small">

@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import { EVENT_KINDS } from '../../../shared/company-api/events.js';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { ChangeForm } from '../../foundation/web/change-form.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import { Moment, useReaderZone, zoneWords } from '../../foundation/web/readable-time.js';
 import { wallClockOf } from '../../foundation/zones/wall-clock.js';
 import type { Company } from '../../rules/companies/companies.js';
@@ -133,17 +134,15 @@ function Endpoint(props: EventsPageProps): VNode {
       ) : null}
       <div class="actions">
         {endpoint.failingSince || endpoint.retrying > 0 ? (
-          <form method="post" action={`${path}/retry`}>
-            <CsrfField page={props.page} />
+          <ChangeForm page={props.page} action={`${path}/retry`}>
             <button type="submit">Retry now</button>
-          </form>
+          </ChangeForm>
         ) : null}
-        <form method="post" action={`${path}/test`}>
-          <CsrfField page={props.page} />
+        <ChangeForm page={props.page} action={`${path}/test`}>
           <button type="submit" class="secondary">
             Send a test event
           </button>
-        </form>
+        </ChangeForm>
       </div>
     </section>
   );
@@ -196,12 +195,11 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
         ) : null}
       </div>
       {attempt.outcome === 'delivered' ? (
-        <form method="post" action={`${props.path}/${attempt.eventId}/resend`}>
-          <CsrfField page={props.page} />
+        <ChangeForm page={props.page} action={`${props.path}/${attempt.eventId}/resend`}>
           <button type="submit" class="secondary" aria-label={`Send again: event ${attempt.eventId}`}>
             Send again
           </button>
-        </form>
+        </ChangeForm>
       ) : null}
     </li>
   );

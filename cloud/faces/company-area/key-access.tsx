@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
+import { ChangeForm } from '../../foundation/web/change-form.js';
 import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { toUnicodeDomain } from '../../rules/companies/domains.js';
@@ -117,12 +118,15 @@ function CheckForm(props: {
           <p>The key file could not be used: {failed}</p>
         </div>
       ) : null}
-      <form method="post" action={`${companyPath(props.company, 'access')}/key/check`} class="actions">
-        <CsrfField page={props.page} />
+      <ChangeForm
+        page={props.page}
+        action={`${companyPath(props.company, 'access')}/key/check`}
+        class="actions"
+      >
         <button type="submit" class="secondary">
           Check my key file
         </button>
-      </form>
+      </ChangeForm>
     </>
   );
 }
@@ -173,8 +177,7 @@ function ProofStep(props: KeyAccessProps & { admitted: boolean; out: string }): 
       <p>by running:</p>
       <pre class="secret">{`npm run company -- prove --key ${props.out} --text '${challenge}'`}</pre>
       <ErrorSummary errors={errors} />
-      <form method="post" action={`${companyPath(company, 'access')}/key/${form}`} novalidate>
-        <CsrfField page={props.page} />
+      <ChangeForm page={props.page} action={`${companyPath(company, 'access')}/key/${form}`} novalidate>
         <TextField
           id="signature"
           name="signature"
@@ -188,7 +191,7 @@ function ProofStep(props: KeyAccessProps & { admitted: boolean; out: string }): 
         <p class="actions">
           <button type="submit">{admitted ? 'Confirm the new key' : 'Send the proof'}</button>
         </p>
-      </form>
+      </ChangeForm>
     </>
   );
 }

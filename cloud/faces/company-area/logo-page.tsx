@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
+import { ChangeForm } from '../../foundation/web/change-form.js';
 import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { companyDisplay } from '../../rules/companies/display.js';
 import { MAX_LOGO_SIDE } from '../../rules/logos/logo-image.js';
@@ -47,12 +48,11 @@ export function LogoPage(props: LogoPageProps): VNode {
         )}
         <Audience company={company} />
         {company.logo_hash ? (
-          <form method="post" action={`${action}/remove`} class="actions">
-            <CsrfField page={props.page} />
+          <ChangeForm page={props.page} action={`${action}/remove`} class="actions">
             <button type="submit" class="secondary">
               Remove the logo
             </button>
-          </form>
+          </ChangeForm>
         ) : null}
       </section>
       <section class="card" aria-labelledby="upload-title">
@@ -69,8 +69,7 @@ export function LogoPage(props: LogoPageProps): VNode {
             before customers see it.
           </li>
         </ul>
-        <form method="post" action={action} enctype="multipart/form-data">
-          <CsrfField page={props.page} />
+        <ChangeForm page={props.page} action={action} enctype="multipart/form-data">
           <label for="logo">Logo image</label>
           <FieldError errors={props.errors} field="logo" />
           <input
@@ -84,7 +83,7 @@ export function LogoPage(props: LogoPageProps): VNode {
           <p class="actions">
             <button type="submit">Upload</button>
           </p>
-        </form>
+        </ChangeForm>
       </section>
     </CompanyFrame>
   );

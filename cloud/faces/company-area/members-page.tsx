@@ -62,12 +62,12 @@ export function MembersPage(props: MembersPageProps): VNode {
       </section>
       {owner ? (
         <AddMember {...props} />
-      ) : (
+      ) : props.role === 'member' ? (
         <p class="muted">
-          You are {props.role === 'viewer' ? 'a viewer' : 'a developer'}: you may {ROLE_WORDS[props.role].may}
-          . The company's owner adds and removes members and gives their roles.
+          You are a developer: you may {ROLE_WORDS.member.may}. The company's owner adds and removes members
+          and gives their roles.
         </p>
-      )}
+      ) : null}
     </CompanyFrame>
   );
 }

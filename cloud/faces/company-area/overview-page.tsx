@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
 import type { MemberRole } from '../../foundation/db/schema.js';
+import { ChangeForm } from '../../foundation/web/change-form.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { displayDomain } from '../../rules/companies/domains.js';
 import type { RegistrationValues } from './companies-page.js';
@@ -74,10 +75,9 @@ function Standing(props: OverviewProps): VNode {
           <Reason company={company} />
           <p>Correct your details below if the reason asks for it, then ask the operators again.</p>
           {props.role === 'owner' ? (
-            <form method="post" action={`${companyPath(company)}/ask-again`} class="actions">
-              <CsrfField page={props.page} />
+            <ChangeForm page={props.page} action={`${companyPath(company)}/ask-again`} class="actions">
               <button type="submit">Ask again</button>
-            </form>
+            </ChangeForm>
           ) : (
             <p class="muted">The company's owner can ask again.</p>
           )}
@@ -195,8 +195,7 @@ function Details(props: OverviewProps): VNode {
     <section class="card" aria-labelledby="details-title">
       <h3 id="details-title">Details</h3>
       <p class="muted small">You can correct these until an operator approves the company.</p>
-      <form method="post" action={`${companyPath(company)}/details`} novalidate>
-        <CsrfField page={props.page} />
+      <ChangeForm page={props.page} action={`${companyPath(company)}/details`} novalidate>
         <RegistrationFields
           values={values}
           errors={props.errors}
@@ -207,7 +206,7 @@ function Details(props: OverviewProps): VNode {
             Save details
           </button>
         </p>
-      </form>
+      </ChangeForm>
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { ChangeForm } from '../../foundation/web/change-form.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import { ShownOnce } from '../../foundation/web/shown-once.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { AccessProblem, AccessView } from './access-page.js';
@@ -58,8 +59,8 @@ export function SecretAccess(props: SecretAccessProps): VNode {
             <p>{problem}</p>
           </div>
         ) : null}
-        <form
-          method="post"
+        <ChangeForm
+          page={props.page}
           action={`${companyPath(company, 'access')}/secret`}
           {...(current
             ? {
@@ -68,7 +69,6 @@ export function SecretAccess(props: SecretAccessProps): VNode {
               }
             : {})}
         >
-          <CsrfField page={props.page} />
           <input type="hidden" name="replaces" value={String(view.replaces)} />
           <p class="hint">
             {current
@@ -78,7 +78,7 @@ export function SecretAccess(props: SecretAccessProps): VNode {
           <p class="actions">
             <button type="submit">{current ? 'Rotate the secret' : 'Issue a secret'}</button>
           </p>
-        </form>
+        </ChangeForm>
       </section>
     </>
   );

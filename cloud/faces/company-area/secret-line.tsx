@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
-import { CsrfField, type PageContext } from '../../foundation/web/page.js';
+import { ChangeForm } from '../../foundation/web/change-form.js';
+import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 
 /**
@@ -53,13 +54,16 @@ export function SecretLine(props: {
         ) : null}
       </div>
       {secret.retiresAt ? (
-        <form method="post" action={words.expireAction(secret)} data-confirm={words.confirm(secret)}>
-          <CsrfField page={props.page} />
+        <ChangeForm
+          page={props.page}
+          action={words.expireAction(secret)}
+          data-confirm={words.confirm(secret)}
+        >
           <button type="submit" class="secondary">
             Expire it now
           </button>
           <span class="hint"> {words.hint}</span>
-        </form>
+        </ChangeForm>
       ) : null}
     </li>
   );

@@ -16,6 +16,8 @@ export interface PageContext {
   readonly customer: Session | null;
   /** The CSRF token every form of the page carries. */
   readonly csrfToken: string;
+  /** The reader may look and change nothing: the page shows no form that changes anything. */
+  readonly lookOnly?: boolean;
 }
 
 /**

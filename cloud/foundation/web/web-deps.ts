@@ -17,7 +17,7 @@ export interface WebDeps<Context extends CloudContext = CloudContext> {
 
 /** The page's context: who is signed in, and the CSRF token its forms carry. */
 export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
-  return { customer: request.customer, csrfToken: reply.generateCsrf() };
+  return { customer: request.customer, csrfToken: reply.generateCsrf(), lookOnly: request.lookOnly };
 }
 
 /**

@@ -16,6 +16,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in customer of a web page's request, or null. */
     customer: Session | null;
+    /**
+     * The reader may look at this page and change nothing (a company's viewer, docs/design.md section 11.1):
+     * set by the route's own access check, and the page leaves its forms out.
+     */
+    lookOnly: boolean;
   }
 }
 
@@ -40,6 +45,7 @@ export async function webFoundation(app: FastifyInstance, ctx: CloudContext): Pr
   });
 
   app.decorateRequest('customer', null);
+  app.decorateRequest('lookOnly', false);
   app.addHook('onRequest', async (request) => {
     const token = request.cookies[policy.sessionName];
     request.customer = token ? await findSession(ctx, token) : null;
