@@ -1,3 +1,4 @@
+import { isMemberActionName, memberActionSentence } from '../rules/member-actions/member-action-words.js';
 import { backupInto, restoreFrom } from './backup/backup-commands.js';
 import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
@@ -105,6 +106,14 @@ async function approve(input: CommandInput, command: string, path: 'approve' | '
   return { answer, text };
 }
 
+/** A member's action of `GET /ops/companies/:id` in the console's words; one this program does not know, as it came. */
+function memberLine(row: Row): string {
+  const [member, action, detail] = [String(row.member), String(row.action), row.detail];
+  const concerned = typeof detail === 'string' ? detail : null;
+  if (isMemberActionName(action)) return memberActionSentence({ member, action, detail: concerned });
+  return [member, action, concerned].filter(Boolean).join(' ');
+}
+
 /** A controller's progress in its newest rollout, as one cell: `rolled_back (crashed) in rollout 3`. */
 function updateCell(update: unknown): string | null {
   if (!update || typeof update !== 'object') return null;
@@ -172,6 +181,29 @@ export const COMMANDS: readonly AdminCommand[] = [
       const answer = await call(connection, 'GET', '/ops/companies');
       const columns = ['id', 'name', 'domain_display', 'status', 'key_confirmed_at', 'key_check_error'];
       return { answer, text: () => table(answer.companies as Row[], columns) };
+    },
+  },
+  {
+    name: 'company show',
+    args: 'ID',
+    help: 'a company, what operators did to it and what its members did last',
+    async run({ connection, arg }) {
+      const id = positiveId(arg, 'company show');
+      const answer = await call(connection, 'GET', `/ops/companies/${id}`);
+      const company = answer.company as Row;
+      // The console's page of the company says the same (faces/console/company-page.tsx).
+      const head = [
+        `Company ${company.id} "${company.name}": ${company.status}`,
+        `Domain   ${company.domain_display ?? '(none: calls with a secret)'}`,
+        ...(company.key ? [`Key      ${company.key} (confirmed ${company.key_confirmed_at})`] : []),
+        '',
+        'What operators did:',
+        table(answer.actions as Row[], ['at', 'operator', 'action', 'reason']),
+        '',
+        'What members did (newest first):',
+      ];
+      const members = (answer.member_actions as Row[]).map((row) => ({ at: row.at, did: memberLine(row) }));
+      return { answer, text: () => [...head, table(members, ['at', 'did'])].join('\n') };
     },
   },
   {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
 import { approve, reject } from '../../cloud/rules/companies/review.js';
@@ -9,6 +10,7 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { runProgram } from '../support/program-run.js';
 
 /**
  * A company's record of who did what (docs/design.md section 11.8): every change a member makes from the company
@@ -234,7 +236,25 @@ describe('the activity page', () => {
     expect(page).toContain('Owner <cleo@example.com> added max@example.com as viewer');
     expect(page).toContain('Owner <cleo@example.com> registered the company Console Couriers');
     expect(page).toContain('operator token approved the company');
-    // The operator API answers the same lines.
+    // gatelink-admin prints them in the same words, and the operator API answers them.
+    const { OPERATOR_TOKEN: _token, GATELINK_URL: _url, ...env } = process.env;
+    const root = resolve(import.meta.dirname, '../..');
+    const admin = resolve(root, 'bin/gatelink-admin.mjs');
+    const args = [
+      '--url',
+      cloud.baseUrl,
+      '--token',
+      cloud.operatorToken,
+      'company',
+      'show',
+      String(owner.companyId),
+    ];
+    const shownByCli = await runProgram([admin, ...args], { cwd: root, env });
+    expect(shownByCli, shownByCli.stderr).toMatchObject({ code: 0 });
+    expect(shownByCli.stdout).toContain(`Company ${owner.companyId} "Console Couriers": approved`);
+    expect(shownByCli.stdout).toMatch(/operator token +approve/);
+    expect(shownByCli.stdout).toContain('Owner <cleo@example.com> added max@example.com as viewer');
+
     const shown = await cloud.ops('GET', `/ops/companies/${owner.companyId}`);
     expect(shown.body.member_actions).toEqual([
       {

@@ -28,6 +28,10 @@ export const MEMBER_ACTION_WORDS: Record<MemberActionName, string> = {
   'owner-transferred': 'handed the company to',
 };
 
+export function isMemberActionName(text: string): text is MemberActionName {
+  return Object.hasOwn(MEMBER_ACTION_WORDS, text);
+}
+
 /** The sentence of one action: the member, what they did, and what it concerned. */
 export function memberActionSentence(action: {
   member: string;
