@@ -206,6 +206,27 @@ describe.skipIf(chromiumMissing)(
           .poll(() => page.locator('#member-actions-heading + ul li').first().innerText())
           .toContain('made a signing secret');
 
+        // A viewer of the same company reads the same page, told so, with no form to send.
+        const vic = await signedInCustomer(cloud, `Vic (${viewport})`);
+        await cloud.ctx.db
+          .insertInto('company_members')
+          .values({
+            company_id: owner.companyId,
+            customer_id: vic.id,
+            email: null,
+            role: 'viewer',
+            added_at: cloud.ctx.clock.now(),
+            added_by: owner.customerId,
+          })
+          .execute();
+        await context.clearCookies();
+        await signIn(context, vic.id);
+        await page.goto(`${base}/callback`);
+        await look(page, 'Callback address', 'callback-viewer', viewport);
+        expect(await page.getByText('You are a viewer').count()).toBe(1);
+        expect(await page.locator('.facts').innerText()).toContain('https://hooks.example.com/gatelink');
+        expect(await page.locator('form[method="post"]:not([action="/signout"])').count()).toBe(0);
+
         expect(foreignRequests).toEqual([]);
         await context.close();
       });

@@ -110,6 +110,12 @@ export function CallbackPage(props: CallbackPageProps): VNode {
           below, which the Standard Webhooks libraries verify, and <code>v1a</code> with Gatelink's key,
           published at <code>{`${props.baseUrl}/.well-known/service.json`}</code>.
         </p>
+        {props.page.lookOnly ? (
+          <dl class="facts">
+            <dt>Callback address</dt>
+            <dd>{company.callback_url ?? 'none: nothing is sent'}</dd>
+          </dl>
+        ) : null}
         <ChangeForm page={props.page} action={action} novalidate>
           <TextField
             id="callback_url"

@@ -55,36 +55,38 @@ export function LogoPage(props: LogoPageProps): VNode {
           </ChangeForm>
         ) : null}
       </section>
-      <section class="card" aria-labelledby="upload-title">
-        <h3 id="upload-title">{company.logo_hash ? 'Upload a new logo' : 'Upload your logo'}</h3>
-        <ul id="logo-hint" class="rules">
-          <li>A PNG, JPEG or WebP file of at most 1 MiB. SVG, GIF and other formats are not accepted.</li>
-          <li>
-            Square: the sides may differ by at most 2 %. 512 × 512 pixels is ideal; at most {MAX_LOGO_SIDE} ×{' '}
-            {MAX_LOGO_SIDE}.
-          </li>
-          <li>A still image, not an animation.</li>
-          <li>
-            Gatelink makes a 256 × 256 copy and removes everything but the picture (camera, place, names)
-            before customers see it.
-          </li>
-        </ul>
-        <ChangeForm page={props.page} action={action} enctype="multipart/form-data">
-          <label for="logo">Logo image</label>
-          <FieldError errors={props.errors} field="logo" />
-          <input
-            type="file"
-            id="logo"
-            name="logo"
-            accept="image/png,image/jpeg,image/webp"
-            aria-describedby={describedBy('logo', props.errors)}
-            aria-invalid={props.errors?.logo ? 'true' : undefined}
-          />
-          <p class="actions">
-            <button type="submit">Upload</button>
-          </p>
-        </ChangeForm>
-      </section>
+      {props.page.lookOnly ? null : (
+        <section class="card" aria-labelledby="upload-title">
+          <h3 id="upload-title">{company.logo_hash ? 'Upload a new logo' : 'Upload your logo'}</h3>
+          <ul id="logo-hint" class="rules">
+            <li>A PNG, JPEG or WebP file of at most 1 MiB. SVG, GIF and other formats are not accepted.</li>
+            <li>
+              Square: the sides may differ by at most 2 %. 512 × 512 pixels is ideal; at most {MAX_LOGO_SIDE}{' '}
+              × {MAX_LOGO_SIDE}.
+            </li>
+            <li>A still image, not an animation.</li>
+            <li>
+              Gatelink makes a 256 × 256 copy and removes everything but the picture (camera, place, names)
+              before customers see it.
+            </li>
+          </ul>
+          <ChangeForm page={props.page} action={action} enctype="multipart/form-data">
+            <label for="logo">Logo image</label>
+            <FieldError errors={props.errors} field="logo" />
+            <input
+              type="file"
+              id="logo"
+              name="logo"
+              accept="image/png,image/jpeg,image/webp"
+              aria-describedby={describedBy('logo', props.errors)}
+              aria-invalid={props.errors?.logo ? 'true' : undefined}
+            />
+            <p class="actions">
+              <button type="submit">Upload</button>
+            </p>
+          </ChangeForm>
+        </section>
+      )}
     </CompanyFrame>
   );
 }

@@ -169,7 +169,8 @@ function PendingSteps(props: { company: Company }): VNode {
 
 function Details(props: OverviewProps): VNode {
   const { company } = props;
-  if (!props.editable) {
+  // A viewer reads the details as facts: the form would be theirs to send.
+  if (!props.editable || props.page.lookOnly) {
     return (
       <section class="card" aria-labelledby="details-title">
         <h3 id="details-title">Details</h3>
