@@ -1,10 +1,10 @@
 import type { VNode } from 'preact';
 import { type PageContext, readerZone } from '../../foundation/web/page.js';
-import { Moment } from '../../foundation/web/readable-time.js';
+import { RecordLines } from '../../foundation/web/record-lines.js';
 import type { Company } from '../../rules/companies/companies.js';
-import { memberActionSentence } from '../../rules/member-actions/member-action-words.js';
+import { memberLines } from '../../rules/member-actions/member-action-words.js';
 import type { MemberAction } from '../../rules/member-actions/member-actions.js';
-import { actionSentence } from '../../rules/operators/action-words.js';
+import { operatorLines } from '../../rules/operators/action-words.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
 import { ListEmpty, ListPager } from './listing.js';
@@ -41,16 +41,7 @@ export function ActivityPage(props: {
             none="Nothing yet: each change a member makes here will appear."
           />
         ) : (
-          <ul class="list">
-            {props.actions.map((action) => (
-              <li key={action.id} id={`action-${action.id}`}>
-                <div>{memberActionSentence(action)}</div>
-                <div class="muted small">
-                  <Moment date={action.at} />
-                </div>
-              </li>
-            ))}
-          </ul>
+          <RecordLines lines={memberLines(props.actions)} />
         )}
         <ListPager path={path} filters={{}} items="actions" before={props.before} older={props.older} />
       </section>
@@ -67,20 +58,7 @@ function Decisions(props: { decisions: OperatorAction[] }): VNode {
       {props.decisions.length === 0 ? (
         <p class="muted">No operator has decided on this company yet.</p>
       ) : (
-        <ul class="list">
-          {props.decisions.map((decision, index) => {
-            const { sentence, reason } = actionSentence({ ...decision, operator: 'Gatelink' });
-            return (
-              <li key={index}>
-                <div>{sentence}</div>
-                {reason ? <p class="reason">{reason}</p> : null}
-                <div class="muted small">
-                  <Moment date={decision.at} />
-                </div>
-              </li>
-            );
-          })}
-        </ul>
+        <RecordLines lines={operatorLines(props.decisions, 'Gatelink')} />
       )}
     </section>
   );

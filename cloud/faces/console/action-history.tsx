@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
-import { Moment } from '../../foundation/web/readable-time.js';
-import { actionSentence } from '../../rules/operators/action-words.js';
+import { RecordLines } from '../../foundation/web/record-lines.js';
+import { operatorLines } from '../../rules/operators/action-words.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
 
 /**
@@ -14,20 +14,7 @@ export function ActionHistory(props: { actions: OperatorAction[]; empty: string;
       {props.actions.length === 0 ? (
         <p class="muted">{props.empty}</p>
       ) : (
-        <ul class="list">
-          {props.actions.map((action, index) => {
-            const { sentence, reason } = actionSentence(action);
-            return (
-              <li key={index}>
-                <div>{sentence}</div>
-                {reason ? <p class="reason">{reason}</p> : null}
-                <div class="muted small">
-                  <Moment date={action.at} />
-                </div>
-              </li>
-            );
-          })}
-        </ul>
+        <RecordLines lines={operatorLines(props.actions)} />
       )}
     </section>
   );

@@ -4,11 +4,12 @@ import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
 import { CsrfField, type PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
+import { RecordLines } from '../../foundation/web/record-lines.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { Member } from '../../rules/companies/members.js';
 import { MAX_REASON_LENGTH } from '../../rules/companies/review.js';
 import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-log.js';
-import { memberActionSentence } from '../../rules/member-actions/member-action-words.js';
+import { memberLines } from '../../rules/member-actions/member-action-words.js';
 import type { MemberAction } from '../../rules/member-actions/member-actions.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
@@ -88,16 +89,7 @@ function MemberRecord(props: { actions: MemberAction[] }): VNode {
       {props.actions.length === 0 ? (
         <p class="muted">No member has changed anything yet.</p>
       ) : (
-        <ul class="list">
-          {props.actions.map((action) => (
-            <li key={action.id}>
-              <div>{memberActionSentence(action)}</div>
-              <div class="muted small">
-                <Moment date={action.at} />
-              </div>
-            </li>
-          ))}
-        </ul>
+        <RecordLines lines={memberLines(props.actions)} />
       )}
     </section>
   );

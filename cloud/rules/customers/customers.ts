@@ -1,5 +1,10 @@
 import type { CloudContext } from '../../foundation/context.js';
 
+/** An account as the records of actions name it (docs/design.md sections 11.5 and 11.8): "Ann <ann@example.com>". */
+export function accountLabel(displayName: string, email: string | null): string {
+  return email ? `${displayName} <${email}>` : displayName;
+}
+
 export async function createCustomer(
   ctx: CloudContext,
   input: { displayName: string; email?: string | undefined },

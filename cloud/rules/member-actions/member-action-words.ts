@@ -1,4 +1,6 @@
 import type { MemberActionName } from '../../foundation/db/schema.js';
+import type { RecordLine } from '../../foundation/web/record-lines.js';
+import type { MemberAction } from './member-actions.js';
 
 /**
  * Each action of the members' record as a sentence follows the member's name (docs/design.md section 11.8):
@@ -40,4 +42,14 @@ export function memberActionSentence(action: {
 }): string {
   const words = `${action.member} ${MEMBER_ACTION_WORDS[action.action]}`;
   return action.detail ? `${words} ${action.detail}` : words;
+}
+
+/** Members' actions as the pages list them, each anchored by its id. */
+export function memberLines(actions: MemberAction[]): RecordLine[] {
+  return actions.map((action) => ({
+    key: action.id,
+    id: `action-${action.id}`,
+    sentence: memberActionSentence(action),
+    at: action.at,
+  }));
 }

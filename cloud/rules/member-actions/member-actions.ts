@@ -1,6 +1,7 @@
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import type { MemberActionName } from '../../foundation/db/schema.js';
+import { accountLabel } from '../customers/customers.js';
 
 /**
  * The record of what a company's members did (docs/design.md section 11.8): who, what and when, for every change
@@ -20,8 +21,7 @@ export function actingMember(account: {
   displayName: string;
   email: string | null;
 }): ActingMember {
-  const name = account.email ? `${account.displayName} <${account.email}>` : account.displayName;
-  return { customerId: account.customerId, name };
+  return { customerId: account.customerId, name: accountLabel(account.displayName, account.email) };
 }
 
 /** Writes one action; `db` is the transaction of the change it records. */

@@ -1,3 +1,4 @@
+import type { RecordLine } from '../../foundation/web/record-lines.js';
 import type { OperatorAction } from './actions.js';
 
 /**
@@ -29,4 +30,13 @@ export function actionSentence(action: OperatorAction): { sentence: string; reas
   const join = NAMED_IN_SENTENCE[action.action];
   if (join === undefined) return { sentence: words, reason: action.reason };
   return { sentence: action.reason ? `${words}${join} ${action.reason}` : words, reason: null };
+}
+
+/** Operator actions as the pages list them, each with the reason the company was given; `as` names the operator. */
+export function operatorLines(actions: OperatorAction[], as?: string): RecordLine[] {
+  return actions.map((action, index) => ({
+    key: index,
+    ...actionSentence(as === undefined ? action : { ...action, operator: as }),
+    at: action.at,
+  }));
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
+import { accountLabel } from '../customers/customers.js';
 import { type OperatorActor, recordAction } from './actions.js';
 
 /**
@@ -18,7 +19,7 @@ export interface OperatorAccount {
 
 /** How an operator account appears in the history: its name and address. */
 export function accountActor(account: { customerId: number; displayName: string; email: string | null }) {
-  const name = account.email ? `${account.displayName} <${account.email}>` : account.displayName;
+  const name = accountLabel(account.displayName, account.email);
   return { name, customerId: account.customerId } satisfies OperatorActor;
 }
 
@@ -83,7 +84,7 @@ export async function grantOperator(
       .executeTakeFirst();
     const added = inserted !== undefined;
     if (added) {
-      const subject = `${account.display_name} <${email}>`;
+      const subject = accountLabel(account.display_name, email);
       await recordAction(trx, now, { actor, name: 'grant-operator', companyId: null, reason: subject });
     }
     return { added, account: { customerId: account.id, displayName: account.display_name } };
@@ -108,7 +109,7 @@ export async function withdrawOperator(
       .select(['display_name', 'email'])
       .where('id', '=', customerId)
       .executeTakeFirstOrThrow();
-    const subject = account.email ? `${account.display_name} <${account.email}>` : account.display_name;
+    const subject = accountLabel(account.display_name, account.email);
     await recordAction(trx, ctx.clock.now(), {
       actor,
       name: 'withdraw-operator',
