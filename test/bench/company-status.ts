@@ -9,7 +9,10 @@ import { signRequest } from '../../shared/crypto/request-signing.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
+import { printBreakdown } from './breakdowns.js';
+import { formatDifference } from './cpu-breakdown.js';
 import { type CallSpec, Client, combined, type Figures, formatFigures, measure, ROUNDS } from './measure.js';
+import { RoundTrips } from './round-trips.js';
 
 const DOMAIN = 'bench.example';
 
@@ -21,11 +24,12 @@ const DOMAIN = 'bench.example';
  */
 export async function benchSignedStatus(label: string, serverUrl: string | undefined): Promise<void> {
   const database = await createTestDatabase(serverUrl);
+  const trips = new RoundTrips();
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
   const companyKey = SigningKey.generate();
   const cloud = await startCloud({
     config: localCloudConfig(dataDir),
-    database,
+    database: trips.timed(database),
     jobs: false,
     // The bench company's key file, as its domain would serve it.
     fetchKeyFile: async () => ({ ok: true, key: companyKey.publicKey }),
@@ -61,6 +65,21 @@ export async function benchSignedStatus(label: string, serverUrl: string | undef
       console.log(
         `signed vs secret: throughput ${(ours.perSecond / bySecret.perSecond).toFixed(2)}x (target >= 0.7x)  p50 ${(ours.p50 / bySecret.p50).toFixed(2)}x`,
       );
+      if (connections === 1) continue;
+      const warmup = 5;
+      const bySecretOnce = await printBreakdown(
+        'secret-mode status',
+        trips,
+        () => measure(api, secret, { count, connections, warmup }),
+        warmup,
+      );
+      const signedOnce = await printBreakdown(
+        'signed status',
+        trips,
+        () => measure(api, signed(count * connections + warmup), { count, connections, warmup }),
+        warmup,
+      );
+      console.log(formatDifference('what signing adds to one call', bySecretOnce, signedOnce));
     }
   } finally {
     await api.close();

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import type { AssembledContext } from '../../cloud/context.js';
 import { issueSecret } from '../../cloud/rules/call-auth/secret.js';
@@ -14,10 +15,13 @@ import { provision } from '../../device/cli/provision.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
+import { printBreakdown } from './breakdowns.js';
+import { formatDifference } from './cpu-breakdown.js';
 import { grantKey } from './fleet-world.js';
 import { type Floor, startFloor } from './floor.js';
 import { type CallSpec, Client, combined, type Figures, formatFigures, measure, ROUNDS } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
+import { RoundTrips } from './round-trips.js';
 
 /**
  * `open` end to end (issue target: p50 at most 3x the transport and the database it needs, that is a raw MQTT
@@ -47,8 +51,11 @@ const KEYS = 960;
  * that never stops, and none of their cost slips into the gap after it.
  */
 const STEADY_WARMUP = 150;
+/** Openings in each profiled run, after the timed ones: enough that a 0.2 ms sampling interval sees each part. */
+const PROFILED = 400;
 export async function benchOpen(label: string, serverUrl: string | undefined): Promise<void> {
   const database = await createTestDatabase(serverUrl);
+  const trips = new RoundTrips();
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
   let cloud: RunningCloud | undefined;
   let baseline: Awaited<ReturnType<typeof startBaseline>> | undefined;
@@ -62,7 +69,7 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
   try {
     cloud = await startCloud({
       config: localCloudConfig(dataDir),
-      database,
+      database: trips.timed(database),
       jobs: false,
     });
     baseline = await startBaseline(database.db);
@@ -132,6 +139,15 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
       console.log(
         `beside the floor: open p50 / floor p50 ${(ours.p50 / atFloor.p50).toFixed(2)}x, floor p50 / (mqtt p50 + fastify p50) ${(atFloor.p50 / (mqtt.p50 + base.p50)).toFixed(2)}x`,
       );
+      const steady = { count: PROFILED / connections, connections, seconds: 30, warmup: STEADY_WARMUP };
+      const plain = await printBreakdown('open', trips, () => measure(api!, open, steady), STEADY_WARMUP);
+      const withReports = await printBreakdown(
+        'open with reports flowing',
+        trips,
+        () => measure(api!, openSensed, steady),
+        STEADY_WARMUP,
+      );
+      console.log(formatDifference('what reports add to one opening', plain, withReports));
     }
     console.log(await stepsSeen(cloud.ctx, sensed.deviceId));
   } finally {
@@ -167,7 +183,11 @@ async function stepsSeen(ctx: AssembledContext, deviceId: string): Promise<strin
     .where('device_id', '=', deviceId)
     .where('outcome', '=', 'opened')
     .executeTakeFirstOrThrow();
-  return `sensor reports applied: of ${row.openings} openings, ${row.opened} seen open and ${row.closed} seen closed`;
+  const { rows } = await sql<{ relname: string; upd: string; hot: string }>`
+    select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot from pg_stat_user_tables
+     where relname in ('journal', 'device_objects', 'events') order by relname`.execute(ctx.db);
+  const updates = rows.map((each) => `${each.relname} ${each.upd} (${each.hot} in place)`).join(', ');
+  return `sensor reports applied: of ${row.openings} openings, ${row.opened} seen open and ${row.closed} seen closed; rows updated: ${updates}`;
 }
 
 /**
