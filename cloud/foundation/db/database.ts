@@ -32,6 +32,7 @@ import * as attemptSamples from './migrations/0026-attempt-samples.js';
 import * as companyMails from './migrations/0027-company-mails.js';
 import * as memberRoles from './migrations/0028-member-roles.js';
 import * as memberActions from './migrations/0029-member-actions.js';
+import * as eventWakeCallbacks from './migrations/0030-event-wake-callbacks.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -46,9 +47,10 @@ export interface DatabaseHandle {
   /**
    * Calls `onNotify` after every commit that sent a notification on `channel` (and once more whenever the
    * listening connection was made again, since notifications sent meanwhile are lost); resolves with how to
-   * stop listening. What wakes the event delivery at once (docs/design.md section 6).
+   * stop listening. What wakes the event delivery at once (docs/design.md section 6). `onNotify` is given the
+   * notification's payload; on a (re)connect, none.
    */
-  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen?(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
 }
 
 /**
@@ -88,6 +90,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027-company-mails': companyMails,
   '0028-member-roles': memberRoles,
   '0029-member-actions': memberActions,
+  '0030-event-wake-callbacks': eventWakeCallbacks,
 };
 
 /**
@@ -129,7 +132,7 @@ function openPostgres(url: string): DatabaseHandle {
 async function listenOnPostgres(
   url: string,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload?: string) => void,
 ): Promise<() => Promise<void>> {
   const statement = `listen ${channelName(channel)}`;
   let client: pg.Client | null = null;
@@ -138,7 +141,7 @@ async function listenOnPostgres(
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
     next.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     next.on('error', () => lost(next));
     next.on('end', () => lost(next));
@@ -194,8 +197,8 @@ async function openPGlite(
     connections: () => dialect.use(),
     // The one connection listens; the LISTEN goes through the driver, so it waits for an open transaction.
     listen: async (channel, onNotify) => {
-      const off = pglite.onNotification((name) => {
-        if (name === channel) onNotify();
+      const off = pglite.onNotification((name, payload) => {
+        if (name === channel) onNotify(payload);
       });
       await sql.raw(`listen ${channelName(channel)}`).execute(db);
       return async () => {

@@ -187,7 +187,10 @@ export class EventDelivery implements Part {
 
   async start(): Promise<void> {
     if (this.#database.listen) {
-      this.#unlisten = await this.#database.listen('gatelink_events', () => this.#notified());
+      // Events only for companies without a callback address (events-notify.sql) leave the claim asleep.
+      this.#unlisten = await this.#database.listen('gatelink_events', (payload) => {
+        if (payload !== 'no_callback') this.#notified();
+      });
     }
     this.#poll = setInterval(() => this.wake(), this.#options.pollMs);
     this.#poll.unref();

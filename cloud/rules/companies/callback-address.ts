@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { sql } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
@@ -124,6 +125,8 @@ export async function saveCallbackAddress(
   const first = await changeCompany(ctx, companyId, async ({ db }) => {
     await db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
     if (options.dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, options.dropHeldUpTo);
+    // Events written while there was no address woke no delivery worker (events-notify.sql): this does.
+    await sql`select pg_notify('gatelink_events', '')`.execute(db);
     await record(
       db,
       'callback-saved',
