@@ -1,6 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import {
+  FAN_OUT_BATCH,
+  fanOutBacklog,
+  GAP_GRACE_MS,
+} from '../../cloud/rules/push-notifications/journal-fan-out.js';
 import { PUSH_WAKE_CHANNEL } from '../../cloud/rules/push-notifications/push-wake.js';
 import {
   insertEntries,
@@ -19,7 +24,8 @@ import { waitFor } from '../support/wait-for.js';
  * member has a browser subscribed, or whose barrier someone asked to be e-mailed about. An entry nobody could
  * be told of wakes nothing; the delivery reads past it at its next look. Read off the notifications: a marker
  * sent after each case's commit arrives after anything that commit sent, since notifications arrive in the
- * order their transactions committed.
+ * order their transactions committed. And how far one look of the delivery reads the journal: through a backlog,
+ * whatever its length.
  */
 let database: TestDatabase;
 let cloud: TestCloud;
@@ -108,5 +114,23 @@ describe('an opening journaled', () => {
   it("on a barrier whose owner's browser is subscribed wakes the delivery", async () => {
     await subscribe(owner, 'https://push.example/owner');
     expect(await wokenByAnOpening()).toEqual(['']);
+  });
+});
+
+describe("a delivery's look", () => {
+  it('reads a backlog longer than a batch through, to the last entry', async () => {
+    const ids = await insertEntries(
+      cloud.ctx,
+      barrier,
+      Array.from({ length: FAN_OUT_BATCH * 2 + 5 }, () => ({ holder, outcome: 'opened' as const })),
+    );
+    // Past the gap rule's grace, so that nothing is waited for.
+    const later = { ...cloud.ctx, clock: { now: () => new Date(Date.now() + GAP_GRACE_MS * 2) } };
+    await fanOutBacklog(later);
+    const cursor = await cloud.ctx.db
+      .selectFrom('push_journal_cursor')
+      .select('last_entry_id')
+      .executeTakeFirstOrThrow();
+    expect(cursor.last_entry_id).toBe(ids.at(-1));
   });
 });

@@ -8,7 +8,7 @@ import {
 import { type Notice, readNotices } from '../../rules/notices/notice-kinds.js';
 import { unsubscribeToken } from '../../rules/notification-choices/unsubscribe-token.js';
 import { releaseNotices } from '../../rules/outboxes/notice-outbox.js';
-import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
+import { fanOutBacklog } from '../../rules/push-notifications/journal-fan-out.js';
 import type { Mailer } from './mailer.js';
 
 /**
@@ -65,10 +65,7 @@ export async function deliverDueMails(
 ): Promise<MailTally> {
   const settings = { ...DEFAULT_MAIL_DELIVERY, ...options };
   const tally: MailTally = { sent: 0, failed: 0, gaveUp: 0 };
-  for (;;) {
-    const fanned = await fanOutJournal(ctx);
-    if (fanned.entries === 0) break;
-  }
+  await fanOutBacklog(ctx);
   while (!stop?.aborted) {
     const batch = await claimMails(ctx, { limit: settings.batchSize, leaseMs: mailLeaseMs(settings) });
     if (batch.length === 0) break;

@@ -1,6 +1,6 @@
 import { type Notice, readNotices } from '../../rules/notices/notice-kinds.js';
 import { releaseNotices } from '../../rules/outboxes/notice-outbox.js';
-import { fanOutJournal } from '../../rules/push-notifications/journal-fan-out.js';
+import { fanOutBacklog } from '../../rules/push-notifications/journal-fan-out.js';
 import {
   type ClaimedPush,
   claimPushes,
@@ -67,10 +67,7 @@ export async function deliverDuePushes(
 ): Promise<PushTally> {
   const settings = { ...DEFAULT_PUSH_DELIVERY, ...options };
   const tally: PushTally = { sent: 0, gone: 0, failed: 0, gaveUp: 0 };
-  for (;;) {
-    const fanned = await fanOutJournal(ctx);
-    if (fanned.entries === 0) break;
-  }
+  await fanOutBacklog(ctx);
   while (!stop?.aborted) {
     await settings.giveWay?.();
     const batch = await claimPushes(ctx, { limit: settings.batchSize, leaseMs: pushLeaseMs(settings) });
