@@ -5,11 +5,13 @@ import { type RunningCloud, startCloud } from '../../cloud/cloud.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
 import { startBaseline } from './baseline.js';
+import { printBreakdown } from './breakdowns.js';
 import { LoadProcesses, startControllerProcesses, stopControllerProcesses } from './fleet-processes.js';
 import { buildFleet, type Fleet } from './fleet-world.js';
 import { startFloor } from './floor.js';
 import { type CallSpec, Client, type Figures, figuresOf, formatFigures, measure } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
+import { RoundTrips } from './round-trips.js';
 
 /**
  * `npm run bench -- fleet` (docs/design.md section 5.1): 100 controllers running the compiled controller runtime
@@ -41,7 +43,12 @@ export async function benchFleet(serverUrl: string | undefined): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gatelink-fleet-'));
   const cleanup: (() => Promise<unknown>)[] = [];
   try {
-    const cloud = await startCloud({ config: localCloudConfig(dir), database, jobs: false });
+    const trips = new RoundTrips();
+    const cloud = await startCloud({
+      config: localCloudConfig(dir),
+      database: trips.timed(database),
+      jobs: false,
+    });
     cleanup.unshift(() => cloud.stop());
     console.log(
       `\n## fleet on PostgreSQL: ${SIZE.controllers} controllers, ${SIZE.controllers * SIZE.keysPerController} keys`,
@@ -102,6 +109,15 @@ export async function benchFleet(serverUrl: string | undefined): Promise<void> {
     }
     console.log(
       `highest rate with p99 under ${P99_TARGET_MS} ms: ${best ? `${best}/s` : 'none tried'} (target >= 1000/s)`,
+    );
+    const profiledRate = RATES[Math.floor(RATES.length / 2)]!;
+    await printBreakdown(
+      `open at ${profiledRate}/s`,
+      trips,
+      async () =>
+        (await atRate(load, cloudPort, profiledRate, openings.take(Math.round(profiledRate * STEP_SECONDS))))
+          .figures,
+      0,
     );
   } finally {
     for (const step of cleanup) await step().catch(() => {});

@@ -11,8 +11,11 @@ import { PAGE_SIZE } from '../../cloud/rules/journal/barrier-journal.js';
 import { journalBarrier, keyHolder } from '../support/barrier-journal.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase } from '../support/database.js';
+import { printBreakdown } from './breakdowns.js';
+import { formatDifference } from './cpu-breakdown.js';
 import { type CallSpec, Client, combined, type Figures, measure, percentile, ROUNDS } from './measure.js';
 import { collector, settledMemory } from './memory.js';
+import { RoundTrips } from './round-trips.js';
 
 /**
  * A barrier's journal as its customer reads it (docs/design.md section 10.5), with 1,000,000 entries on one
@@ -33,6 +36,7 @@ const EXPORTS = 5;
 export async function benchJournal(serverUrl: string | undefined): Promise<void> {
   const label = serverUrl ? 'PostgreSQL' : 'PGlite';
   const database = await createTestDatabase(serverUrl);
+  const trips = new RoundTrips();
   const dataDir = mkdtempSync(join(tmpdir(), 'gatelink-bench-'));
   const gc = collector();
   let cloud: RunningCloud | undefined;
@@ -40,7 +44,11 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
   let api: Client | undefined;
   let baseClient: Client | undefined;
   try {
-    cloud = await startCloud({ config: localCloudConfig(dataDir), database, jobs: false });
+    cloud = await startCloud({
+      config: localCloudConfig(dataDir),
+      database: trips.timed(database),
+      jobs: false,
+    });
     console.log(`\n## the journal a customer sees, on ${label}, ${ENTRIES.toLocaleString('en')} entries`);
     const started = Date.now();
     const world = await fill(cloud.ctx);
@@ -107,6 +115,21 @@ export async function benchJournal(serverUrl: string | undefined): Promise<void>
         `ratio ${name} p50 ${ratio.toFixed(2)}x (target <= 3x${serverUrl ? '' : ', on PostgreSQL'}: ${ratio <= 3 ? 'met' : 'NOT met'})  p95 ${(p95(figures) / p95(base)).toFixed(2)}x`,
       );
     }
+
+    const once = { count: count, connections: 1, warmup: 5 };
+    const empty = await printBreakdown(
+      'a signed-in page reading nothing',
+      trips,
+      () => measure(api!, get('/offline'), once),
+      5,
+    );
+    const page = await printBreakdown(
+      'the first journal page',
+      trips,
+      () => measure(api!, get(paths.first), once),
+      5,
+    );
+    console.log(formatDifference('what reading and rendering the entries adds', empty, page));
 
     const refusals = await exportFigures(gc, api, get(paths.csv), EXPORTS, () =>
       countExport(origin, paths.csv, headers),
