@@ -10,7 +10,7 @@ import {
 } from '../../shared/protocol/messages.js';
 import { signAck, verifyCommand } from '../../shared/protocol/signing.js';
 import type { ObjectConfig } from '../config.js';
-import { type Driver, openSafely } from '../drivers/driver.js';
+import { type Driver, type OpenOutcome, openSafely } from '../drivers/driver.js';
 import type { ExecutedIds } from './executed.js';
 
 /** What a handled command came to, for the status file and the log. */
@@ -43,7 +43,6 @@ export interface CommandHandlerOptions {
 interface CheckContext {
   options: CommandHandlerOptions;
   command: Command;
-  busy: ReadonlySet<string>;
   /** An update is switching releases. */
   held: boolean;
   received: number;
@@ -81,22 +80,31 @@ const CHECKS: readonly [string, Check][] = [
     ({ options, command }) =>
       options.objects.some((o) => o.id === command.object) ? null : 'unknown_object',
   ],
-  ['busy', ({ command, busy, held }) => (held || busy.has(command.object) ? 'busy' : null)],
+  // An object mid-pulse is not busy: a command for it joins the pulse (CommandHandler.#join).
+  ['busy', ({ held }) => (held ? 'busy' : null)],
 ];
+
+/** An object's pulse under way: the command that started it, and what the driver's action came to. */
+interface Pulse {
+  commandId: string;
+  outcome: Promise<OpenOutcome>;
+}
 
 /**
  * Turns commands from the `cmd` topic into driver actions and signed acknowledgements. Commands arrive at QoS 1,
  * so they may come twice or late: the command id and `expires_at` decide, never the delivery. Every refusal is
  * acknowledged with its reason; a payload that is not a command at all (no valid id to answer to) is logged and
- * dropped. At most one operation runs per object.
+ * dropped. At most one operation runs per object: a command for an object whose pulse is under way joins that
+ * pulse (docs/design.md section 7), answered with its outcome and the id of the command that started it.
  */
 export class CommandHandler {
   readonly #options: CommandHandlerOptions;
-  readonly #busy = new Set<string>();
+  /** The pulse under way on each object, by object id. */
+  readonly #pulses = new Map<string, Pulse>();
   /** Executions in progress by command id, so that a copy arriving meanwhile is answered after the original. */
   readonly #running = new Map<string, Promise<void>>();
-  /** The opening in progress of each object, by object id. */
-  readonly #openings = new Map<string, Promise<void>>();
+  /** Each object's openings in progress (its pulse's and those that joined it), until their acks are out. */
+  readonly #openings = new Map<string, Set<Promise<void>>>();
   #accepting = true;
   /** While an update switches releases: openings are refused busy rather than started. */
   #held = false;
@@ -115,14 +123,15 @@ export class CommandHandler {
       return null;
     }
     if (!this.#accepting) return null;
-    const context: CheckContext = { options: o, command, busy: this.#busy, held: this.#held, received };
+    const context: CheckContext = { options: o, command, held: this.#held, received };
     for (const [, check] of CHECKS) {
       const reason = check(context);
       if (!reason) continue;
       if (reason === 'duplicate') await this.#running.get(command.id);
       return this.#acknowledge(command, { outcome: 'refused', reason }, received);
     }
-    return this.#execute(command, received);
+    const pulse = this.#pulses.get(command.object);
+    return pulse ? this.#join(command, pulse, received) : this.#execute(command, received);
   }
 
   /**
@@ -145,7 +154,8 @@ export class CommandHandler {
    * (docs/design.md section 12.5).
    */
   async idle(object: string): Promise<void> {
-    await this.#openings.get(object);
+    for (let under = this.#openings.get(object); under; under = this.#openings.get(object))
+      await Promise.all(under);
   }
 
   async stop(): Promise<void> {
@@ -156,35 +166,65 @@ export class CommandHandler {
   async #execute(command: Command, received: number): Promise<Ack> {
     const o = this.#options;
     const object = o.objects.find((candidate) => candidate.id === command.object)!;
-    this.#busy.add(object.id);
+    const done = this.#begin(command);
+    try {
+      // Recorded before the driver acts, so that a copy arriving meanwhile is refused.
+      o.executed.add(command.id, command.expires_at);
+      const outcome = openSafely(o.driverFor(object), object);
+      this.#pulses.set(object.id, { commandId: command.id, outcome });
+      const result = await outcome;
+      // The pulse is over: a command from now on starts the next one.
+      this.#pulses.delete(object.id);
+      if (result.outcome !== 'opened')
+        o.log?.(`command ${command.id}: ${result.reason} ${result.detail ?? ''}`);
+      return await this.#acknowledge(command, ackOf(result), received);
+    } finally {
+      this.#pulses.delete(object.id);
+      done();
+    }
+  }
+
+  /**
+   * A command for an object whose pulse is under way: the gate is already being opened, so rather than refuse
+   * it `busy` (a courier at the gate told to try again while it opens) it shares that pulse's outcome, and its
+   * acknowledgement names the command that started the pulse (`pulse`), so the journal shows two openings of one
+   * pulse. It is recorded as executed, like any command that reached the driver.
+   */
+  async #join(command: Command, pulse: Pulse, received: number): Promise<Ack> {
+    const o = this.#options;
+    const done = this.#begin(command);
+    try {
+      o.executed.add(command.id, command.expires_at);
+      o.log?.(`command ${command.id} (${command.object}): joins the pulse of ${pulse.commandId}`);
+      const result = await pulse.outcome;
+      return await this.#acknowledge(command, { ...ackOf(result), pulse: pulse.commandId }, received);
+    } finally {
+      done();
+    }
+  }
+
+  /** Marks a command's opening in progress (by id, and on its object); the function returned ends it. */
+  #begin(command: Command): () => void {
     let done!: () => void;
     const running = new Promise<void>((resolve) => {
       done = resolve;
     });
     this.#running.set(command.id, running);
-    this.#openings.set(object.id, running);
-    try {
-      // Recorded before the driver acts, so that a copy arriving meanwhile is refused.
-      o.executed.add(command.id, command.expires_at);
-      const result = await openSafely(o.driverFor(object), object);
-      if (result.outcome !== 'opened')
-        o.log?.(`command ${command.id}: ${result.reason} ${result.detail ?? ''}`);
-      return await this.#acknowledge(
-        command,
-        result.outcome === 'opened' ? { outcome: 'opened' } : { outcome: 'failed', reason: result.reason },
-        received,
-      );
-    } finally {
-      this.#busy.delete(object.id);
+    const openings = this.#openings.get(command.object) ?? new Set<Promise<void>>();
+    openings.add(running);
+    this.#openings.set(command.object, openings);
+    return () => {
       this.#running.delete(command.id);
-      this.#openings.delete(object.id);
+      openings.delete(running);
+      if (openings.size === 0 && this.#openings.get(command.object) === openings)
+        this.#openings.delete(command.object);
       done();
-    }
+    };
   }
 
   async #acknowledge(
     command: Command,
-    result: { outcome: Ack['outcome']; reason?: AckReason },
+    result: { outcome: Ack['outcome']; reason?: AckReason; pulse?: string },
     received: number,
   ): Promise<Ack> {
     const o = this.#options;
@@ -197,6 +237,7 @@ export class CommandHandler {
       finished_at: o.now(),
     };
     if (result.reason) unsigned.reason = result.reason;
+    if (result.pulse) unsigned.pulse = result.pulse;
     const ack = signAck(o.deviceKey, unsigned);
     await o.deliver(ack);
     // The rest is bookkeeping, done on the next turn: the MQTT client writes the acknowledgement out only once
@@ -213,6 +254,10 @@ export class CommandHandler {
     o.log?.(`command ${command.id} (${command.object}): ${ack.outcome}${ack.reason ? ` ${ack.reason}` : ''}`);
     return ack;
   }
+}
+
+function ackOf(result: OpenOutcome): { outcome: Ack['outcome']; reason?: AckReason } {
+  return result.outcome === 'opened' ? { outcome: 'opened' } : { outcome: 'failed', reason: result.reason };
 }
 
 function parseCommand(payload: Buffer | string): Command | null {

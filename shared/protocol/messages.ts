@@ -66,6 +66,12 @@ export const ackSchema = z.strictObject({
   reason: z.enum(ACK_REASONS).optional(),
   received_at: millis,
   finished_at: millis,
+  /**
+   * The command whose pulse this one joined: it arrived while that pulse was under way on its object, and shares
+   * its outcome (docs/design.md section 7). Absent for a command that started its own. A new optional field,
+   * so `v` stays 1 (section 8.2): the cloud is updated before its controllers.
+   */
+  pulse: z.uuid().optional(),
   sig: base64Sig,
 });
 export type Ack = z.infer<typeof ackSchema>;

@@ -90,6 +90,29 @@ class Gate {
     return entry.journalId;
   }
 
+  /**
+   * Openings of `count` companies within one pulse, as the controller answers them (docs/design.md section 7):
+   * the first starts the pulse, the others join it and their acknowledgements name it. Their entries' ids.
+   */
+  async pulse(count: number): Promise<number[]> {
+    const entries = [];
+    for (let i = 0; i < count; i++) entries.push(await insertOpenEntry(env.db, this.id));
+    const now = clock.now().getTime();
+    for (const [i, entry] of entries.entries()) {
+      const ack: Ack = signAck(this.account.key, {
+        v: PROTOCOL_VERSION,
+        command_id: entry.commandId,
+        device_id: this.id,
+        outcome: 'opened',
+        received_at: now + i * 50,
+        finished_at: now + 200,
+        ...(i > 0 ? { pulse: entries[0]!.commandId } : {}),
+      });
+      await this.send('ack', ack);
+    }
+    return entries.map((entry) => entry.journalId);
+  }
+
   /** A report signed with this controller's key; `changedAt` defaults to the clock's now. */
   report(position: Position, changedAt = clock.now().getTime(), options: { deviceId?: string } = {}) {
     return signPositionReport(this.account.key, {
@@ -192,6 +215,45 @@ describe('the steps of an opening, seen by a position sensor', () => {
     await sweepGates(ctx);
     expect(await typesOf(journalId)).toHaveLength(3);
     expect((await entryOf(journalId)).gate_not_moved_at).toBeNull();
+  });
+
+  it('openings of one pulse: every step on each entry, and each company told of its own', async () => {
+    const gate = await Gate.make({ sensor: true });
+    const journalIds = await gate.pulse(3);
+    const [, second] = journalIds;
+    expect(((await entryOf(second!)).ack as Ack).pulse).toBeDefined();
+    clock.advance(1800);
+    const opened = gate.report('open');
+    await gate.send('ack', opened);
+    clock.advance(30_000);
+    const closed = gate.report('closed');
+    await gate.send('ack', closed);
+    for (const journalId of journalIds) {
+      const entry = await entryOf(journalId);
+      expect(entry.gate_opened_at?.getTime()).toBe(opened.changed_at);
+      expect(entry.gate_closed_at?.getTime()).toBe(closed.changed_at);
+      expect(entry.gate_reports).toEqual([opened, closed]);
+      expect(await typesOf(journalId)).toEqual(['open.succeeded', 'open.gate_opened', 'open.gate_closed']);
+    }
+    // None of them is said to have left the gate unmoved.
+    clock.advance(3_600_000);
+    await sweepGates(ctx);
+    for (const journalId of journalIds) expect((await entryOf(journalId)).gate_not_moved_at).toBeNull();
+  });
+
+  it('an opening after a pulse is not one of it', async () => {
+    const gate = await Gate.make({ sensor: true });
+    const [first] = await gate.pulse(1);
+    clock.advance(1000);
+    const opened = gate.report('open');
+    await gate.send('ack', opened);
+    clock.advance(5000);
+    const [later] = await gate.pulse(1);
+    clock.advance(1000);
+    await gate.send('ack', gate.report('closed'));
+    expect((await entryOf(first!)).gate_closed_at).not.toBeNull();
+    // The later opening's command came after the gate was seen open: the open step is not its.
+    expect((await entryOf(later!)).gate_opened_at).toBeNull();
   });
 
   it('keeps the controller’s signed acknowledgement on the entry', async () => {

@@ -204,17 +204,41 @@ describe('command checks', () => {
     expect(ack).toMatchObject({ reason: 'unknown_object' });
   });
 
-  it('[attack:command.concurrent] runs one operation per object: a second command for a busy object is refused', async () => {
+  it('[attack:command.concurrent] runs one operation per object: a second command for it joins the pulse under way', async () => {
+    const held = new HeldDriver();
+    driver = held;
+    const h = handler();
+    const started = command(cloud, clock.now());
+    const first = h.handle(JSON.stringify(started));
+    const joined = h.handle(JSON.stringify(command(cloud, clock.now())));
+    const other = h.handle(JSON.stringify(command(cloud, clock.now(), { object: 'garage' })));
+    held.held.open({ outcome: 'opened' });
+    expect(await first).toMatchObject({ outcome: 'opened' });
+    expect(await first).not.toHaveProperty('pulse');
+    // One relay action for the gate, both answered by it, the second naming the pulse it joined.
+    expect(await joined).toMatchObject({ outcome: 'opened', pulse: started.id });
+    expect(await other).toMatchObject({ outcome: 'opened' });
+    expect(held.opened).toBe(2);
+    // Signed like any acknowledgement, the pulse included.
+    expect(verifyAck(device.publicKey, (await joined)!)).toBe(true);
+  });
+
+  it("gives a joined command the pulse's failure, and starts a new pulse once one is over", async () => {
     const held = new HeldDriver();
     driver = held;
     const h = handler();
     const first = h.handle(JSON.stringify(command(cloud, clock.now())));
-    expect(await h.handle(JSON.stringify(command(cloud, clock.now())))).toMatchObject({ reason: 'busy' });
-    const other = h.handle(JSON.stringify(command(cloud, clock.now(), { object: 'garage' })));
-    held.held.open({ outcome: 'opened' });
-    expect(await first).toMatchObject({ outcome: 'opened' });
-    expect(await other).toMatchObject({ outcome: 'opened' });
-    expect(held.opened).toBe(2);
+    const joined = h.handle(JSON.stringify(command(cloud, clock.now())));
+    held.held.open({ outcome: 'failed', reason: 'relay_fault' });
+    expect(await joined).toMatchObject({ outcome: 'failed', reason: 'relay_fault' });
+    await first;
+    const again = new HeldDriver();
+    driver = again;
+    const next = h.handle(JSON.stringify(command(cloud, clock.now())));
+    again.held.open({ outcome: 'opened' });
+    expect(await next).toMatchObject({ outcome: 'opened' });
+    expect(await next).not.toHaveProperty('pulse');
+    expect([held.opened, again.opened]).toEqual([1, 1]);
   });
 
   it('answers a copy that arrives during the operation only after the real outcome', async () => {

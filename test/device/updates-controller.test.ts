@@ -1,4 +1,12 @@
-import { cpSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +130,12 @@ describe('an update on a controller with a relay', () => {
     const update = bench.updateCommand(release, server.serve(1, bytes));
     await cloudSide.client.publishAsync(cmd, JSON.stringify(update), { qos: 1 });
     await waitFor(() => cloudSide.states.at(-1)?.update?.state === 'downloading', 'the downloading report');
+    // Unpacked: the switch now holds openings off (until then, a command for the gate would join its pulse).
+    await waitFor(
+      () =>
+        readdirSync(join(home, 'releases')).some((f) => f.startsWith('99.0.0-') && !f.endsWith('.partial')),
+      'the release unpacked',
+    );
     const second = command(cloud, Date.now(), { object: 'gate', expires_at: Date.now() + 60_000 });
     await cloudSide.client.publishAsync(cmd, JSON.stringify(second), { qos: 1 });
     await waitFor(() => cloudSide.acks.some((a) => a.command_id === second.id), 'the second answer');

@@ -79,6 +79,8 @@ let company: { org_id: number; secret: string };
 let controller: Controller | null = null;
 let driver: SimulatedDriver;
 let endSlowPulse: () => void = () => {};
+/** What the controller logged. */
+const controllerLog: string[] = [];
 /** Real pulses, except the slow barrier's, which waits for `endSlowPulse`. */
 const sleep: Sleep = (ms) =>
   ms === SLOW_PULSE_MS
@@ -156,7 +158,11 @@ async function brokerEnv(kind: BrokerKind): Promise<Record<string, string>> {
 async function startController(): Promise<void> {
   const config = loadConfig(configPath);
   driver = new SimulatedDriver({ objects: config.objects.filter((o) => o.kind === 'simulated'), sleep });
-  controller = new Controller(config, { drivers: { simulated: driver }, reconnectMinMs: 50, log: () => {} });
+  controller = new Controller(config, {
+    drivers: { simulated: driver },
+    reconnectMinMs: 50,
+    log: (line) => controllerLog.push(line),
+  });
   await controller.start();
   // The device says it is online once it has subscribed to its commands.
   await waitFor(async () => (await deviceRow()).online, 'the controller to come online');
@@ -311,6 +317,37 @@ describe.each(CLUSTER_KINDS)('open through the %s broker to a real controller', 
       number_label: 'Main gate',
     });
     expect(entries[0]!.acked_at).toEqual(expect.any(String));
+  });
+
+  it('two openings of one object within its pulse both answer 200, journaled as two openings of one pulse', async () => {
+    const [first, second] = [await newKey(), await newKey()];
+    const pulses = driver.pulses.get('slow') ?? 0;
+    controllerLog.length = 0;
+    const one = open(first, 'slow', { actor: 'Anna' });
+    await waitFor(() => driver.isActive('slow'), 'the pulse under way');
+    const two = open(second, 'slow', { actor: 'Ben' });
+    await waitFor(
+      () => controllerLog.some((line) => line.includes('joins the pulse')),
+      'the second joining it',
+    );
+    endSlowPulse();
+    const answers = await Promise.all([one, two]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(driver.pulses.get('slow')).toBe(pulses + 1);
+    // The outcomes reach the journal a moment after the answers.
+    await Promise.all([journal(first), journal(second)]);
+    const [started, joined] = await Promise.all(
+      answers.map((answer) =>
+        cloud.ctx.db
+          .selectFrom('journal')
+          .select(['command_id', 'outcome', 'ack'])
+          .where('id', '=', answer.body.id as number)
+          .executeTakeFirstOrThrow(),
+      ),
+    );
+    expect([started!.outcome, joined!.outcome]).toEqual(['opened', 'opened']);
+    expect((joined!.ack as { pulse?: string }).pulse).toBe(started!.command_id);
+    expect(started!.ack).not.toHaveProperty('pulse');
   });
 
   it('502 device_error with detail no_carrier when the controller reports the failure; the journal says so', async () => {

@@ -29,9 +29,10 @@ declare
   e record;
   v_changed timestamptz := timestamptz 'epoch' + p_changed_at * interval '1 millisecond';
   v_latest bigint;
-  -- The step's event, when the entry it attached to fired its relay: its kind and the step's times.
-  v_type text;
-  v_times jsonb;
+  -- The entry the report completes, its pulse (the command that started it), and that pulse's first entry.
+  v_entry integer;
+  v_pulse text;
+  v_starter integer;
 begin
   select device_objects.id, device_objects.position, device_objects.position_report,
          device_objects.left_open_at, device_objects.left_open_entry
@@ -59,61 +60,62 @@ begin
      set position = p_position, position_since = v_changed, position_report = p_report
    where device_objects.id = o.id;
 
+  -- The entry the change completes: for `open`, the newest opening of the object that fired its relay, with no
+  -- step after it yet, whose command reached the controller before the change and whose relay fired at most the
+  -- barrier's move_timeout_s before it (entries acknowledged by an earlier release carry no ack: their firing
+  -- time bounds them from below instead); for `closed`, the newest unsealed opening seen open and not closed.
   if p_position = 'open' then
-    -- The newest opening of the object that fired its relay, with no step after it yet, whose command reached
-    -- the controller before the change and whose relay fired at most the barrier's move_timeout_s before it.
-    -- Entries acknowledged by an earlier release carry no ack: their firing time bounds them from below instead.
-    update journal
-       set gate_opened_at = v_changed,
-           gate_reports = coalesce(journal.gate_reports, '[]'::jsonb) || jsonb_build_array(p_report)
-     where journal.id = (
-             select j.id from journal j join devices d on d.id = j.device_id
-              where j.object_id = o.id and j.chain_seq is null and j.outcome = 'opened'
-                and j.gate_opened_at is null and j.gate_not_moved_at is null
-                and coalesce(to_timestamp((j.ack ->> 'received_at')::double precision / 1000), j.acked_at)
-                    <= v_changed
-                and j.acked_at + make_interval(secs => d.move_timeout_s) >= v_changed
-              order by j.id desc limit 1)
-       and journal.chain_seq is null and journal.gate_opened_at is null and journal.gate_not_moved_at is null
-    returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor,
-              journal.acked_at
-      into e;
-    if found and e.acked_at is not null then
-      v_type := 'open.gate_opened';
-      v_times := jsonb_build_object('relay_at', event_time(e.acked_at), 'opened_at', event_time(v_changed));
-    end if;
+    select j.id, coalesce(j.ack ->> 'pulse', j.command_id::text) into v_entry, v_pulse
+      from journal j join devices d on d.id = j.device_id
+     where j.object_id = o.id and j.chain_seq is null and j.outcome = 'opened'
+       and j.gate_opened_at is null and j.gate_not_moved_at is null
+       and coalesce(to_timestamp((j.ack ->> 'received_at')::double precision / 1000), j.acked_at) <= v_changed
+       and j.acked_at + make_interval(secs => d.move_timeout_s) >= v_changed
+     order by j.id desc limit 1;
   else
-    -- Closed: the newest unsealed opening of the object seen open and not closed yet.
+    select j.id, coalesce(j.ack ->> 'pulse', j.command_id::text) into v_entry, v_pulse
+      from journal j
+     where j.object_id = o.id and j.chain_seq is null
+       and j.gate_opened_at is not null and j.gate_closed_at is null
+     order by j.id desc limit 1;
+  end if;
+  -- With it, the other openings of its pulse (docs/design.md section 7): a command that joined a pulse under way
+  -- names the command that started it, and the gate's move is theirs alike. The pulse's first entry is found by
+  -- its command id, and the others are among the object's entries after it.
+  if v_pulse is not null then
+    select j.id into v_starter from journal j where j.command_id = v_pulse::uuid and j.object_id = o.id;
+  end if;
+  for e in
     update journal
-       set gate_closed_at = v_changed,
+       set gate_opened_at = case when p_position = 'open' then v_changed else journal.gate_opened_at end,
+           gate_closed_at = case when p_position = 'closed' then v_changed else journal.gate_closed_at end,
            gate_reports = coalesce(journal.gate_reports, '[]'::jsonb) || jsonb_build_array(p_report)
-     where journal.id = (
-             select j.id from journal j
-              where j.object_id = o.id and j.chain_seq is null
-                and j.gate_opened_at is not null and j.gate_closed_at is null
-              order by j.id desc limit 1)
-       and journal.chain_seq is null and journal.gate_closed_at is null
+     where journal.object_id = o.id and journal.chain_seq is null and journal.outcome = 'opened'
+       and journal.id >= least(v_entry, coalesce(v_starter, v_entry))
+       and (journal.id = v_entry or journal.id = v_starter or journal.ack ->> 'pulse' = v_pulse)
+       and case when p_position = 'open'
+                then journal.gate_opened_at is null and journal.gate_not_moved_at is null
+                else journal.gate_opened_at is not null and journal.gate_closed_at is null end
     returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor,
               journal.acked_at, journal.gate_opened_at
-      into e;
-    if found and e.acked_at is not null then
-      v_type := 'open.gate_closed';
-      v_times := jsonb_build_object('relay_at', event_time(e.acked_at),
-                                    'opened_at', event_time(e.gate_opened_at),
-                                    'closed_at', event_time(v_changed),
-                                    'open_for_s', seconds_between(e.gate_opened_at, v_changed));
-    end if;
-  end if;
-
-  if v_type is not null then
+  loop
+    -- The step's event, when the entry fired its relay: its kind and the step's times.
+    continue when e.acked_at is null;
     insert into events (id, company_id, type, data, at, next_attempt_at)
-    select gen_random_uuid(), e.company_id, v_type,
+    select gen_random_uuid(), e.company_id,
+           case when p_position = 'open' then 'open.gate_opened' else 'open.gate_closed' end,
            (open_event_data(requests.code, requests.ref, e.key_id, e.object_id, e.actor, e.id, null, null)
-             - 'outcome') || v_times,
+             - 'outcome')
+           || case when p_position = 'open'
+                   then jsonb_build_object('relay_at', event_time(e.acked_at), 'opened_at', event_time(v_changed))
+                   else jsonb_build_object('relay_at', event_time(e.acked_at),
+                                           'opened_at', event_time(e.gate_opened_at),
+                                           'closed_at', event_time(v_changed),
+                                           'open_for_s', seconds_between(e.gate_opened_at, v_changed)) end,
            p_now, p_now
       from keys join requests on requests.id = keys.request_id
      where keys.id = e.key_id;
-  end if;
+  end loop;
 
   -- A gate that was left open has its alert cleared, and the company whose opening left it open is told.
   if p_position = 'closed' and o.left_open_at is not null then
