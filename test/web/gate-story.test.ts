@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonb } from '../../cloud/foundation/db/database.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { durationWords } from '../../cloud/rules/journal/gate-story.js';
 import { JOURNAL_CSV_HEADER, journalCsvHeader } from '../../cloud/rules/journal/journal-csv.js';
@@ -135,6 +136,25 @@ describe('a journal line', () => {
     expect(visibleText(html)).toBe(
       'D Eve, no sensor of Demo Cleaning Ltd (demo-cleaning.example) Opened Side door 27 Nov 2026, 18:02 UTC',
     );
+  });
+
+  it('says when an opening shared the relay pulse of the one before', async () => {
+    const at = new Date(START.getTime() + 5 * 3600_000);
+    const [started, joined] = await insertEntries(cloud.ctx, barrier, [
+      { holder, actor: 'Fay, first', object: 1, at },
+      { holder, actor: 'Gus, second', object: 1, at: new Date(at.getTime() + 300) },
+    ]);
+    // The controller's acknowledgement of the second names the command whose pulse it joined.
+    await cloud.ctx.db
+      .updateTable('journal')
+      .set({ ack: jsonb({ outcome: 'opened', pulse: crypto.randomUUID() }) })
+      .where('id', '=', joined!)
+      .execute();
+    const page = await journal();
+    expect(visibleText(line(page, joined!))).toContain(
+      'One pulse with the opening before: the relay was already opening the gate.',
+    );
+    expect(line(page, started!)).not.toContain('One pulse');
   });
 
   it('says a gate opened as the relay fired, and a gate left open that closed later', async () => {

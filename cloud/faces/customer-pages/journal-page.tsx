@@ -185,6 +185,11 @@ function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
           {entry.objectLabel ? <span class="object">{entry.objectLabel}</span> : null}
         </p>
         {entry.asked ? <AskedLine asked={entry.asked} /> : null}
+        {entry.joinedPulse ? (
+          <p class="muted small">
+            One pulse with the opening before: the relay was already opening the gate.
+          </p>
+        ) : null}
         {story ? <GateStory parts={story} /> : null}
         {extra ? <p class="muted small">{extra}</p> : null}
         <Moment date={entry.at} />

@@ -52,6 +52,11 @@ export interface BarrierJournalEntry {
   gateNotMovedAt: Date | null;
   leftOpenAt: Date | null;
   /**
+   * The command arrived while the relay was already pulsing for an earlier one, and shared that pulse rather
+   * than start its own (its acknowledgement names it, `pulse`; docs/design.md section 7).
+   */
+  joinedPulse: boolean;
+  /**
    * The household's answer, when the key asks before each opening (docs/design.md section 10.8): who allowed or
    * denied it and when, or that nobody answered; null when the attempt asked nothing.
    */
@@ -205,6 +210,7 @@ function readRows(
       'journal.acked_at',
       // Only the one number of the signed acknowledgement that a line shows, not the whole of it.
       sql<string | null>`journal.ack ->> 'received_at'`.as('received_at'),
+      sql<boolean | null>`journal.ack ? 'pulse'`.as('joined_pulse'),
       'journal.gate_opened_at',
       'journal.gate_closed_at',
       'journal.gate_not_moved_at',
@@ -250,6 +256,7 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
       gateClosedAt: row.gate_closed_at,
       gateNotMovedAt: row.gate_not_moved_at,
       leftOpenAt: row.left_open_at,
+      joinedPulse: row.joined_pulse === true,
       asked:
         row.asked_at === null
           ? null
