@@ -147,7 +147,6 @@ export class CommandHandler {
     this.#held = false;
   }
 
-  /** Stops accepting commands and waits for the operations in progress (and their acknowledgements). */
   /**
    * Resolves once no opening of `object` is in progress, its acknowledgement put into the outbox: a position
    * report waits for it, so that it never overtakes the acknowledgement of the opening that moved the gate
@@ -158,6 +157,7 @@ export class CommandHandler {
       await Promise.all(under);
   }
 
+  /** Stops accepting commands and waits for the operations in progress (and their acknowledgements). */
   async stop(): Promise<void> {
     this.#accepting = false;
     await Promise.allSettled(this.#running.values());
@@ -173,15 +173,20 @@ export class CommandHandler {
       const outcome = openSafely(o.driverFor(object), object);
       this.#pulses.set(object.id, { commandId: command.id, outcome });
       const result = await outcome;
-      // The pulse is over: a command from now on starts the next one.
-      this.#pulses.delete(object.id);
+      // The pulse is over: a command from now on starts the next one (while this one's ack goes out).
+      this.#endPulse(object.id, command.id);
       if (result.outcome !== 'opened')
         o.log?.(`command ${command.id}: ${result.reason} ${result.detail ?? ''}`);
       return await this.#acknowledge(command, ackOf(result), received);
     } finally {
-      this.#pulses.delete(object.id);
+      this.#endPulse(object.id, command.id);
       done();
     }
+  }
+
+  /** Forgets the object's pulse if it is still the one `commandId` started, never a later one. */
+  #endPulse(objectId: string, commandId: string): void {
+    if (this.#pulses.get(objectId)?.commandId === commandId) this.#pulses.delete(objectId);
   }
 
   /**

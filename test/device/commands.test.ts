@@ -45,6 +45,8 @@ describe('command checks', () => {
   let trustedSince: number;
   let acks: Ack[];
   let driver: Driver;
+  /** What an acknowledgement's delivery waits for after it is handed over; nothing unless a test holds it. */
+  let delivering: Promise<void> | null = null;
 
   /** A handler with the ids of `executed`; a new one with new ids is the controller after a restart. */
   const handler = (executed = new ExecutedIds({ now: clock.now })) =>
@@ -66,6 +68,7 @@ describe('command checks', () => {
       now: clock.now,
       deliver: async (ack) => {
         acks.push(ack);
+        await delivering;
       },
     });
 
@@ -239,6 +242,30 @@ describe('command checks', () => {
     expect(await next).toMatchObject({ outcome: 'opened' });
     expect(await next).not.toHaveProperty('pulse');
     expect([held.opened, again.opened]).toEqual([1, 1]);
+  });
+
+  it('starts a new pulse for a command that comes while the last one’s ack goes out, and lets the next join it', async () => {
+    const outbox = gate();
+    delivering = outbox.promise;
+    const firstDriver = new HeldDriver();
+    driver = firstDriver;
+    const h = handler();
+    const first = h.handle(JSON.stringify(command(cloud, clock.now())));
+    firstDriver.held.open({ outcome: 'opened' });
+    await waitFor(() => acks.length === 1, 'the first acknowledgement going out');
+    const secondDriver = new HeldDriver();
+    driver = secondDriver;
+    const started = command(cloud, clock.now());
+    const second = h.handle(JSON.stringify(started));
+    // The first acknowledgement delivered: its opening ends, and the second's pulse goes on.
+    outbox.open();
+    delivering = null;
+    await first;
+    const third = h.handle(JSON.stringify(command(cloud, clock.now())));
+    secondDriver.held.open({ outcome: 'opened' });
+    expect(await second).not.toHaveProperty('pulse');
+    expect(await third).toMatchObject({ outcome: 'opened', pulse: started.id });
+    expect([firstDriver.opened, secondDriver.opened]).toEqual([1, 1]);
   });
 
   it('answers a copy that arrives during the operation only after the real outcome', async () => {
