@@ -221,8 +221,7 @@ export class CommandHandler {
     return () => {
       this.#running.delete(command.id);
       openings.delete(running);
-      if (openings.size === 0 && this.#openings.get(command.object) === openings)
-        this.#openings.delete(command.object);
+      if (openings.size === 0) this.#openings.delete(command.object);
       done();
     };
   }

@@ -76,18 +76,7 @@ class Gate {
 
   /** An opening through this controller, acknowledged "opened" now: its journal entry's id. */
   async open(): Promise<number> {
-    const entry = await insertOpenEntry(env.db, this.id);
-    const now = clock.now().getTime();
-    const ack: Ack = signAck(this.account.key, {
-      v: PROTOCOL_VERSION,
-      command_id: entry.commandId,
-      device_id: this.id,
-      outcome: 'opened',
-      received_at: now,
-      finished_at: now + 200,
-    });
-    await this.send('ack', ack);
-    return entry.journalId;
+    return (await this.pulse(1))[0]!;
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   dueEvents,
   recordTurn,
 } from '../../rules/events/delivery-store.js';
+import { EVENTS_WAKE_CHANNEL, NO_CALLBACK_WAKE } from '../../rules/events/events-wake.js';
 import { FAILURE_PAUSE_MS, retryDelay } from '../../rules/events/retry-schedule.js';
 import { signingKeys } from '../../rules/events/signing-secrets.js';
 import { webhookBody, webhookHeaders } from '../../rules/events/webhook-message.js';
@@ -188,8 +189,8 @@ export class EventDelivery implements Part {
   async start(): Promise<void> {
     if (this.#database.listen) {
       // Events only for companies without a callback address (events-notify.sql) leave the claim asleep.
-      this.#unlisten = await this.#database.listen('gatelink_events', (payload) => {
-        if (payload !== 'no_callback') this.#notified();
+      this.#unlisten = await this.#database.listen(EVENTS_WAKE_CHANNEL, (payload) => {
+        if (payload !== NO_CALLBACK_WAKE) this.#notified();
       });
     }
     this.#poll = setInterval(() => this.wake(), this.#options.pollMs);

@@ -3,6 +3,7 @@ import { ApiError } from '../../../shared/errors.js';
 import type { Part } from '../../../shared/lifecycle/lifecycle.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { DatabaseHandle } from '../../foundation/db/database.js';
+import { EVENTS_WAKE_CHANNEL } from '../../rules/events/events-wake.js';
 import { signingKeys } from '../../rules/events/signing-secrets.js';
 import { webhookBody, webhookHeaders } from '../../rules/events/webhook-message.js';
 
@@ -55,7 +56,7 @@ export class EventStreams implements Part {
 
   async start(): Promise<void> {
     if (this.#database.listen) {
-      this.#unlisten = await this.#database.listen('gatelink_events', () => this.#wakeAll());
+      this.#unlisten = await this.#database.listen(EVENTS_WAKE_CHANNEL, () => this.#wakeAll());
     }
     this.#poll = setInterval(() => this.#wakeAll(), this.#options.pollMs);
     this.#poll.unref();

@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
-import { sql } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
+import { wakeEventDelivery } from '../events/events-wake.js';
 import { dropHeldEvents } from '../events/held-events.js';
 import { makeSigningSecret, storeSigningSecret } from '../events/signing-secrets.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
@@ -126,7 +126,7 @@ export async function saveCallbackAddress(
     await db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
     if (options.dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, options.dropHeldUpTo);
     // Events written while there was no address woke no delivery worker (events-notify.sql): this does.
-    await sql`select pg_notify('gatelink_events', '')`.execute(db);
+    await wakeEventDelivery(db);
     await record(
       db,
       'callback-saved',

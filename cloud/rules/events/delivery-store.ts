@@ -3,6 +3,7 @@ import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
 import { queueCompanyMail } from '../company-mails/company-mail-outbox.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
+import { wakeEventDelivery } from './events-wake.js';
 import type { OutboxEvent } from './webhook-message.js';
 
 /**
@@ -218,7 +219,7 @@ export async function retryNow(ctx: CloudContext, companyId: number, by?: Acting
       .where('id', '=', companyId)
       .execute();
     const count = await restartSchedules(trx, [companyId], now);
-    await sql`select pg_notify('gatelink_events', '')`.execute(trx);
+    await wakeEventDelivery(trx);
     const detail = `${count} waiting ${count === 1 ? 'event' : 'events'}`;
     if (by) await recordMemberAction(trx, now, { companyId, by, name: 'retry-now', detail });
     return count;
@@ -253,7 +254,7 @@ export async function resendEvent(
       .set((eb) => ({ delivered_at: null, schedule_from: eb.ref('attempts'), next_attempt_at: now }))
       .where('id', '=', eventId)
       .execute();
-    await sql`select pg_notify('gatelink_events', '')`.execute(trx);
+    await wakeEventDelivery(trx);
     await recordMemberAction(trx, now, { companyId, by, name: 'event-resent', detail: eventId });
     return 'resent';
   });

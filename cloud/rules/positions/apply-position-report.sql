@@ -91,7 +91,7 @@ begin
            gate_closed_at = case when p_position = 'closed' then v_changed else journal.gate_closed_at end,
            gate_reports = coalesce(journal.gate_reports, '[]'::jsonb) || jsonb_build_array(p_report)
      where journal.object_id = o.id and journal.chain_seq is null and journal.outcome = 'opened'
-       and journal.id >= least(v_entry, coalesce(v_starter, v_entry))
+       and journal.id >= least(v_entry, v_starter)
        and (journal.id = v_entry or journal.id = v_starter or journal.ack ->> 'pulse' = v_pulse)
        and case when p_position = 'open'
                 then journal.gate_opened_at is null and journal.gate_not_moved_at is null
