@@ -114,4 +114,61 @@ describe('statement batches', () => {
     expect(await flushed).toBe(30);
     expect(statements).toEqual([[1, 2], [3]]);
   });
+
+  it('rows released together go in statements of maxRows, one after another, each behind what came meanwhile', async () => {
+    let release!: () => void;
+    const order: string[] = [];
+    const recorded = async (rows: number[]) => {
+      order.push(`reports ${rows.join(',')}`);
+      statements.push(rows);
+      // Other work's statement, queued while this one runs, as an opening's is on the same database.
+      queueMicrotask(() => order.push('opening'));
+      return rows.map((row) => row * 10);
+    };
+    const batches = new StatementBatches(recorded, {
+      maxRows: 2,
+      maxHeld: 100,
+      maxInFlight: 1,
+      lingerMs: 100,
+      holdUntil: () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    });
+    const results = [1, 2, 3, 4, 5].map((row) => batches.submit(row));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(statements).toEqual([]);
+    release();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50]);
+    expect(statements).toEqual([[1, 2], [3, 4], [5]]);
+    expect(order).toEqual(['reports 1,2', 'opening', 'reports 3,4', 'opening', 'reports 5', 'opening']);
+  });
+
+  it('maxHeld rows end the hold for all of them; rows arriving after the backlog has gone wait again', async () => {
+    const batches = new StatementBatches(run, {
+      maxRows: 2,
+      maxHeld: 3,
+      maxInFlight: 1,
+      lingerMs: 100,
+      holdUntil: () => new Promise<void>(() => {}),
+    });
+    const first = [batches.submit(1), batches.submit(2)];
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(statements).toEqual([]);
+    const backlog = [batches.submit(3), batches.submit(4)];
+    await vi.advanceTimersByTimeAsync(10);
+    expect(await Promise.all([...first, ...backlog])).toEqual([10, 20, 30, 40]);
+    expect(statements).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    const later = batches.submit(5);
+    let done = false;
+    void later.then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(done).toBe(false);
+  });
 });

@@ -19,10 +19,13 @@ export interface BatchLimits {
   lingerMs?: number;
   /**
    * Awaited after the linger, before the rows are taken, for rows that give way to other work (position reports
-   * to openings, ../priority/foreground.ts): rows arriving meanwhile join the statement. A full statement's worth
-   * of rows, and a flush, do not wait.
+   * to openings, ../priority/foreground.ts): rows arriving meanwhile join them. Once it resolves, the rows held
+   * go in statements of `maxRows` one after another, so that other work's statements, queued meanwhile, run
+   * between them rather than behind all of them. `maxHeld` rows, and a flush, do not wait.
    */
   holdUntil?: () => Promise<void>;
+  /** Rows held for `holdUntil` at most (default `maxRows`): a backlog this large goes without waiting. */
+  maxHeld?: number;
 }
 
 interface Waiting<Row, Result> {
@@ -42,6 +45,8 @@ export class StatementBatches<Row, Result> {
   #flushing = false;
   /** Set while the linger is over and `holdUntil` is awaited. */
   #holding = false;
+  /** Rows at the head of the queue whose hold is over: they start without a linger or a hold. */
+  #released = 0;
 
   constructor(run: (rows: Row[]) => Promise<Result[]>, limits: BatchLimits) {
     this.#run = run;
@@ -64,7 +69,9 @@ export class StatementBatches<Row, Result> {
   #schedule(): void {
     if (this.#scheduled || this.#inFlight >= this.#limits.maxInFlight || this.#queue.length === 0) return;
     const lingerMs = this.#limits.lingerMs ?? 0;
-    const full = this.#flushing || this.#queue.length >= this.#limits.maxRows;
+    const backlog = this.#queue.length >= this.#fullAt();
+    if (backlog && this.#holding) this.#released = this.#queue.length;
+    const full = this.#flushing || this.#released > 0 || backlog;
     if (!full && this.#holding) return;
     if (lingerMs > 0 && !full) {
       this.#linger ??= setTimeout(() => {
@@ -80,6 +87,11 @@ export class StatementBatches<Row, Result> {
     });
   }
 
+  /** Rows that start without waiting: a statement's worth, or with a hold, `maxHeld` of them. */
+  #fullAt(): number {
+    return this.#limits.holdUntil ? (this.#limits.maxHeld ?? this.#limits.maxRows) : this.#limits.maxRows;
+  }
+
   /** The linger is over: starts the rows once `holdUntil` allows, or at once without one. */
   #hold(): void {
     const holdUntil = this.#limits.holdUntil;
@@ -90,6 +102,7 @@ export class StatementBatches<Row, Result> {
     this.#holding = true;
     const go = () => {
       this.#holding = false;
+      this.#released = this.#queue.length;
       this.#start();
     };
     holdUntil().then(go, go);
@@ -100,6 +113,7 @@ export class StatementBatches<Row, Result> {
     if (this.#linger) clearTimeout(this.#linger);
     this.#linger = null;
     const batch = this.#queue.splice(0, this.#limits.maxRows);
+    this.#released = Math.max(0, this.#released - batch.length);
     if (this.#queue.length === 0) this.#flushing = false;
     this.#inFlight++;
     this.#runBatch(batch).finally(() => {

@@ -46,10 +46,20 @@ export const REPORT_LINGER_MS = 100;
 
 /**
  * How long reports may wait, past their linger, for a moment with no opening under way (docs/design.md section
- * 7.5): an opening is waited on, a report is not, so on a busy instance reports give way and go in one
- * statement at the next pause, or after this at the latest, late but never lost.
+ * 7.5): an opening is waited on, a report is not, so on a busy instance reports give way and go in their
+ * statements at the next pause, or after this at the latest, late but never lost.
  */
 export const REPORT_HOLD_MAX_MS = 1000;
+
+/**
+ * Reports in one statement. A statement holds the database (PGlite's one thread, or the rows it locks) until it
+ * commits, and a held second's reports go together: in statements of this many (about 10 ms on PGlite), an
+ * opening arriving meanwhile waits for one of them, not for the whole second's (docs/design.md section 7.5).
+ */
+export const REPORTS_PER_STATEMENT = 32;
+
+/** Reports held for a pause at most: a backlog this large goes at once, so that holding never grows without end. */
+export const REPORTS_HELD_MAX = 1024;
 
 /** A report handed on, with the check of its signature, made when its statement is about to run. */
 interface Handed {
@@ -74,7 +84,8 @@ export class PositionReports {
   constructor(ctx: CloudContext, options: { lingerMs?: number } = {}) {
     this.#ctx = ctx;
     this.#batches = new StatementBatches((reports) => this.#applyAll(reports), {
-      maxRows: 256,
+      maxRows: REPORTS_PER_STATEMENT,
+      maxHeld: REPORTS_HELD_MAX,
       maxInFlight: 1,
       lingerMs: options.lingerMs ?? REPORT_LINGER_MS,
       holdUntil: () => ctx.foreground.quiet(REPORT_HOLD_MAX_MS),
