@@ -4,8 +4,8 @@ import { filePath, int, text } from './config-values.js';
 
 /**
  * The outputs a controller drives, as its config file names them (hardware/README.md): a relay on a GPIO line,
- * a GSM number to dial, or a simulated output; and the modem that dials. Part of the config schema of
- * device/config.ts.
+ * a GSM number to dial through a modem or from the controller's own phone, or a simulated output; and the
+ * modem that dials. Part of the config schema of device/config.ts.
  */
 
 const pulseMs = int('the pulse length in milliseconds', 0, 60_000);
@@ -84,6 +84,13 @@ const simulatedSensorOnly = z.discriminatedUnion('type', [simulatedSensor], {
   error: 'expected type: simulated (a simulated object has a simulated sensor)',
 });
 
+/** The number of the GSM module at a barrier, for the gsm and phone kinds alike. */
+const gateNumber = z
+  .string({ error: 'expected a phone number such as +491701234567 (digits, optional leading +)' })
+  .regex(/^\+?[0-9]{3,20}$/, {
+    error: 'expected a phone number such as +491701234567 (digits, optional leading +)',
+  });
+
 const relayObject = z.strictObject({
   id: objectId,
   label,
@@ -100,16 +107,39 @@ const gsmObject = z.strictObject({
   label,
   kind: z.literal('gsm'),
   /** The number of the GSM module at the barrier; it opens when this controller's SIM calls it. */
-  number: z
-    .string({ error: 'expected a phone number such as +491701234567 (digits, optional leading +)' })
-    .regex(/^\+?[0-9]{3,20}$/, {
-      error: 'expected a phone number such as +491701234567 (digits, optional leading +)',
-    }),
+  number: gateNumber,
   /** How long to wait for the call to ring at the module before giving up with no_answer. */
   ring_timeout_ms: int('the ring timeout in milliseconds', 500, 120_000).default(7000),
   /** How long to let it ring once it rings, if the module does not drop the call by itself. */
   ring_hold_ms: int('how long to let it ring in milliseconds', 0, 30_000).default(1500),
   sensor: gpioSensorOnly.optional(),
+});
+
+/**
+ * A barrier the controller's own phone calls: the controller runs on an Android phone under Termux and dials
+ * the gate's GSM module from the phone's SIM (docs/design.md section 12.6). No sensor: a phone has no GPIO.
+ */
+const phoneObject = z.strictObject({
+  id: objectId,
+  label,
+  kind: z.literal('phone'),
+  /** The number of the GSM module at the barrier; it opens when this phone's SIM calls it. */
+  number: gateNumber,
+  /** How long one Termux:API command may take; the commands hang when the Termux:API app is missing. */
+  command_timeout_ms: int('the Termux:API command timeout in milliseconds', 1000, 60_000).default(10_000),
+  /**
+   * How long to wait for the call to show in the call log (Android writes it once the call ended) before
+   * reporting it only as placed: a module that rejects at once ends it within seconds.
+   */
+  call_timeout_ms: int('how long to wait for the call to end, in milliseconds', 1000, 180_000).default(
+    45_000,
+  ),
+  /** How often the call log is read while waiting. */
+  poll_ms: int('the call log polling interval in milliseconds', 100, 10_000).default(1000),
+  /** Refused in words rather than as an unknown key; typed, so that code reading `sensor` reads none. */
+  sensor: z
+    .never({ error: 'expected no sensor: a phone has no GPIO input to read a gate position on' })
+    .optional(),
 });
 
 const simulatedObject = z.strictObject({
@@ -126,9 +156,11 @@ const simulatedObject = z.strictObject({
   sensor: simulatedSensorOnly.optional(),
 });
 
-export const objectConfigSchema = z.discriminatedUnion('kind', [relayObject, gsmObject, simulatedObject], {
-  error: 'expected kind: relay, gsm or simulated',
-});
+export const objectConfigSchema = z.discriminatedUnion(
+  'kind',
+  [relayObject, gsmObject, phoneObject, simulatedObject],
+  { error: 'expected kind: relay, gsm, phone or simulated' },
+);
 
 export const modemSchema = z.strictObject({
   /** Prefer the stable /dev/serial/by-id/... link, or the /dev/gatelink-modem link of the udev rule. */
@@ -161,6 +193,7 @@ export type ObjectConfig = z.output<typeof objectConfigSchema>;
 export type RelayObjectConfig = Extract<ObjectConfig, { kind: 'relay' }>;
 export type GsmObjectConfig = Extract<ObjectConfig, { kind: 'gsm' }>;
 export type SimulatedObjectConfig = Extract<ObjectConfig, { kind: 'simulated' }>;
+export type PhoneObjectConfig = Extract<ObjectConfig, { kind: 'phone' }>;
 export type ModemConfig = z.output<typeof modemSchema>;
 export type GpioSensorConfig = z.output<typeof gpioSensor>;
 export type SimulatedSensorConfig = z.output<typeof simulatedSensor>;

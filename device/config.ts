@@ -187,6 +187,7 @@ export type {
   GsmObjectConfig,
   ModemConfig,
   ObjectConfig,
+  PhoneObjectConfig,
   RelayObjectConfig,
   SensorConfig,
   SimulatedObjectConfig,

@@ -3,11 +3,13 @@ import type {
   DeviceConfig,
   GsmObjectConfig,
   ObjectConfig,
+  PhoneObjectConfig,
   RelayObjectConfig,
   SimulatedObjectConfig,
 } from '../config.js';
 import type { Driver } from './driver.js';
 import { ModemGsmDriver } from './modem-gsm.js';
+import { PhoneCallDriver } from './phone-call.js';
 import { type GpioConstructor, RelayGpioDriver } from './relay-gpio.js';
 import { SimulatedDriver } from './simulated.js';
 
@@ -17,6 +19,8 @@ export interface DriverOverrides {
   drivers?: Partial<Record<ObjectConfig['kind'], Driver>>;
   Gpio?: GpioConstructor;
   sysfsRoot?: string;
+  /** The environment whose PATH finds Termux:API's commands (phone objects); the process's own by default. */
+  env?: Readonly<Record<string, string | undefined>>;
   log?: (line: string) => void;
 }
 
@@ -36,6 +40,7 @@ export class DriverSet {
     const byKind = new Map<ObjectConfig['kind'], Driver>();
     const relays: readonly RelayObjectConfig[] = of('relay');
     const gsm: readonly GsmObjectConfig[] = of('gsm');
+    const phones: readonly PhoneObjectConfig[] = of('phone');
     const simulated: readonly SimulatedObjectConfig[] = of('simulated');
     const log = overrides.log;
     if (relays.length > 0) {
@@ -50,6 +55,12 @@ export class DriverSet {
       byKind.set(
         'gsm',
         overrides.drivers?.gsm ?? new ModemGsmDriver({ modem: config.modem, objects: gsm, log }),
+      );
+    }
+    if (phones.length > 0) {
+      byKind.set(
+        'phone',
+        overrides.drivers?.phone ?? new PhoneCallDriver({ objects: phones, env: overrides.env, log }),
       );
     }
     if (simulated.length > 0) {

@@ -1,4 +1,4 @@
-import type { AckReason } from '../../shared/protocol/messages.js';
+import type { Ack, AckReason } from '../../shared/protocol/messages.js';
 import type { ObjectConfig } from '../config.js';
 
 /** The failure reasons a driver may report (the driver half of ACK_REASONS). */
@@ -12,8 +12,11 @@ export const DRIVER_FAILURES = [
 ] as const satisfies readonly AckReason[];
 export type DriverFailure = (typeof DRIVER_FAILURES)[number];
 
+/** What a phone's call log showed of the call that opened (phone-call.ts); carried into the signed ack. */
+export type CallResult = NonNullable<Ack['call']>;
+
 export type OpenOutcome =
-  | { outcome: 'opened' }
+  | { outcome: 'opened'; call?: CallResult }
   | { outcome: 'failed'; reason: DriverFailure; detail?: string };
 
 /** A failure with its reason; a driver may throw it instead of resolving `{ outcome: 'failed' }`. */
@@ -28,17 +31,19 @@ export class DriverError extends Error {
 }
 
 /**
- * One kind of output (relay lines, a GSM modem, a simulation) serving the objects of that kind.
+ * One kind of output (relay lines, a GSM modem, a phone under Termux, a simulation) serving the objects of that kind.
  *
  * Promises every driver keeps:
  * - `start()` leaves every output in its safe state: relays released, no call in progress. It resolves
  *   even when the hardware is not there yet (a modem that is unplugged is reopened in the background);
  *   it rejects only for a configuration that can never work (no such GPIO chip or line).
  * - `open(object)` performs one opening of one of the driver's objects and resolves `{ outcome: 'opened' }`
- *   only once the action happened (the relay pulsed, or the call rang at the GSM module). Otherwise it resolves
+ *   only once the action happened (the relay pulsed, the call rang at the GSM module, or a phone placed the
+ *   call, which is all Termux shows: docs/design.md section 12.6). Otherwise it resolves
  *   `{ outcome: 'failed', reason }` with a reason from ACK_REASONS, or rejects; a rejection with a DriverError
  *   carries its reason, any other rejection counts as `faultReason`. Whatever happens, when the promise settles
- *   the output is safe again (relay released, call hung up).
+ *   the output is safe again (relay released, call hung up; a phone under Termux cannot hang up, and its call
+ *   ends when the module drops it).
  * - At most one `open` per object runs at a time: a second `open` of an object whose opening is in progress
  *   resolves `{ outcome: 'failed', reason: 'busy' }` at once and nothing happens; a driver that cannot serve two
  *   objects at once (one modem, one call) answers the second object the same way. Neither is queued, since a

@@ -226,11 +226,7 @@ export class CommandHandler {
     };
   }
 
-  async #acknowledge(
-    command: Command,
-    result: { outcome: Ack['outcome']; reason?: AckReason; pulse?: string },
-    received: number,
-  ): Promise<Ack> {
+  async #acknowledge(command: Command, result: AckResult, received: number): Promise<Ack> {
     const o = this.#options;
     const unsigned: UnsignedAck = {
       v: PROTOCOL_VERSION,
@@ -242,6 +238,7 @@ export class CommandHandler {
     };
     if (result.reason) unsigned.reason = result.reason;
     if (result.pulse) unsigned.pulse = result.pulse;
+    if (result.call) unsigned.call = result.call;
     const ack = signAck(o.deviceKey, unsigned);
     await o.deliver(ack);
     // The rest is bookkeeping, done on the next turn: the MQTT client writes the acknowledgement out only once
@@ -260,8 +257,13 @@ export class CommandHandler {
   }
 }
 
-function ackOf(result: OpenOutcome): { outcome: Ack['outcome']; reason?: AckReason } {
-  return result.outcome === 'opened' ? { outcome: 'opened' } : { outcome: 'failed', reason: result.reason };
+/** What an acknowledgement says of an opening, before it is signed. */
+type AckResult = Pick<Ack, 'outcome' | 'reason' | 'pulse' | 'call'>;
+
+/** A phone call's result rides along with `opened` (docs/design.md section 12.6); joined commands share it. */
+function ackOf(result: OpenOutcome): AckResult {
+  if (result.outcome !== 'opened') return { outcome: 'failed', reason: result.reason };
+  return result.call ? { outcome: 'opened', call: result.call } : { outcome: 'opened' };
 }
 
 function parseCommand(payload: Buffer | string): Command | null {

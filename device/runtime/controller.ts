@@ -15,6 +15,8 @@ import { type DeviceConfig, publicObjects } from '../config.js';
 import { type DriverOverrides, DriverSet } from '../drivers/driver-set.js';
 import { ModemGsmDriver } from '../drivers/modem-gsm.js';
 import { readDeviceKey } from '../keys.js';
+import { readPhoneTelemetry } from '../phone/phone-telemetry.js';
+import { phoneReadiness, readinessLines, releaseWakeLock, takeWakeLock } from '../phone/readiness.js';
 import { realSensorClock } from '../sensors/position-sensor.js';
 import { type SensorOverrides, SensorSet } from '../sensors/sensor-set.js';
 import { selfCheck } from '../updates/health.js';
@@ -52,8 +54,9 @@ export interface ControllerDeps extends DriverOverrides, SensorOverrides {
 
 /**
  * The controller daemon, composed from its components (each with start/stop):
- * systemd watchdog, state folder, clock monitor, drivers (outputs released), position sensors, outbox, position
- * reports, MQTT session, command handler, telemetry, status refresh, systemd readiness. `stop()` runs in reverse: systemd is told the
+ * systemd watchdog, state folder, clock monitor, phone readiness (with phone objects only), drivers (outputs
+ * released), position sensors, outbox, position reports, MQTT session, command handler, telemetry, status refresh,
+ * systemd readiness. `stop()` runs in reverse: systemd is told the
  * daemon is stopping, no new commands, operations in progress finish and are acknowledged, the device is marked
  * offline, then every output is made safe, and the watchdog pings last.
  */
@@ -111,7 +114,9 @@ export class Controller {
       timers: deps.timers,
       log,
     });
-    this.drivers = new DriverSet(config, { ...deps, log });
+    const env = deps.env ?? process.env;
+    const phoneTermux = termuxOf(config, env);
+    this.drivers = new DriverSet(config, { ...deps, env, log });
     const modem = this.drivers.drivers.find((driver) => driver instanceof ModemGsmDriver);
     modem?.onState((state) => this.status.update({ modem: state }));
     this.clock = new ClockMonitor({
@@ -196,9 +201,9 @@ export class Controller {
       signal: () => this.drivers.signalQuality(),
       clockSynced: () => this.clock.synced,
       outboxSize: () => this.outbox.size,
+      ...(phoneTermux ? { phone: () => readPhoneTelemetry(phoneTermux) } : {}),
       log,
     });
-    const env = deps.env ?? process.env;
     const home = deps.home === undefined ? (env.GATELINK_HOME ?? null) : deps.home;
     this.updater = new Updater({
       home: home !== null && isUpdatableHome(home) ? home : null,
@@ -252,6 +257,7 @@ export class Controller {
         stop: async () => undefined,
       },
       this.#named('clock', this.clock),
+      ...(phoneTermux ? [phonePart(config, phoneTermux, log)] : []),
       {
         name: 'drivers',
         start: async () => {
@@ -360,6 +366,34 @@ export class Controller {
   #named(name: string, component: { start(): Promise<void>; stop(): Promise<void> }): Part {
     return { name, start: () => component.start(), stop: () => component.stop() };
   }
+}
+
+/** How Termux:API's commands run, for a config with phone objects; null without (docs/design.md section 12.6). */
+function termuxOf(config: DeviceConfig, env: Readonly<Record<string, string | undefined>>) {
+  const phones = config.objects.filter((object) => object.kind === 'phone');
+  if (phones.length === 0) return null;
+  return { env, timeoutMs: Math.max(...phones.map((object) => object.command_timeout_ms)) };
+}
+
+/**
+ * A phone controller's start: the wake lock first, then what Android needs for a controller that stays online,
+ * one line for each item missing (device/phone/readiness.ts). It starts anyway: a phone that will not start on
+ * boot still opens today. The lock is released at stop.
+ */
+function phonePart(
+  config: DeviceConfig,
+  termux: { env: Readonly<Record<string, string | undefined>>; timeoutMs: number },
+  log: (line: string) => void,
+): Part {
+  return {
+    name: 'phone readiness',
+    start: async () => {
+      const lock = await takeWakeLock(termux);
+      const items = await phoneReadiness({ ...termux, config });
+      for (const line of readinessLines([lock, ...items])) log(line);
+    },
+    stop: () => releaseWakeLock(termux),
+  };
 }
 
 function messageOf(error: unknown): string {

@@ -14,12 +14,17 @@ export interface TelemetryOptions {
   signal: () => number | null;
   clockSynced: () => boolean;
   outboxSize: () => number;
+  /**
+   * The phone's battery and network, for a controller with phone objects only (docs/design.md section 12.6);
+   * absent otherwise, and so are the fields.
+   */
+  phone?: () => Promise<{ battery?: Telemetry['battery']; network?: Telemetry['network'] }>;
   log?: (line: string) => void;
 }
 
 /**
- * Periodic health on the `telemetry` topic (docs/design.md section 7): uptime, version, GSM signal, clock sync
- * and the number of acknowledgements waiting. Sent at QoS 0 and only while connected: a stale reading is of no
+ * Periodic health on the `telemetry` topic (docs/design.md section 7): uptime, version, GSM signal, clock sync,
+ * the number of acknowledgements waiting and, on a phone, its battery and network. Sent at QoS 0 and only while connected: a stale reading is of no
  * use later. Also sent right after each connect (call `publishNow`).
  */
 export class TelemetryReporter {
@@ -30,8 +35,9 @@ export class TelemetryReporter {
     this.#options = options;
   }
 
-  reading(): Telemetry {
+  async reading(): Promise<Telemetry> {
     const o = this.#options;
+    const phone = o.phone ? await o.phone() : {};
     const now = o.now();
     return {
       v: PROTOCOL_VERSION,
@@ -42,6 +48,7 @@ export class TelemetryReporter {
       signal: o.signal(),
       clock_synced: o.clockSynced(),
       outbox: o.outboxSize(),
+      ...phone,
     };
   }
 
@@ -58,8 +65,9 @@ export class TelemetryReporter {
   async publishNow(): Promise<void> {
     const o = this.#options;
     if (!o.publisher.connected) return;
+    const reading = await this.reading();
     await o.publisher
-      .publish(o.topic, JSON.stringify(this.reading()), { qos: 0 })
+      .publish(o.topic, JSON.stringify(reading), { qos: 0 })
       .catch((error: Error) => o.log?.(`telemetry: not sent: ${error.message}`));
   }
 }

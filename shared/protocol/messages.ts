@@ -58,6 +58,10 @@ export const ACK_REASONS = [
 ] as const;
 export type AckReason = (typeof ACK_REASONS)[number];
 
+/** What a phone's call log showed of an opening's call (the acknowledgement's `call`, below). */
+export const PHONE_CALLS = ['placed', 'unanswered', 'answered'] as const;
+export type PhoneCall = (typeof PHONE_CALLS)[number];
+
 export const ackSchema = z.strictObject({
   v: z.literal(PROTOCOL_VERSION),
   command_id: z.uuid(),
@@ -72,6 +76,14 @@ export const ackSchema = z.strictObject({
    * so `v` stays 1 (section 8.2): the cloud is updated before its controllers.
    */
   pulse: z.uuid().optional(),
+  /**
+   * For an object opened by a phone call from an Android phone (docs/design.md section 12.6), what the phone's
+   * call log showed of the call: `placed` (dialled, its end not seen), `unanswered` (it ended without being
+   * answered: the module rejected it, which is how most open, or it was busy or not picked up; the log cannot
+   * tell these apart), `answered` (the module picked up). Only with `opened`; covered by the signature like every
+   * field. A new optional field, so `v` stays 1 (section 8.2): the cloud is updated before its controllers.
+   */
+  call: z.enum(PHONE_CALLS).optional(),
   sig: base64Sig,
 });
 export type Ack = z.infer<typeof ackSchema>;
@@ -80,7 +92,12 @@ export type UnsignedAck = Omit<Ack, 'sig'>;
 export const deviceObjectSchema = z.strictObject({
   id: objectId,
   label: reportedText(64).min(1),
-  kind: z.enum(['relay', 'gsm', 'simulated']),
+  /**
+   * `phone`: an Android phone running the controller dials the gate from its own SIM (docs/design.md section
+   * 12.6). A new value of the enum, so `v` stays 1 (section 8.2): the cloud is updated before
+   * its controllers.
+   */
+  kind: z.enum(['relay', 'gsm', 'simulated', 'phone']),
   /** Set when the object has a position sensor (docs/design.md section 7.5): its reports follow on `ack`. */
   sensor: z.boolean().optional(),
 });
@@ -101,6 +118,26 @@ export const stateSchema = z.strictObject({
 });
 export type DeviceState = z.infer<typeof stateSchema>;
 
+export const phoneBatterySchema = z.strictObject({
+  /** Charge, 0 to 100. */
+  percentage: z.number().int().min(0).max(100),
+  /** On a charger (AC, USB, dock or wireless). */
+  plugged: z.boolean(),
+  /** Degrees Celsius, when Android reports it. */
+  temperature: z.number().min(-50).max(150).optional(),
+});
+export type PhoneBattery = z.infer<typeof phoneBatterySchema>;
+
+export const phoneNetworkSchema = z.strictObject({
+  /** Android's SIM state: ready, absent, pin_required, puk_required, network_locked, unknown, or a number. */
+  sim: reportedText(16),
+  /** The operator the phone is registered with; absent when it is registered with none. */
+  operator: reportedText(64).optional(),
+  /** The radio technology: lte, nr, umts, edge, gprs, unknown, ... */
+  type: reportedText(16),
+});
+export type PhoneNetwork = z.infer<typeof phoneNetworkSchema>;
+
 export const telemetrySchema = z.strictObject({
   v: z.literal(PROTOCOL_VERSION),
   device_id: deviceId,
@@ -111,5 +148,13 @@ export const telemetrySchema = z.strictObject({
   signal: z.number().int().min(0).max(31).nullable(),
   clock_synced: z.boolean(),
   outbox: z.number().int().nonnegative(),
+  /**
+   * The phone's battery, sent only by a controller with phone objects (docs/design.md section 12.6): a phone
+   * left on a windowsill unplugged stops opening when it runs flat. New optional fields, so `v` stays 1
+   * (section 8.2): the cloud is updated before its controllers.
+   */
+  battery: phoneBatterySchema.optional(),
+  /** The phone's mobile network as Android reports it, with phone objects only (section 12.6). */
+  network: phoneNetworkSchema.optional(),
 });
 export type Telemetry = z.infer<typeof telemetrySchema>;

@@ -5,7 +5,7 @@ import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { CommandHandler } from '../../device/runtime/commands.js';
 import { ExecutedIds } from '../../device/runtime/executed.js';
 import type { SigningKey } from '../../shared/crypto/ed25519.js';
-import type { Ack } from '../../shared/protocol/messages.js';
+import { type Ack, ackSchema } from '../../shared/protocol/messages.js';
 import { verifyAck } from '../../shared/protocol/signing.js';
 import { waitFor } from '../support/wait-for.js';
 import {
@@ -224,6 +224,31 @@ describe('command checks', () => {
     expect(held.opened).toBe(2);
     // Signed like any acknowledgement, the pulse included.
     expect(verifyAck(device.publicKey, (await joined)!)).toBe(true);
+  });
+
+  it("carries a phone call's result in the signed acknowledgement, the joined command's too (docs/design.md section 12.6)", async () => {
+    const held = new HeldDriver();
+    driver = held;
+    const h = handler();
+    const started = command(cloud, clock.now());
+    const first = h.handle(JSON.stringify(started));
+    const joined = h.handle(JSON.stringify(command(cloud, clock.now())));
+    held.held.open({ outcome: 'opened', call: 'unanswered' });
+    const ack = (await first)!;
+    expect(ack).toMatchObject({ outcome: 'opened', call: 'unanswered' });
+    expect(ackSchema.parse(ack)).toEqual(ack);
+    expect(verifyAck(device.publicKey, ack)).toBe(true);
+    // The signature covers it: a copy that says the module answered does not verify.
+    expect(verifyAck(device.publicKey, { ...ack, call: 'answered' })).toBe(false);
+    const { call: _call, ...without } = ack;
+    expect(verifyAck(device.publicKey, without)).toBe(false);
+    expect(await joined).toMatchObject({ outcome: 'opened', call: 'unanswered', pulse: started.id });
+    expect(verifyAck(device.publicKey, (await joined)!)).toBe(true);
+  });
+
+  it('sends no call field for an opening without one, nor for a failure', async () => {
+    const ack = await handler().handle(JSON.stringify(command(cloud, clock.now())));
+    expect(ack).not.toHaveProperty('call');
   });
 
   it("gives a joined command the pulse's failure, and starts a new pulse once one is over", async () => {

@@ -41,6 +41,60 @@ function problems(source: string, file = '/etc/gatelink/device.yaml'): readonly 
   throw new Error('expected the config to be refused');
 }
 
+const phoneYaml = (object: string) => `
+cloud_url: https://gatelink.example.com
+device_id: D0123456789
+mqtt:
+  url: mqtts://gatelink.example.com:8883
+  username: D0123456789
+  password: not-a-real-password
+topic_prefix: gatelink
+command_key: ${commandKey}
+clock:
+  check: none
+objects:
+  - id: barrier
+    label: Car park barrier
+    kind: phone
+${object}`;
+
+describe('device config: phone objects (docs/design.md section 12.6)', () => {
+  it('accepts a phone object with its number alone, without a modem section, and fills the timeouts', () => {
+    const config = parseConfig(phoneYaml("    number: '+491701234567'\n"), '/home/termux/device.yaml');
+    expect(config.objects[0]).toEqual({
+      id: 'barrier',
+      label: 'Car park barrier',
+      kind: 'phone',
+      number: '+491701234567',
+      command_timeout_ms: 10_000,
+      call_timeout_ms: 45_000,
+      poll_ms: 1_000,
+    });
+    expect(publicObjects(config)).toEqual([{ id: 'barrier', label: 'Car park barrier', kind: 'phone' }]);
+  });
+
+  it('refuses a bad number in one line that names the key and shows an example', () => {
+    expect(problems(phoneYaml('    number: call-me\n'))).toEqual([
+      'objects[0].number: expected a phone number such as +491701234567 (digits, optional leading +) (got "call-me")',
+    ]);
+  });
+
+  it('refuses a sensor on a phone object in one line', () => {
+    const lines = problems(
+      phoneYaml("    number: '+491701234567'\n    sensor:\n      type: gpio\n      line: 22\n"),
+    );
+    expect(lines).toEqual([
+      'objects[0].sensor: expected no sensor: a phone has no GPIO input to read a gate position on',
+    ]);
+  });
+
+  it('refuses a poll interval out of range in one line', () => {
+    expect(problems(phoneYaml("    number: '+491701234567'\n    poll_ms: 5\n"))).toEqual([
+      'objects[0].poll_ms: expected the call log polling interval in milliseconds: an integer from 100 to 10000 (got 5)',
+    ]);
+  });
+});
+
 describe('device config', () => {
   it('accepts a complete file, fills the defaults, resolves paths and freezes the result', () => {
     const config = parseConfig(validYaml, '/etc/gatelink/device.yaml');
@@ -87,7 +141,7 @@ describe('device config', () => {
 
   it('refuses an unknown object kind', () => {
     expect(problems(validYaml.replace('kind: relay', 'kind: laser'))).toEqual([
-      'objects[0].kind: expected kind: relay, gsm or simulated',
+      'objects[0].kind: expected kind: relay, gsm, phone or simulated',
     ]);
   });
 

@@ -1,12 +1,19 @@
-import type { GsmObjectConfig, RelayObjectConfig, SimulatedObjectConfig } from '../../device/config.js';
+import type {
+  GsmObjectConfig,
+  PhoneObjectConfig,
+  RelayObjectConfig,
+  SimulatedObjectConfig,
+} from '../../device/config.js';
 import { realSleep, type Sleep } from '../../device/drivers/driver.js';
 import { ModemGsmDriver } from '../../device/drivers/modem-gsm.js';
+import { PhoneCallDriver } from '../../device/drivers/phone-call.js';
 import { RelayGpioDriver } from '../../device/drivers/relay-gpio.js';
 import { SimulatedDriver } from '../../device/drivers/simulated.js';
 import { waitFor } from '../support/wait-for.js';
 import { type DriverHarness, driverContract } from './driver-contract.js';
 import { fakeGpio, fakeSysfs, PI4_CHIPS } from './fake-gpio.js';
 import { FakeModem } from './fake-modem.js';
+import { FakeTermux } from './fake-termux.js';
 import { tempDir } from './fixtures.js';
 import { hasSocat, PtyPair } from './pty-pair.js';
 
@@ -118,6 +125,39 @@ async function modemHarness(): Promise<DriverHarness> {
   };
 }
 
+/**
+ * The Termux driver against fake Termux:API commands first on PATH (test/device/fake-termux.ts), with waits
+ * that take no real time: Termux's Node.js is a bionic build that cannot run here (docs/design.md section 12.6).
+ */
+async function phoneHarness(): Promise<DriverHarness> {
+  const termux = await FakeTermux.create('rejects');
+  const phone = (id: string, number: string): PhoneObjectConfig => ({
+    id,
+    label: id,
+    kind: 'phone',
+    number,
+    command_timeout_ms: 5_000,
+    call_timeout_ms: 5_000,
+    poll_ms: 500,
+  });
+  let clock = 0;
+  const sleep: Sleep = async (ms) => {
+    clock += ms;
+  };
+  const objects = [phone('barrier', '+491701234567'), phone('garage', '+491707654321')] as const;
+  return {
+    driver: new PhoneCallDriver({ objects, sleep, now: () => clock, env: termux.env }),
+    objects,
+    servesObjectsAtOnce: false,
+    ready: async () => undefined,
+    isSafe: () => termux.idle(),
+    actions: (object) =>
+      termux.dialledSync().filter((number) => number === (object as PhoneObjectConfig).number).length,
+    breakNextOpening: () => termux.setSync({ scenario: 'airplane' }),
+    dispose: () => termux.dispose(),
+  };
+}
+
 /** The demo's and the tests' driver, which must refuse what the real ones refuse. */
 async function simulatedHarness(): Promise<DriverHarness> {
   const { sleep, breakNext } = breakableSleep();
@@ -146,3 +186,4 @@ driverContract('GSM modem', modemHarness, {
   skip: hasSocat ? undefined : 'socat is not installed (apt-get install socat)',
 });
 driverContract('simulated', simulatedHarness);
+driverContract('Termux phone call', phoneHarness);

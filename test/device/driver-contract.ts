@@ -76,7 +76,8 @@ export function driverContract(
       await started();
       const before = h.actions(first);
       const outcome = await driver.open(first);
-      expect(outcome).toEqual({ outcome: 'opened' });
+      // A phone call's result may ride along (docs/design.md section 12.6).
+      expect(outcome).toMatchObject({ outcome: 'opened' });
       expect(h.actions(first)).toBe(before + 1);
       expect(await h.isSafe()).toBe(true);
     });
@@ -95,7 +96,7 @@ export function driverContract(
       const running = driver.open(first);
       const refused = await driver.open(first);
       expect(refused).toMatchObject({ outcome: 'failed', reason: 'busy' });
-      expect(await running).toEqual({ outcome: 'opened' });
+      expect(await running).toMatchObject({ outcome: 'opened' });
       expect(h.actions(first)).toBe(1);
       expect(await h.isSafe()).toBe(true);
     });
@@ -104,9 +105,9 @@ export function driverContract(
       await started();
       const running = driver.open(first);
       const other = await driver.open(second);
-      expect(await running).toEqual({ outcome: 'opened' });
+      expect(await running).toMatchObject({ outcome: 'opened' });
       if (h.servesObjectsAtOnce) {
-        expect(other).toEqual({ outcome: 'opened' });
+        expect(other).toMatchObject({ outcome: 'opened' });
         expect(h.actions(second)).toBe(1);
       } else {
         expect(other).toMatchObject({ outcome: 'failed', reason: 'busy' });
