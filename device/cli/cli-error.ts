@@ -23,6 +23,15 @@ export const CLI_ERRORS = {
     exit: 2,
     message: () => 'provision needs --cloud <base_url> and --code <code> (the operator gets both)',
   },
+  phone_gate_invalid: {
+    exit: 2,
+    message: (p: { option: string; problem: string }) => `${p.option}: ${p.problem}`,
+  },
+  phone_gate_unanswered: {
+    exit: 2,
+    message: () =>
+      "provision --phone asks for the gate's number and a name: run it in Termux's terminal, or pass --number and --label",
+  },
   config_invalid: { exit: 1, message: (p: { problem: string }) => p.problem },
   key_file_unusable: { exit: 1, message: (p: { problem: string }) => p.problem },
   daemon_running: {

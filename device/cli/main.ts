@@ -14,6 +14,11 @@ Usage:
       existing config file. --ca-file: the PEM CA (or bundle) that signed the broker's certificate, written
       as mqtt.ca_file and trusted for the cloud's https too. --mqtt-insecure: allow plain mqtt:// to a broker
       on a trusted network.
+  gatelink-device provision --phone --cloud URL --code CODE [--number N] [--label L] [--config F]
+                            [--state-dir D]
+      The same for a phone in Termux that calls a gate which opens for its number, with the set-up code
+      from the customer's barriers page: asks for the gate's number and a name (or takes --number and
+      --label), and pairs the phone to that customer's account.
   gatelink-device test      [--config F] [--object ID]
       Opens each object once, locally, and says what happened. Stop the daemon first.
   gatelink-device status    [--config F] [--json]
@@ -43,10 +48,20 @@ export async function main(argv: readonly string[]): Promise<number> {
           'state-dir': { type: 'string' },
           'ca-file': { type: 'string' },
           'mqtt-insecure': { type: 'boolean' },
+          phone: { type: 'boolean' },
+          number: { type: 'string' },
+          label: { type: 'string' },
         });
         if (!o.values.cloud || !o.values.code) throw cliError('provision_arguments_missing');
         const { provisionCommand } = await import('./provision.js');
+        const phoneGate = o.values.phone
+          ? await (await import('./phone-gate.js')).askPhoneGate(
+              { number: o.values.number, label: o.values.label },
+              { input: process.stdin, output: process.stdout },
+            )
+          : undefined;
         return await provisionCommand({
+          phoneGate,
           cloud: o.values.cloud,
           code: o.values.code,
           configPath: o.config,

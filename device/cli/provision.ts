@@ -24,6 +24,7 @@ import { type CliError, cliError } from './cli-error.js';
 import { postToCloud } from './cloud-post.js';
 import { nextSteps } from './next-steps.js';
 import { rememberPairing } from './pairing-code.js';
+import { type PhoneGate, phoneSettings } from './phone-gate.js';
 
 export interface ProvisionOptions {
   /** The cloud's base URL, e.g. https://gatelink.example.com. */
@@ -43,6 +44,11 @@ export interface ProvisionOptions {
   mqttInsecure?: boolean;
   /** Allows plain http:// to hosts other than localhost (never in production). */
   allowHttp?: boolean;
+  /**
+   * A phone controller's one gate (`provision --phone`, docs/design.md section 9.3), instead of an objects file:
+   * the config gets its `phone` object and the phone's own clock.
+   */
+  phoneGate?: PhoneGate;
 }
 
 export interface ProvisionResult {
@@ -145,7 +151,11 @@ export async function provision(options: ProvisionOptions): Promise<ProvisionRes
   // when install.sh has made it, since that folder is the daemon's and provisioning never creates it.
   await rememberPairing(
     config.state_dir,
-    { paired: false, pairing_code: response.pairing_code, pairing_expires_at: response.pairing_expires_at },
+    {
+      paired: response.paired === true,
+      pairing_code: response.pairing_code ?? null,
+      pairing_expires_at: response.pairing_expires_at ?? null,
+    },
     new Date(),
   );
   return { config, response };
@@ -164,11 +174,16 @@ export async function provisionCommand(options: ProvisionOptions): Promise<numbe
     );
   }
   console.log('');
-  console.log(`Pairing code for the customer: ${response.pairing_code}`);
-  console.log(
-    `Valid until ${response.pairing_expires_at}, once. The customer enters it in the Gatelink app.`,
-  );
-  console.log('Later, gatelink-device pairing-code shows it again, or a fresh one once it has expired.');
+  if (response.paired) {
+    // A customer's own set-up code (docs/design.md section 9.3): the barrier is on their list already.
+    console.log('Paired to your account: the barrier is on your list of barriers in the Gatelink app.');
+  } else {
+    console.log(`Pairing code for the customer: ${response.pairing_code}`);
+    console.log(
+      `Valid until ${response.pairing_expires_at}, once. The customer enters it in the Gatelink app.`,
+    );
+    console.log('Later, gatelink-device pairing-code shows it again, or a fresh one once it has expired.');
+  }
   console.log('');
   for (const line of nextSteps(config.config_file)) console.log(line);
   return 0;
@@ -197,6 +212,8 @@ function caBundle(file: string): string {
 }
 
 function installerSettings(configPath: string, options: ProvisionOptions): Record<string, unknown> {
+  if (options.phoneGate)
+    return placePaths(phoneSettings(options.phoneGate), configPath, configPath, options.stateDir);
   const source = options.objectsFrom
     ? resolve(options.objectsFrom)
     : existsSync(configPath)

@@ -29,8 +29,14 @@ export const provisionResponseSchema = z.strictObject({
    * refuses every update until provisioned again.
    */
   release_key: base64Key.optional(),
-  pairing_code: z.string(),
-  pairing_expires_at: z.string(),
+  /** The code the customer pairs the controller with; absent when it is theirs already (`paired`). */
+  pairing_code: z.string().optional(),
+  pairing_expires_at: z.string().optional(),
+  /**
+   * True when the provisioning code was a customer's own, from their set-up of a phone controller
+   * (docs/design.md section 9.3): the controller belongs to their account at once, with no pairing code.
+   */
+  paired: z.literal(true).optional(),
   numbers: z.array(z.strictObject({ id: z.string(), number_id: z.number().int(), label: z.string() })),
 });
 export type ProvisionResponse = z.infer<typeof provisionResponseSchema>;

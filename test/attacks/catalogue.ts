@@ -350,6 +350,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md sections 12.4.3, 12.4.4',
   },
   {
+    id: 'device.phone-code-other-account',
+    attack:
+      "a customer's phone set-up code, read off their screen or their Termux, typed into another account's pairing form or used to provision a phone of someone else's",
+    source: 'docs/design.md section 9.3',
+  },
+  {
     id: 'device.bundle-elsewhere',
     attack: 'an update command pointing the controller’s download at a server other than its cloud',
     source: 'docs/design.md section 12.4.3',

@@ -106,7 +106,7 @@ async function provisioned(cloud: RunningCloud, dataDir: string, relayPort: numb
   });
   const barrier = await pairDevice(cloud.ctx, {
     customerId: customer.id,
-    pairingCode: response.pairing_code,
+    pairingCode: response.pairing_code!,
   });
   const config = parse(readFileSync(configPath, 'utf8')) as {
     mqtt: { url: string; username: string; password: string };

@@ -78,7 +78,7 @@ export async function buildFleet(cloud: RunningCloud, dir: string, size: FleetSi
       configPath,
       objectsFrom: objectsPath,
     });
-    const barrier = await pairDevice(ctx, { customerId: customer.id, pairingCode: response.pairing_code });
+    const barrier = await pairDevice(ctx, { customerId: customer.id, pairingCode: response.pairing_code! });
     const numberIds = barrier.objects.map((object) => object.number_id);
     const keyRefs: number[] = [];
     for (let k = 0; k < size.keysPerController; k++) {

@@ -261,7 +261,7 @@ export async function setUp(
     configPath,
     objectsFrom: objectsPath,
   });
-  const barrier = await pairDevice(ctx, { customerId: customer.id, pairingCode: response.pairing_code });
+  const barrier = await pairDevice(ctx, { customerId: customer.id, pairingCode: response.pairing_code! });
   const numberIds = barrier.objects.map((object) => object.number_id);
 
   const company = await createCompany(ctx, { name: 'Bench Opening Ltd' });

@@ -189,7 +189,7 @@ class ChaosSystem {
 
     await this.withDatabase(async (ctx) => {
       const customer = await createCustomer(ctx, { displayName: 'Chaos Customer' });
-      await pairDevice(ctx, { customerId: customer.id, pairingCode: provisioned.response.pairing_code });
+      await pairDevice(ctx, { customerId: customer.id, pairingCode: provisioned.response.pairing_code! });
       await claimRequest(ctx, { code, customerId: customer.id });
       const issued = await issueAccessKey(ctx, {
         code,

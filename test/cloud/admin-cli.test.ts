@@ -204,7 +204,7 @@ describe('gatelink-admin', () => {
 
   it('journal --json shows an opening attempt with its actor and outcome', async () => {
     const customerId = (await createCustomer(cloud.ctx, { displayName: 'Eva Customer' })).id;
-    await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.pairing_code });
+    await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.pairing_code! });
     const courier = await secretCompany(cloud, 'Courier Ltd');
     const code = (await cloud.call('request', courier)).body.code as string;
     await claimRequest(cloud.ctx, { code, customerId });

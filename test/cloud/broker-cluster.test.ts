@@ -102,7 +102,7 @@ describe.skipIf(skip !== null)(`two cloud instances on a RabbitMQ cluster${skip 
       log: () => {},
     });
     await controller.start();
-    await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code });
+    await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code! });
     const request = await cloud.call('request', company);
     await claimRequest(cloud.ctx, { code: request.body.code as string, customerId });
     const numberId = response.numbers[0]!.number_id;

@@ -83,7 +83,7 @@ describe.skipIf(!reachable)('a backup restored into a fresh database and data fo
     configPath = gate.configPath;
     numberId = gate.numberOf('gate');
     const customerId = (await createCustomer(cloud.ctx, { displayName: 'Ada' })).id;
-    await pairDevice(cloud.ctx, { customerId, pairingCode: gate.response.pairing_code });
+    await pairDevice(cloud.ctx, { customerId, pairingCode: gate.response.pairing_code! });
     company = await secretCompany(cloud, 'Couriers');
     const code = (await cloud.call('request', company)).body.code as string;
     await claimRequest(cloud.ctx, { code, customerId });

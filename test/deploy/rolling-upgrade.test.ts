@@ -163,7 +163,7 @@ describe.skipIf(skipReason !== null)('a rolling upgrade on one PostgreSQL', () =
       log: () => {},
     });
     await controller.start();
-    pairingCode = provisioned.response.pairing_code;
+    pairingCode = provisioned.response.pairing_code!;
   });
 
   afterAll(async () => {

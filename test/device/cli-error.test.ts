@@ -18,6 +18,13 @@ const EXAMPLES: { [C in CliErrorCode]: CliErrorParams<C> } = {
   unknown_command: [{ command: 'frobnicate' }],
   bad_options: [{ problem: "Unknown option '--nope'" }],
   provision_arguments_missing: [],
+  phone_gate_invalid: [
+    {
+      option: '--number',
+      problem: 'expected a phone number such as +491701234567 (digits, optional leading +)',
+    },
+  ],
+  phone_gate_unanswered: [],
   config_invalid: [{ problem: '/etc/gatelink/device.yaml: the configuration is not valid' }],
   key_file_unusable: [{ problem: 'private_key_file /etc/gatelink/device-key.pem is open to other users' }],
   daemon_running: [],
@@ -73,6 +80,8 @@ describe('the CLI error table', () => {
     const usage = codes.filter((code) => CLI_ERRORS[code].exit === 2).sort();
     expect(usage).toEqual([
       'bad_options',
+      'phone_gate_invalid',
+      'phone_gate_unanswered',
       'provision_arguments_missing',
       'reset_needs_confirmation',
       'unknown_command',

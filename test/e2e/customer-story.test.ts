@@ -78,7 +78,7 @@ describe.skipIf(chromiumMissing)('a customer grants, watches and withdraws acces
       configPath: join(dir, 'device.yaml'),
       objectsFrom: join(dir, 'objects.yaml'),
     });
-    pairingCode = provisioned.response.pairing_code;
+    pairingCode = provisioned.response.pairing_code!;
     const numberOf = (id: string) => provisioned.response.numbers.find((n) => n.id === id)!.number_id;
     numbers = { front: numberOf('front'), side: numberOf('side'), garage: numberOf('garage') };
     const config = loadConfig(join(dir, 'device.yaml'));

@@ -87,7 +87,7 @@ describe('events of the customer story at the callback address', () => {
     });
     await controller.start();
     customerId = (await createCustomer(cloud.ctx, { displayName: 'Eva Customer' })).id;
-    await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.response.pairing_code });
+    await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.response.pairing_code! });
   });
 
   afterAll(async () => {

@@ -98,7 +98,7 @@ describe('the story of a gate, from the opening to its receipts', () => {
 
   async function provisioned(objectsYaml: string, ids: string[]): Promise<Barrier> {
     const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, objectsYaml);
-    await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code });
+    await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code! });
     const numbers = Object.fromEntries(ids.map((id) => [id, numberOf(id)]));
     return { deviceId: response.device_id, configPath, dir, numbers };
   }

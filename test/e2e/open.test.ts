@@ -123,7 +123,7 @@ async function setUp(kind: BrokerKind): Promise<void> {
 
   await startController();
   customerId = (await createCustomer(cloud.ctx, { displayName: 'Eva Customer' })).id;
-  const paired = await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.response.pairing_code });
+  const paired = await pairDevice(cloud.ctx, { customerId, pairingCode: provisioned.response.pairing_code! });
   expect(paired.device_id).toBe(deviceId);
   company = await secretCompany(cloud, 'Courier Ltd');
 }

@@ -100,7 +100,7 @@ export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> 
   const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, OBJECTS_YAML);
   const numberId = numberOf('gate');
   const customerId = (await createCustomer(cloud.ctx, { displayName: 'Gate Customer' })).id;
-  await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code });
+  await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code! });
   const company = await secretCompany(cloud, 'Gate Couriers');
   const deviceId = response.device_id;
   const waitOnline = (online = true) => waitDeviceOnline(cloud, deviceId, online);

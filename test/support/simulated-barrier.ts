@@ -42,7 +42,7 @@ export async function simulatedBarrier(
   const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, OBJECTS_YAML);
   const { controller, driver } = await startSimulatedController(cloud, configPath);
   const customer = await signedInCustomer(cloud, customerName);
-  await pairDevice(cloud.ctx, { customerId: customer.id, pairingCode: response.pairing_code });
+  await pairDevice(cloud.ctx, { customerId: customer.id, pairingCode: response.pairing_code! });
   return {
     deviceId: response.device_id,
     numbers: { gate: numberOf('gate'), garage: numberOf('garage') },

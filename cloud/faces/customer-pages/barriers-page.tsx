@@ -112,6 +112,16 @@ export function BarriersPage(props: {
           </p>
         </form>
       </section>
+      <section class="card" aria-labelledby="phone-title">
+        <h2 id="phone-title">A gate that opens on a call</h2>
+        <p>
+          Does your gate open when your phone calls it? Your Android phone can place that call for the
+          companies you let in.
+        </p>
+        <p>
+          <a href="/barriers/phone">Add a gate that opens on a call from my phone</a>
+        </p>
+      </section>
     </Layout>
   );
 }

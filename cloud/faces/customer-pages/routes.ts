@@ -12,6 +12,7 @@ import { notificationChoiceRoutes } from './notification-choice.js';
 import { notificationRoutes } from './notification-routes.js';
 import { offlineRoutes } from './offline-routes.js';
 import { passkeyRoutes } from './passkey-routes.js';
+import { phoneSetupRoutes } from './phone-setup-routes.js';
 import { questionRoutes } from './question-routes.js';
 import { receiptsRoutes } from './receipts-routes.js';
 import { requestRoutes } from './request-routes.js';
@@ -29,6 +30,7 @@ export async function customerApp(app: FastifyInstance, deps: CustomerPagesDeps)
   await app.register(homeRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(requestRoutes, deps);
+  await app.register(phoneSetupRoutes, deps);
   await app.register(barrierRoutes, deps);
   await app.register(invitationRoutes, deps);
   await app.register(keyShapeRoutes, deps);

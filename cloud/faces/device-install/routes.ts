@@ -17,6 +17,11 @@ import { bundleChunks, getRelease } from '../../rules/releases/releases.js';
  * makes one run on a provisioned controller is the release key's signature), and a board has no key yet.
  */
 const SCRIPT = readFileSync(new URL('./install.sh', import.meta.url), 'utf8');
+/**
+ * The same for a phone in Termux that calls a gate (docs/design.md section 9.3): `curl -fsSL
+ * <cloud>/api/device/install/phone | sh -s -- CODE`, with the customer's set-up code, no root.
+ */
+const PHONE_SCRIPT = readFileSync(new URL('./install-phone.sh', import.meta.url), 'utf8');
 /** Public downloads at once per cloud node; more answer 503 with Retry-After, so that they cannot starve the API. */
 export const PUBLIC_DOWNLOADS_AT_ONCE = 4;
 
@@ -24,11 +29,10 @@ const archParams = z.object({ arch: z.enum(RELEASE_ARCHES) });
 const idParams = z.object({ id: z.coerce.number().int().positive().max(MAX_ID) });
 
 /** The script with the cloud's address in place, quoted for sh. */
-export function installScript(baseUrl: string): string {
-  return SCRIPT.replaceAll("'__CLOUD__'", `'${baseUrl.replaceAll("'", `'\\''`)}'`).replaceAll(
-    '__CLOUD__',
-    baseUrl,
-  );
+export function installScript(baseUrl: string, script = SCRIPT): string {
+  return script
+    .replaceAll("'__CLOUD__'", `'${baseUrl.replaceAll("'", `'\\''`)}'`)
+    .replaceAll('__CLOUD__', baseUrl);
 }
 
 export async function deviceInstallRoutes(
@@ -44,6 +48,13 @@ export async function deviceInstallRoutes(
       .type('text/x-shellscript; charset=utf-8')
       .header('cache-control', 'no-store')
       .send(installScript(ctx.baseUrl())),
+  );
+
+  app.get('/api/device/install/phone', async (_request, reply) =>
+    reply
+      .type('text/x-shellscript; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(installScript(ctx.baseUrl(), PHONE_SCRIPT)),
   );
 
   app.get('/api/device/releases/latest/:arch', async (request, reply) => {

@@ -33,6 +33,7 @@ import * as companyMails from './migrations/0027-company-mails.js';
 import * as memberRoles from './migrations/0028-member-roles.js';
 import * as memberActions from './migrations/0029-member-actions.js';
 import * as eventWakeCallbacks from './migrations/0030-event-wake-callbacks.js';
+import * as phoneSetups from './migrations/0031-phone-setups.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -91,6 +92,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028-member-roles': memberRoles,
   '0029-member-actions': memberActions,
   '0030-event-wake-callbacks': eventWakeCallbacks,
+  '0031-phone-setups': phoneSetups,
 };
 
 /**

@@ -108,6 +108,7 @@ export const TABLE_COLUMNS = {
     left_open_limit_s: 'integer',
     move_timeout_s: 'integer',
     time_zone: 'text',
+    setup_customer_id: 'integer | null',
   },
   device_objects: {
     id: 'integer',

@@ -266,6 +266,11 @@ export interface DevicesTable {
   move_timeout_s: ColumnType<number, number | undefined, number>;
   /** The barrier's IANA time zone: its keys' hours are read in it (docs/design.md section 3.1). */
   time_zone: ColumnType<string, string | undefined, string>;
+  /**
+   * The account a waiting provisioning code is bound to: a customer setting up their own phone as the controller
+   * (docs/design.md section 9.3). Provisioning pairs the controller to it and clears it.
+   */
+  setup_customer_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface DeviceObjectsTable {

@@ -4,10 +4,12 @@ import { KeyError, strictPublicKeyFromBase64 } from '../../../shared/crypto/ed25
 import { ApiError } from '../../../shared/errors.js';
 import type { ProvisionRequest, ProvisionResponse } from '../../../shared/protocol/provisioning.js';
 import type { CloudContext } from '../../foundation/context.js';
+import type { Database } from '../../foundation/db/database.js';
 import { revokeAccessKeysOfOthers } from '../access-keys/access-keys.js';
 import { endHousehold } from '../households/household-lifecycle.js';
 import { newDevicePassword } from './credentials.js';
 import { barrierNameProblem } from './customer-barriers.js';
+import { checkPhoneSetup } from './phone-setups.js';
 
 /** Provisioning and pairing codes live 24 hours and work once (docs/design.md section 9). */
 export const CODE_LIFETIME_MS = 24 * 3600 * 1000;
@@ -24,11 +26,22 @@ function groupCode(code: string): string {
 }
 
 /** An operator or installer creates the device record; the code goes to the installer once. */
-export async function createDevice(ctx: CloudContext, input: { label: string }) {
-  const now = ctx.clock.now();
+export function createDevice(ctx: CloudContext, input: { label: string }) {
+  return insertDeviceRecord(ctx.db, ctx.clock.now(), input);
+}
+
+/**
+ * A device record waiting for its controller, with a one-time provisioning code that only its hash keeps: an
+ * operator's (`createDevice`) or, bound to a customer's account, a phone set-up's (./phone-setups.ts).
+ */
+export async function insertDeviceRecord(
+  db: Database,
+  now: Date,
+  input: { label: string; setupCustomerId?: number; timeZone?: string },
+) {
   const code = randomCode(PROVISIONING_CODE_LENGTH);
   const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
-  const device = await ctx.db
+  const device = await db
     .insertInto('devices')
     .values({
       id: `D${randomCode(10)}`,
@@ -36,6 +49,8 @@ export async function createDevice(ctx: CloudContext, input: { label: string }) 
       provisioning_code_hash: hashCode(code),
       provisioning_expires_at: expiresAt,
       created_at: now,
+      ...(input.setupCustomerId === undefined ? {} : { setup_customer_id: input.setupCustomerId }),
+      ...(input.timeZone === undefined ? {} : { time_zone: input.timeZone }),
     })
     .returning(['id', 'label'])
     .executeTakeFirstOrThrow();
@@ -143,7 +158,17 @@ export async function provisionDevice(
   const password = newDevicePassword();
   const pairingCode = randomCode(PAIRING_CODE_LENGTH);
   const pairingExpiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
-  const { deviceId, numbers } = await ctx.db.transaction().execute(async (trx) => {
+  const { deviceId, pairedTo, numbers } = await ctx.db.transaction().execute(async (trx) => {
+    const found = await trx
+      .selectFrom('devices')
+      .select(['id', 'setup_customer_id'])
+      .where('provisioning_code_hash', '=', hashCode(input.code))
+      .where('provisioning_expires_at', '>', now)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!found) throw new ApiError('provisioning_code_invalid');
+    const pairedTo = found.setup_customer_id;
+    if (pairedTo !== null) checkPhoneSetup(input.objects);
     const device = await trx
       .updateTable('devices')
       .set({
@@ -151,15 +176,20 @@ export async function provisionDevice(
         provisioning_expires_at: null,
         provisioned_at: now,
         public_key: input.public_key,
-        pairing_code: pairingCode,
-        pairing_expires_at: pairingExpiresAt,
         version: input.version,
+        // A customer's own code pairs the controller to their account at once (docs/design.md section 9.3).
+        ...(pairedTo === null
+          ? { pairing_code: pairingCode, pairing_expires_at: pairingExpiresAt }
+          : {
+              customer_id: pairedTo,
+              paired_at: now,
+              setup_customer_id: null,
+              name: input.objects[0]!.label,
+            }),
       })
-      .where('provisioning_code_hash', '=', hashCode(input.code))
-      .where('provisioning_expires_at', '>', now)
+      .where('id', '=', found.id)
       .returning('id')
-      .executeTakeFirst();
-    if (!device) throw new ApiError('provisioning_code_invalid');
+      .executeTakeFirstOrThrow();
     const numbers = [];
     for (const object of input.objects) {
       const row = await trx
@@ -184,7 +214,7 @@ export async function provisionDevice(
         .executeTakeFirstOrThrow();
       numbers.push({ id: row.local_id, number_id: row.id, label: row.label });
     }
-    return { deviceId: device.id, numbers };
+    return { deviceId: device.id, pairedTo, numbers };
   });
   // The broker owns device accounts: the embedded one stores the password's hash, Mosquitto its own account.
   await accounts.addDevice(deviceId, password);
@@ -194,8 +224,9 @@ export async function provisionDevice(
     topic_prefix: ctx.config.topicPrefix,
     command_key: ctx.serviceKey.publicKey.base64,
     ...(ctx.config.releasePublicKey ? { release_key: ctx.config.releasePublicKey } : {}),
-    pairing_code: groupCode(pairingCode),
-    pairing_expires_at: pairingExpiresAt.toISOString(),
+    ...(pairedTo === null
+      ? { pairing_code: groupCode(pairingCode), pairing_expires_at: pairingExpiresAt.toISOString() }
+      : { paired: true }),
     numbers,
   };
 }
