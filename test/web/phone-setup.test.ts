@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerBarriers } from '../../cloud/rules/devices/customer-barriers.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
+import { insertEntries, keyHolder } from '../support/barrier-journal.js';
 import { type BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -127,5 +128,62 @@ describe('a gate that opens on a call from the customer phone', () => {
     expect(script.headers['content-type']).toContain('text/x-shellscript');
     expect(script.body).toContain(`cloud='${cloud.baseUrl}'`);
     expect(script.body).toContain('provision --phone');
+  });
+
+  it('journals an opening as a call from the phone with what its log showed, and shows how the phone stands', async () => {
+    const { id, client } = await signedInCustomer(cloud, 'Ulla');
+    const { code } = await setUpCommand(client);
+    const provisioned = (await provision(code)).json() as {
+      device_id: string;
+      numbers: { number_id: number; label: string }[];
+    };
+    const barrier = {
+      deviceId: provisioned.device_id,
+      name: 'Mill Lane gate',
+      objects: provisioned.numbers.map((number) => ({ id: number.number_id, label: number.label })),
+    };
+    const holder = await keyHolder(cloud.ctx, { customerId: id, barrier, name: 'Demo Cleaning Ltd' });
+    const [rejected, answered, older] = await insertEntries(cloud.ctx, barrier, [
+      { holder, actor: 'Anna' },
+      { holder, actor: 'Ben' },
+      { holder, actor: 'Cleo' },
+    ]);
+    const ack = (call?: string) => JSON.stringify({ outcome: 'opened', ...(call ? { call } : {}) });
+    for (const [entry, call] of [
+      [rejected, 'unanswered'],
+      [answered, 'answered'],
+      [older, undefined],
+    ] as const) {
+      await cloud.ctx.db
+        .updateTable('journal')
+        .set({ ack: ack(call) })
+        .where('id', '=', entry!)
+        .execute();
+    }
+    const journal = visibleText((await client.get(`/barriers/${barrier.deviceId}/journal`)).html);
+    expect(journal.match(/Called the gate from your phone/g)).toHaveLength(3);
+    expect(journal).not.toMatch(/Opened\s+Mill Lane gate/);
+    expect(journal).toContain('The gate did not pick up: most gates open by turning the call away.');
+    expect(journal).toContain('The gate answered the call.');
+    expect(journal).toContain("The call was placed; the phone's call log did not say how it ended.");
+
+    await cloud.ctx.db
+      .updateTable('devices')
+      .set({
+        online: false,
+        state_at: clock.now(),
+        telemetry_at: clock.now(),
+        telemetry: JSON.stringify({
+          battery: { percentage: 12, plugged: false },
+          network: { sim: 'ready', operator: 'Telekom', type: 'lte' },
+        }),
+      })
+      .where('id', '=', barrier.deviceId)
+      .execute();
+    const page = visibleText((await client.get(`/barriers/${barrier.deviceId}`)).html);
+    expect(page).toContain('Your phone');
+    expect(page).toContain('Offline: companies cannot open until your phone is back online.');
+    expect(page).toContain('battery 12 %; network Telekom');
+    expect(page).toContain('call from your phone');
   });
 });

@@ -1,4 +1,5 @@
 import type { VNode } from 'preact';
+import type { PhoneNetwork } from '../../../shared/protocol/messages.js';
 import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
@@ -12,6 +13,7 @@ import {
   type BarrierObject,
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
+import type { PhoneState } from '../../rules/devices/phone-state.js';
 import type { Household } from '../../rules/households/members.js';
 import type { NotificationChoice } from '../../rules/notification-choices/choices.js';
 import type { QuestionView } from '../../rules/opening-questions/question-view.js';
@@ -66,6 +68,8 @@ export interface BarrierPageProps {
           | 'notifications';
       }
     | { kind: 'withdrawn' | 'shaped'; company: string };
+  /** How the phone stands, on a gate that opens on a call from the customer's phone (section 12.6). */
+  phone?: PhoneState | null;
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
   /** What the reader chose to be told of its openings, and their confirmed address (section 10.7). */
@@ -97,6 +101,7 @@ export function BarrierPage(props: BarrierPageProps): VNode {
         <span class={`badge ${barrier.online ? 'ok' : 'bad'}`}>{barrier.online ? 'Online' : 'Offline'}</span>{' '}
         <ConnectionText barrier={barrier} />
       </p>
+      {props.phone ? <PhoneCard phone={props.phone} online={barrier.online} /> : null}
       <QuestionsCard page={props.page} questions={props.questions} />
       <GatePositions objects={gates.objects} limits={gates.limits} now={gates.now} />
       <section class="card" aria-labelledby="access-title">
@@ -224,8 +229,41 @@ function noticeText(notice: NonNullable<BarrierPageProps['notice']>, barrier: st
 const KINDS: Record<string, string> = {
   relay: 'relay output',
   gsm: 'phone call',
+  phone: 'call from your phone',
   simulated: 'simulated output',
 };
+
+/**
+ * A gate that opens on a call from the customer's phone (docs/design.md section 12.6): companies open it only
+ * while the phone is online, so the page says how it stands and what keeps it online.
+ */
+function PhoneCard(props: { phone: PhoneState; online: boolean }): VNode {
+  const { phone, online } = props;
+  return (
+    <section class="card" aria-labelledby="phone-title">
+      <h2 id="phone-title">Your phone</h2>
+      <p>
+        {online
+          ? 'Online: companies you let in can open now, and your phone places the call.'
+          : 'Offline: companies cannot open until your phone is back online. Open Termux on it, and check that its battery use is unrestricted.'}
+      </p>
+      {phone.heardAt ? (
+        <p class="muted small">
+          Last heard from <Moment date={phone.heardAt} />
+          {phone.battery
+            ? `; battery ${phone.battery.percentage} %${phone.battery.plugged ? ', charging' : ''}`
+            : ''}
+          {phone.network ? `; ${networkText(phone.network)}` : ''}.
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function networkText(network: PhoneNetwork): string {
+  if (network.sim !== 'ready') return `SIM ${network.sim.replaceAll('_', ' ')}`;
+  return network.operator ? `network ${network.operator}` : 'no mobile network';
+}
 
 function ConnectionText(props: { barrier: CustomerBarrier }): VNode {
   const { online, onlineSince } = props.barrier;

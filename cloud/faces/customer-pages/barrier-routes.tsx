@@ -24,6 +24,7 @@ import {
 } from '../../rules/devices/customer-barriers.js';
 import { removeBarrier, replaceController } from '../../rules/devices/device-lifecycle.js';
 import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js';
+import { phoneState } from '../../rules/devices/phone-state.js';
 import { householdOf } from '../../rules/households/members.js';
 import { choiceOf } from '../../rules/notification-choices/choices.js';
 import { openQuestions } from '../../rules/opening-questions/question-view.js';
@@ -324,7 +325,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     // The household shares the owner's keys, journal and receipts (docs/design.md section 9.2).
     const owner = barrier.ownerId;
     const reader = { customerId: customer.customerId, deviceId: barrier.id };
-    const [objects, keys, sensed, receipts, history, household, notificationChoice, questions] =
+    const [objects, keys, sensed, receipts, history, household, notificationChoice, questions, phone] =
       await Promise.all([
         barrierObjects(ctx.db, [barrier.id]),
         keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
@@ -334,6 +335,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
         choiceOf(ctx.db, reader),
         openQuestions(ctx.db, { deviceId: barrier.id, role: barrier.role, now }),
+        phoneState(ctx.db, barrier.id),
       ]);
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
@@ -349,6 +351,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         receipts={receipts}
         notificationChoice={notificationChoice}
         questions={questions}
+        phone={phone}
         {...(household ? { household } : {})}
         {...shown}
       />,

@@ -12,6 +12,7 @@ import {
   OUTCOME_WORDS,
   outcomeTone,
   outcomeWords,
+  PHONE_CALL_WORDS,
 } from '../../rules/journal/outcome-words.js';
 import { CompanyLogo } from './company-mark.js';
 
@@ -180,10 +181,11 @@ function JournalLine(props: { entry: BarrierJournalEntry }): VNode {
         </p>
         <p class="how">
           <span class={`badge ${outcomeTone(entry.outcome)}`}>
-            {outcomeWords(entry.outcome, entry.detail)}
+            {outcomeWords(entry.outcome, entry.detail, entry.phoneCall)}
           </span>
           {entry.objectLabel ? <span class="object">{entry.objectLabel}</span> : null}
         </p>
+        {entry.phoneCall ? <p class="muted small">{PHONE_CALL_WORDS[entry.phoneCall]}</p> : null}
         {entry.asked ? <AskedLine asked={entry.asked} /> : null}
         {entry.joinedPulse ? (
           <p class="muted small">

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { PHONE_CALLS, type PhoneCall } from '../../../shared/protocol/messages.js';
 import type { Database } from '../../foundation/db/database.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
 import { type EntryOutcome, entryOutcome, outcomeIs } from './entry-outcome.js';
@@ -56,6 +57,11 @@ export interface BarrierJournalEntry {
    * than start its own (its acknowledgement names it, `pulse`; docs/design.md section 7).
    */
   joinedPulse: boolean;
+  /**
+   * On a gate that opens on a call from the customer's phone (docs/design.md section 12.6), what the phone's call
+   * log showed of an opening's call; null on every other object, and on an entry that placed no call.
+   */
+  phoneCall: PhoneCall | null;
   /**
    * The household's answer, when the key asks before each opening (docs/design.md section 10.8): who allowed or
    * denied it and when, or that nobody answered; null when the attempt asked nothing.
@@ -211,6 +217,8 @@ function readRows(
       // Only the one number of the signed acknowledgement that a line shows, not the whole of it.
       sql<string | null>`journal.ack ->> 'received_at'`.as('received_at'),
       sql<boolean | null>`journal.ack ? 'pulse'`.as('joined_pulse'),
+      sql<string | null>`journal.ack ->> 'call'`.as('call'),
+      'device_objects.kind as object_kind',
       'journal.gate_opened_at',
       'journal.gate_closed_at',
       'journal.gate_not_moved_at',
@@ -257,6 +265,7 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
       gateNotMovedAt: row.gate_not_moved_at,
       leftOpenAt: row.left_open_at,
       joinedPulse: row.joined_pulse === true,
+      phoneCall: phoneCallOf(row.object_kind, row.outcome, row.call),
       asked:
         row.asked_at === null
           ? null
@@ -264,6 +273,15 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
     });
   }
   return entries;
+}
+
+/**
+ * What an opening's call did, on a phone's object: the acknowledgement's `call`, or `placed` from a release that
+ * did not say (the acknowledgement is the controller's JSON, kept as received, so anything else reads as that).
+ */
+function phoneCallOf(kind: string | null, outcome: string | null, call: string | null): PhoneCall | null {
+  if (kind !== 'phone' || outcome !== 'opened') return null;
+  return PHONE_CALLS.find((known) => known === call) ?? 'placed';
 }
 
 /**

@@ -60,7 +60,7 @@ export function journalCsvLine(reader: JournalCsvReader, entry: BarrierJournalEn
     entry.company.name,
     entry.company.verifiedDomain,
     entry.actor,
-    outcomeWords(entry.outcome, entry.detail),
+    outcomeWords(entry.outcome, entry.detail, entry.phoneCall),
     entry.outcome,
     entry.detail,
     timestamp(entry.ackedAt),

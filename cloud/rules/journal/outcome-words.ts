@@ -1,3 +1,4 @@
+import type { PhoneCall } from '../../../shared/protocol/messages.js';
 import type { EntryOutcome } from './entry-outcome.js';
 
 /**
@@ -27,11 +28,29 @@ export const OUTCOME_WORDS: Readonly<Record<EntryOutcome, string>> = {
 /** Every outcome, in the order the filter offers them; the record above makes sure none is missing. */
 export const ENTRY_OUTCOMES = Object.keys(OUTCOME_WORDS) as [EntryOutcome, ...EntryOutcome[]];
 
-/** The outcome as a customer reads it: "Controller reported a fault: relay_fault" names the fault. */
-export function outcomeWords(outcome: EntryOutcome, detail: string | null): string {
+/**
+ * The outcome as a customer reads it: "Controller reported a fault: relay_fault" names the fault. An opening of
+ * a gate that opens on a call from the customer's phone (`phoneCall` set, docs/design.md section 12.6) is what
+ * the phone did, a call, not a gate seen opening.
+ */
+export function outcomeWords(
+  outcome: EntryOutcome,
+  detail: string | null,
+  phoneCall?: PhoneCall | null,
+): string {
+  if (outcome === 'opened' && phoneCall) return CALLED_WORDS;
   const words = OUTCOME_WORDS[outcome];
   return outcome === 'device_error' && detail ? `${words}: ${detail}` : words;
 }
+
+export const CALLED_WORDS = 'Called the gate from your phone';
+
+/** What the phone's call log showed of the call, said beside the outcome. */
+export const PHONE_CALL_WORDS: Readonly<Record<PhoneCall, string>> = {
+  answered: 'The gate answered the call.',
+  unanswered: 'The gate did not pick up: most gates open by turning the call away.',
+  placed: "The call was placed; the phone's call log did not say how it ended.",
+};
 
 /** Whether the gate opened, failed to, or is still being asked: the tone the page gives the outcome. */
 export function outcomeTone(outcome: EntryOutcome): 'ok' | 'bad' | 'wait' {
