@@ -115,6 +115,7 @@ export class FakeTermux {
   readonly home: string;
   readonly #dir: string;
   readonly #cleanup: () => Promise<void>;
+  #node = '/usr/bin/env node';
 
   private constructor(dir: string, cleanup: () => Promise<void>) {
     this.#dir = dir;
@@ -144,8 +145,22 @@ export class FakeTermux {
 
   async install(command: (typeof TERMUX_COMMANDS)[number]): Promise<void> {
     const file = join(this.#dir, 'bin', command);
-    await writeFile(file, FAKE_PROGRAM);
+    await writeFile(file, FAKE_PROGRAM.replace('#!/usr/bin/env node', `#!${this.#node}`));
     await chmod(file, 0o755);
+  }
+
+  /**
+   * Runs the stand-ins with this Node.js rather than the one on PATH: where `node` on PATH is the phone's (an
+   * arm64 build under emulation), Termux:API's commands, which are not Node.js programs on a phone, stay quick.
+   */
+  async runWith(node: string): Promise<void> {
+    this.#node = node;
+    for (const command of TERMUX_COMMANDS) await this.install(command);
+  }
+
+  /** The folder of the stand-ins, to put on another PATH. */
+  get bin(): string {
+    return join(this.#dir, 'bin');
   }
 
   /** As on a phone without the termux-api package: the command is not on PATH. */

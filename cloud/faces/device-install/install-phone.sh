@@ -34,7 +34,9 @@ main() {
     fail "pkg could not install nodejs-lts and termux-api (above); run pkg upgrade, then this again"
 
   mkdir -p "$home/releases" "$home/state"
-  work="$(mktemp -d "${TMPDIR:-$PREFIX/tmp}/gatelink-release.XXXXXX")"
+  tmp="${TMPDIR:-$PREFIX/tmp}"
+  mkdir -p "$tmp"
+  work="$(mktemp -d "$tmp/gatelink-release.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
   echo "==> the release for $arch from $cloud"
   curl -fsS "$cloud/api/device/releases/latest/$arch" -o "$work/latest.json" ||
