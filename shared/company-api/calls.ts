@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_ID } from '../limits.js';
 import { notPrintableMessage, PRINTABLE_TEXT } from '../printable-text.js';
 import { grantShapeSchema } from './grant-shape.js';
+import { keyNumberSchema } from './key-numbers.js';
 
 /**
  * The company API's calls as data (cloud/README.md, "Calls"; docs/design.md sections 1 to 4): the body each
@@ -197,12 +198,7 @@ export const statusAnswerSchema = z
     key_ref: z.number().int().optional().meta({ description: 'The granted key, for `open`; from issuing.' }),
     issued_at: at('When the customer granted access').optional(),
     numbers: z
-      .array(
-        z.object({
-          number_id: z.number().int().meta({ description: 'The object, for `open`.' }),
-          label: z.string().meta({ description: "The customer's name for it." }),
-        }),
-      )
+      .array(keyNumberSchema)
       .optional()
       .meta({ description: 'The objects the key may open; from issuing.' }),
     key_expires_at: at("The key's end, when the customer set one").optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REQUEST_STATES } from './calls.js';
+import { keyNumberSchema } from './key-numbers.js';
 
 /**
  * The events a company receives at its callback address (docs/design.md section 6; cloud/README.md, "Events at
@@ -112,14 +113,7 @@ export const eventDataSchemas = {
       ...requestFields,
       key_ref: keyRef,
       issued_at: timestamp('When the customer granted access'),
-      numbers: z
-        .array(
-          z.object({
-            number_id: z.number().int().meta({ description: 'The object, for `open`.' }),
-            label: z.string().meta({ description: "The customer's name for it." }),
-          }),
-        )
-        .meta({ description: 'The objects the key may open.' }),
+      numbers: z.array(keyNumberSchema).meta({ description: 'The objects the key may open.' }),
       key_expires_at: timestamp("The key's end, only when the customer set one").optional(),
     })
     .meta({ description: 'The customer granted access: the key and the objects it opens.' }),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerBarriers } from '../../cloud/rules/devices/customer-barriers.js';
+import { requestStatus } from '../../cloud/rules/requests/requests.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { insertEntries, keyHolder } from '../support/barrier-journal.js';
 import { type BrowserClient, visibleText } from '../support/browser-client.js';
@@ -143,6 +144,19 @@ describe('a gate that opens on a call from the customer phone', () => {
       objects: provisioned.numbers.map((number) => ({ id: number.number_id, label: number.label })),
     };
     const holder = await keyHolder(cloud.ctx, { customerId: id, barrier, name: 'Demo Cleaning Ltd' });
+    // The company is told, in the event and in status, that this gate opens on a call from the phone.
+    const issued = await cloud.ctx.db
+      .selectFrom('events')
+      .innerJoin('keys', 'keys.company_id', 'events.company_id')
+      .innerJoin('requests', 'requests.id', 'keys.request_id')
+      .select(['events.data', 'requests.code'])
+      .where('events.company_id', '=', holder.companyId)
+      .where('events.type', '=', 'request.issued')
+      .executeTakeFirstOrThrow();
+    const numbers = [{ number_id: barrier.objects[0]!.id, label: 'Mill Lane gate', phone_call: true }];
+    expect((issued.data as { numbers: unknown }).numbers).toEqual(numbers);
+    const status = await requestStatus(cloud.ctx.db, holder.companyId, issued.code, clock.now());
+    expect(status.numbers).toEqual(numbers);
     const [rejected, answered, older] = await insertEntries(cloud.ctx, barrier, [
       { holder, actor: 'Anna' },
       { holder, actor: 'Ben' },

@@ -1,4 +1,5 @@
 import type { Selectable, Transaction } from 'kysely';
+import { keyNumber } from '../../../shared/company-api/key-numbers.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { DB, KeysTable } from '../../foundation/db/schema.js';
@@ -77,7 +78,7 @@ export async function issueAccessKey(
         {
           id: key.id,
           expiresAt: input.keyExpiresAt,
-          numbers: objects.map((object) => ({ number_id: object.id, label: object.label })),
+          numbers: objects.map(keyNumber),
         },
         now,
       ),
@@ -129,7 +130,7 @@ async function grantedObjects(
   trx: Transaction<DB>,
   input: IssueInput,
   objectIds: number[],
-): Promise<{ ownerId: number; objects: { id: number; label: string }[] }> {
+): Promise<{ ownerId: number; objects: { id: number; label: string; kind: string }[] }> {
   const { ownerId } = await standingFor(trx, {
     customerId: input.customerId,
     deviceId: input.deviceId,
@@ -137,7 +138,7 @@ async function grantedObjects(
   });
   const objects = await trx
     .selectFrom('device_objects')
-    .select(['id', 'label'])
+    .select(['id', 'label', 'kind'])
     .where('device_id', '=', input.deviceId)
     .where('id', 'in', objectIds)
     .where('removed_at', 'is', null)

@@ -1,6 +1,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import { isCode, normalizeCode, randomCode } from '../../../shared/codes.js';
 import type { GrantShape } from '../../../shared/company-api/grant-shape.js';
+import { keyNumber } from '../../../shared/company-api/key-numbers.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
@@ -111,13 +112,13 @@ export async function requestStatus(db: Database, companyId: number, codeText: s
     const numbers = await db
       .selectFrom('key_objects')
       .innerJoin('device_objects', 'device_objects.id', 'key_objects.object_id')
-      .select(['device_objects.id as number_id', 'device_objects.label'])
+      .select(['device_objects.id', 'device_objects.label', 'device_objects.kind'])
       .where('key_objects.key_id', '=', key.id)
       .orderBy('device_objects.id')
       .execute();
     status.key_ref = key.id;
     status.issued_at = formatTimestamp(request.issued_at);
-    status.numbers = numbers;
+    status.numbers = numbers.map(keyNumber);
     if (key.expires_at) status.key_expires_at = formatTimestamp(key.expires_at);
     if (key.ask_first_s !== null) status.ask_first_s = key.ask_first_s;
     Object.assign(status, await shapeFields(db, key));

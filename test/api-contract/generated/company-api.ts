@@ -629,6 +629,11 @@ export interface components {
                 number_id: number;
                 /** @description The customer's name for it. */
                 label: string;
+                /**
+                 * @description Present when the gate opens on a call from the customer's own phone: `open` answers `opened` once the phone placed the call (the gate opens on it), not when anyone saw the gate move.
+                 * @constant
+                 */
+                phone_call?: true;
             }[];
             /** @description The key's end, when the customer set one, `YYYY-MM-DD HH:MM:SS` in UTC. */
             key_expires_at?: string;
@@ -880,6 +885,11 @@ export interface components {
                     number_id: number;
                     /** @description The customer's name for it. */
                     label: string;
+                    /**
+                     * @description Present when the gate opens on a call from the customer's own phone: `open` answers `opened` once the phone placed the call (the gate opens on it), not when anyone saw the gate move.
+                     * @constant
+                     */
+                    phone_call?: true;
                 }[];
                 /** @description The key's end, only when the customer set one, `YYYY-MM-DD HH:MM:SS` in UTC. */
                 key_expires_at?: string;
