@@ -194,6 +194,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 7',
   },
   {
+    id: 'mqtt.phone-ack-other-device',
+    attack:
+      "a phone controller (a customer's own, set up without an operator) acknowledging another controller's command as a call placed or answered, naming that controller or itself",
+    source: 'docs/design.md sections 7 and 12.6',
+  },
+  {
     id: 'mqtt.position-other-device',
     attack:
       "a gate position report for another controller's gate: signed with the sender's own key but naming the other controller, or sent on the other controller's topic signed with the sender's key",

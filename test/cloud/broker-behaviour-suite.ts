@@ -267,6 +267,36 @@ export function brokerBehaviour(
         const genuine = await victim.ack(command);
         expect(await result).toEqual({ kind: 'acked', ack: genuine });
       });
+
+      it("[attack:mqtt.phone-ack-other-device] does not let a phone controller acknowledge another controller's command as a call", async () => {
+        const [phone, victim] = [await onlineDevice(), await onlineDevice()];
+        await phone.publishState(true, [{ id: 'gate', label: 'Phone gate', kind: 'phone' }]);
+        const entry = await insertOpenEntry(env.db, victim.id);
+        const result = dispatch(broker, dispatchRequest(victim.id, entry));
+        const command = await victim.nextCommand();
+        const now = Date.now();
+        const unsigned = {
+          v: 1,
+          command_id: command.id,
+          outcome: 'opened',
+          received_at: now,
+          finished_at: now,
+        } as const;
+        // Naming the other controller, signed with the phone's own key, on the phone's topic: a foreign message.
+        await phone.publish(
+          'ack',
+          signAck(phone.account.key, { ...unsigned, device_id: victim.id, call: 'answered' }),
+        );
+        // Naming itself, for a command that was never its own.
+        await phone.publish(
+          'ack',
+          signAck(phone.account.key, { ...unsigned, device_id: phone.id, call: 'answered' }),
+        );
+        await roundTrip(phone);
+        expect(await journalState(env.db, entry.journalId)).toMatchObject({ outcome: null, acked_at: null });
+        const genuine = await victim.ack(command);
+        expect(await result).toEqual({ kind: 'acked', ack: genuine });
+      });
     });
 
     describe('state and telemetry', () => {
