@@ -334,6 +334,13 @@ function printCustomerSteps(
     '   Deny answers 403 denied, and no answer within the wait 403 not_answered. The journal says who answered.',
   );
   say('F. Withdraw the access on the barrier page and run D again: 403 revoked, and the journal shows it.');
+  say(
+    `A gate that opens when your phone calls it: ${base}/barriers/phone gives the one command to paste into`,
+  );
+  say(
+    '   Termux on an Android phone; it installs the controller release an operator rolled out to all controllers,',
+  );
+  say("   asks for the gate's number and pairs the phone to your account (docs/design.md section 9.3).");
   say();
   say(`The demo customer, who owns ${DEMO_BARRIER.label}, signs in with the e-mail ${DEMO_CUSTOMER_EMAIL}`);
   say(`(the code is printed here): ${base}/signin`);
