@@ -40,17 +40,24 @@ const DEVICE_BIN = fileURLToPath(new URL('../../bin/gatelink-device.mjs', import
 const OBJECTS = 4;
 /**
  * Keys taken in turn, each with the default rate limit (10 openings a minute) and so the rolling-minute count
- * of a real key: the run makes about 7,400 openings on the barrier without sensors in about a minute, at most 8
- * per key. With fewer keys and a raised limit, every call would count hundreds of attempts that no real key
- * makes.
+ * of a real key: the run makes about 12,000 openings on the barrier without sensors in about a minute and a
+ * half, at most 8 per key in any minute. With fewer keys and a raised limit, every call would count hundreds of
+ * attempts that no real key makes.
  */
-const KEYS = 960;
+const KEYS = 1600;
 /**
  * Untimed openings before each timed run of `open`, with and without reports: more than REPORT_HOLD_MAX_MS of
  * them, so that reports held back for a pause are applied inside the timed run as they would be under a load
  * that never stops, and none of their cost slips into the gap after it.
  */
 const STEADY_WARMUP = 150;
+/** Rounds of the comparison of open with reports and without (sensorRuns). */
+const SENSOR_ROUNDS = 5;
+/**
+ * The pause after each run of the comparison: a report's linger on the controller and in the cloud, the quiet
+ * moment held reports wait for, and their statements, with room to spare.
+ */
+const SENSOR_PAUSE_MS = REPORT_HOLD_MAX_MS;
 /** Openings in each profiled run, after the timed ones: enough that a 0.2 ms sampling interval sees each part. */
 const PROFILED = 400;
 export async function benchOpen(label: string, serverUrl: string | undefined): Promise<void> {
@@ -105,27 +112,21 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
     for (const connections of [1, OBJECTS]) {
       const count = (connections === 1 ? 1000 : 250) / ROUNDS;
       const seconds = 20 / ROUNDS;
-      const runs: Record<'base' | 'mqtt' | 'floor' | 'ours' | 'sensed' | 'again', Figures[]> = {
+      const runs: Record<'base' | 'mqtt' | 'floor' | 'ours', Figures[]> = {
         base: [],
         mqtt: [],
         floor: [],
         ours: [],
-        sensed: [],
-        again: [],
       };
       for (let round = 0; round < ROUNDS; round++) {
         const warmup = round === 0 ? 50 : 5;
         runs.base.push(await measure(bare, insert, { count: count * 2, connections, seconds, warmup }));
         runs.mqtt.push(await mqttBaseline.measure({ count: count * 2, connections, seconds, warmup }));
         runs.floor.push(await measure(floorClient, floorCall, { count, connections, seconds, warmup }));
-        const steady = { count, connections, seconds, warmup: Math.max(warmup, STEADY_WARMUP) };
-        // Without reports on both sides of the run with them: a round's later runs go faster or slower than its
-        // earlier ones (what the run before left to the database and the cores), and this way both sides share it.
-        runs.ours.push(await measure(api, open, steady));
-        runs.sensed.push(await measure(api, openSensed, steady));
-        runs.again.push(await measure(api, open, steady));
+        runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
       }
-      const sensedFigures = combined(runs.sensed);
+      const sensing = await sensorRuns(api, { open, openSensed, connections });
+      const sensedFigures = combined(sensing.sensed);
       const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
       const atFloor = combined(runs.floor);
       console.log(connections === 1 ? 'sequential:' : `connections: ${connections} (one object each)`);
@@ -135,7 +136,7 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
       console.log(formatFigures('floor: the same guarantees, bare', atFloor));
       console.log(formatFigures('open with sensor reports flowing', sensedFigures));
       console.log(ratioLine(ours, mqtt, base));
-      console.log(sensorLine(runs));
+      console.log(sensorLine(sensing));
       console.log(
         `beside the floor: open p50 / floor p50 ${(ours.p50 / atFloor.p50).toFixed(2)}x, floor p50 / (mqtt p50 + fastify p50) ${(atFloor.p50 / (mqtt.p50 + base.p50)).toFixed(2)}x`,
       );
@@ -188,6 +189,41 @@ async function stepsSeen(ctx: AssembledContext, deviceId: string): Promise<strin
      where relname in ('journal', 'device_objects', 'events') order by relname`.execute(ctx.db);
   const updates = rows.map((each) => `${each.relname} ${each.upd} (${each.hot} in place)`).join(', ');
   return `sensor reports applied: of ${row.openings} openings, ${row.opened} seen open and ${row.closed} seen closed; rows updated: ${updates}`;
+}
+
+/**
+ * Open with reports flowing beside open without, in SENSOR_ROUNDS rounds of without, with and without again.
+ * Each timed run lasts about three seconds, several times REPORT_HOLD_MAX_MS, so that the reports a run with
+ * them holds back are applied inside it, as under a load that never stops, a few times over; and each run is
+ * followed by a pause longer than a report's linger and the quiet moment reports wait for, in which the held
+ * ones are applied, so that none of a run's reports is applied inside the next run (a shorter run, or none,
+ * moved up to a second of them into the run without reports after it).
+ */
+async function sensorRuns(
+  api: Client,
+  calls: {
+    open: (connection: number) => CallSpec;
+    openSensed: (connection: number) => CallSpec;
+    connections: number;
+  },
+): Promise<{ ours: Figures[]; sensed: Figures[]; again: Figures[] }> {
+  const runs = { ours: [] as Figures[], sensed: [] as Figures[], again: [] as Figures[] };
+  const options = {
+    count: calls.connections === 1 ? 900 : 250,
+    connections: calls.connections,
+    seconds: 10,
+    warmup: 50,
+  };
+  const settle = () => new Promise((resolve) => setTimeout(resolve, SENSOR_PAUSE_MS));
+  for (let round = 0; round < SENSOR_ROUNDS; round++) {
+    runs.ours.push(await measure(api, calls.open, options));
+    await settle();
+    runs.sensed.push(await measure(api, calls.openSensed, options));
+    await settle();
+    runs.again.push(await measure(api, calls.open, options));
+    await settle();
+  }
+  return runs;
 }
 
 /**
