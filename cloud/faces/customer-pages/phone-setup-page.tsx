@@ -80,6 +80,7 @@ function SetupCommand(props: { shown: PhoneSetupShown }): VNode {
       id="phone-command"
       title="Your set-up command"
       label="Paste this into Termux"
+      rows={4}
       secret={shown.command}
     >
       <p>

@@ -12,6 +12,8 @@ export function ShownOnce(props: {
   secret: string;
   /** The heading's level where it stands: a page's own section (h2) or a card's (h3). */
   heading?: 'h2' | 'h3';
+  /** Lines of the field: enough that the whole of it shows at 360 px (a command wraps more than a secret). */
+  rows?: number;
   children: ComponentChildren;
 }): VNode {
   const Heading = props.heading ?? 'h2';
@@ -22,7 +24,7 @@ export function ShownOnce(props: {
       <textarea
         id={props.id}
         class="secret"
-        rows={2}
+        rows={props.rows ?? 2}
         readonly
         spellcheck={false}
         autocomplete="off"
