@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectId, PRINTABLE_TEXT } from '../shared/protocol/messages.js';
+import { gateNumberSchema, objectId, PRINTABLE_TEXT } from '../shared/protocol/messages.js';
 import { filePath, int, text } from './config-values.js';
 
 /**
@@ -84,12 +84,8 @@ const simulatedSensorOnly = z.discriminatedUnion('type', [simulatedSensor], {
   error: 'expected type: simulated (a simulated object has a simulated sensor)',
 });
 
-/** The number of the GSM module at a barrier, for the gsm and phone kinds alike. */
-const gateNumber = z
-  .string({ error: 'expected a phone number such as +491701234567 (digits, optional leading +)' })
-  .regex(/^\+?[0-9]{3,20}$/, {
-    error: 'expected a phone number such as +491701234567 (digits, optional leading +)',
-  });
+/** The number of the GSM module at a barrier, for the gsm and phone kinds alike: the protocol's rule. */
+const gateNumber = gateNumberSchema;
 
 const relayObject = z.strictObject({
   id: objectId,

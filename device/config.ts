@@ -347,5 +347,7 @@ export function publicObjects(config: Pick<DeviceConfig, 'objects'>) {
     label: object.label,
     kind: object.kind,
     ...(object.sensor ? { sensor: true } : {}),
+    // The number a phone dials, so that its owner can be asked to call the gate while the phone is offline.
+    ...(object.kind === 'phone' ? { gate_number: object.number } : {}),
   }));
 }

@@ -24,6 +24,11 @@ export const ACK_TIMEOUT_MS = 8_000;
 export const ASK_FIRST_MAX_SECONDS = 120;
 /** The wait a customer gets when they turn asking on without choosing one. */
 export const ASK_FIRST_DEFAULT_SECONDS = 60;
+/**
+ * How long an `open` on a gate that a customer's phone calls waits, while the phone's controller is offline, for
+ * someone of the household to tap "Call the gate" (docs/design.md section 10.9); never past OPEN_ANSWER_LIMIT_MS.
+ */
+export const CALL_TAP_SECONDS = 60;
 /** The longest an `open` call may take before the cloud answers it: a question's wait, then the gate's. */
 export const OPEN_ANSWER_LIMIT_MS = ASK_FIRST_MAX_SECONDS * 1000 + ACK_TIMEOUT_MS;
 /** A pinned key not re-confirmed from the company's domain for this long stops working (`key_unavailable`). */

@@ -20,6 +20,16 @@ const base64Sig = z.string().regex(/^[A-Za-z0-9+/]{86}(==)?$/);
 /** The local name of an object in the controller's config: a relay channel or a GSM number. */
 export const objectId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/);
 
+/**
+ * The number of the GSM module at a barrier, which the gsm and phone kinds dial: digits, with an optional
+ * leading +. The controller's config and the cloud (docs/design.md section 10.9) read it by this one rule.
+ */
+export const GATE_NUMBER_PATTERN = /^\+?[0-9]{3,20}$/;
+const GATE_NUMBER_WORDS = 'expected a phone number such as +491701234567 (digits, optional leading +)';
+export const gateNumberSchema = z
+  .string({ error: GATE_NUMBER_WORDS })
+  .regex(GATE_NUMBER_PATTERN, { error: GATE_NUMBER_WORDS });
+
 export const commandSchema = z.strictObject({
   v: z.literal(PROTOCOL_VERSION),
   id: z.uuid(),
@@ -100,6 +110,11 @@ export const deviceObjectSchema = z.strictObject({
   kind: z.enum(['relay', 'gsm', 'simulated', 'phone']),
   /** Set when the object has a position sensor (docs/design.md section 7.5): its reports follow on `ack`. */
   sensor: z.boolean().optional(),
+  /**
+   * On a `phone` object, the number the phone dials: while the phone's controller is offline, the customer can
+   * be asked to call it themselves (docs/design.md section 10.9). A new optional field, so `v` stays 1.
+   */
+  gate_number: gateNumberSchema.optional(),
 });
 export type DeviceObject = z.infer<typeof deviceObjectSchema>;
 

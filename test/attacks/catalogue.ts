@@ -553,6 +553,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 10.8',
   },
   {
+    id: 'web.call-tap-forged',
+    attack:
+      "a tap on Call the gate posted from another customer's account, or by a member who may only look, to open someone's gate as opened, or to learn the number that opens it",
+    source: 'docs/design.md section 10.9',
+  },
+  {
     id: 'web.quiet-hours-foreign',
     attack:
       "posting quiet hours or the daily e-mail for a barrier that is not one's own, to silence what its household is told or to have its journal e-mailed",

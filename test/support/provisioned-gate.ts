@@ -96,8 +96,9 @@ export function waitDeviceOnline(cloud: TestCloud, deviceId: string, online = tr
   );
 }
 
-export async function provisionGate(cloud: TestCloud): Promise<ProvisionedGate> {
-  const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, OBJECTS_YAML);
+/** `objectsYaml`: the gate's objects file, one object `gate` (a simulated one when not given). */
+export async function provisionGate(cloud: TestCloud, objectsYaml = OBJECTS_YAML): Promise<ProvisionedGate> {
+  const { dir, configPath, response, numberOf } = await provisionedConfig(cloud, objectsYaml);
   const numberId = numberOf('gate');
   const customerId = (await createCustomer(cloud.ctx, { displayName: 'Gate Customer' })).id;
   await pairDevice(cloud.ctx, { customerId, pairingCode: response.pairing_code! });

@@ -147,6 +147,7 @@ function Filters(props: { barrierId: string; companies: CompanyDisplay[]; filter
 /** Who answered an opening the key asks about first (docs/design.md section 10.8), and when. */
 function AskedLine(props: { asked: EntryQuestion }): VNode {
   const { asked } = props;
+  if (asked.kind === 'call') return <CallLine asked={asked} />;
   if (asked.answer === 'waiting') return <p class="small">Asked first: waiting for an answer</p>;
   if (asked.answer === 'unanswered') return <p class="small">Asked first: nobody answered in time</p>;
   const verb = asked.answer === 'allowed' ? 'Allowed' : 'Denied';
@@ -154,6 +155,26 @@ function AskedLine(props: { asked: EntryQuestion }): VNode {
     <p class="small" data-asked={asked.answer}>
       Asked first: {verb}
       {asked.by ? ` by ${asked.by}` : ''}
+      {asked.at ? (
+        <>
+          {' '}
+          at <Moment date={asked.at} seconds />
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+/** The household asked to call the gate while the phone's controller was offline (section 10.9), and who did. */
+function CallLine(props: { asked: EntryQuestion }): VNode {
+  const { asked } = props;
+  const lead = 'Phone offline, asked you to call the gate: ';
+  if (asked.answer === 'waiting') return <p class="small">{lead}waiting for a tap</p>;
+  if (asked.answer !== 'called') return <p class="small">{lead}nobody tapped Call the gate in time</p>;
+  return (
+    <p class="small" data-asked="called">
+      {lead}
+      {asked.by ?? 'someone'} tapped Call the gate
       {asked.at ? (
         <>
           {' '}

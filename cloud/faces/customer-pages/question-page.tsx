@@ -35,6 +35,7 @@ export function QuestionPage(props: { page: PageContext; question: QuestionView;
 function QuestionState(props: { page: PageContext; question: QuestionView; path: string }): VNode {
   const { question } = props;
   const { state } = question;
+  if (question.asks === 'call') return <CallState {...props} />;
   if (state.kind === 'open' && question.mayAnswer) {
     return (
       <form method="post" action={props.path} data-question-form>
@@ -71,4 +72,58 @@ function QuestionState(props: { page: PageContext; question: QuestionView; path:
       {state.by ? <> — answered by {state.by}</> : null} at <Moment date={state.at} seconds />.
     </p>
   );
+}
+
+/**
+ * A request to call the gate (docs/design.md section 10.9): the phone's controller is offline, so whoever may
+ * grant calls the gate from the phone in their hand. The button records the tap and the answer dials (a 303 to
+ * `tel:`); the gate opens for the numbers it knows, which the page says, since a call from another phone does
+ * nothing.
+ */
+function CallState(props: { page: PageContext; question: QuestionView; path: string }): VNode {
+  const { question } = props;
+  const { state } = question;
+  if (state.kind === 'open' && question.mayAnswer) {
+    return (
+      <form method="post" action={props.path} data-call-form>
+        <CsrfField page={props.page} />
+        <p>
+          Your phone that calls the gate is offline, so it cannot open it for them. Call the gate yourself by{' '}
+          <Moment date={question.answerBy} seconds />, or it stays shut.
+        </p>
+        <p class="muted small">
+          The gate opens for the numbers it knows: call from the phone whose number it has
+          {question.gateNumber ? <> ({question.gateNumber} is the gate's)</> : null}.
+        </p>
+        <div class="actions">
+          <button type="submit" name="answer" value="call">
+            Call the gate
+          </button>
+        </div>
+      </form>
+    );
+  }
+  if (state.kind === 'open') {
+    return (
+      <p>
+        The phone that calls the gate is offline. Waiting for the owner, or someone they let grant access, to
+        call the gate by <Moment date={question.answerBy} seconds />.
+      </p>
+    );
+  }
+  if (state.kind === 'called') {
+    return (
+      <div class="notice" data-answer="called">
+        <p>
+          {state.by ?? 'Someone'} tapped Call the gate at <Moment date={state.at} seconds />.
+        </p>
+        {question.gateNumber ? (
+          <p>
+            Call did not go through? <a href={`tel:${question.gateNumber}`}>Call the gate again</a>
+          </p>
+        ) : null}
+      </div>
+    );
+  }
+  return <p class="notice">Nobody tapped Call the gate in time: the gate stayed shut.</p>;
 }

@@ -4,13 +4,19 @@ import { ApiError } from '../../../shared/errors.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext, signedIn } from '../../foundation/web/web-deps.js';
 import { questionView } from '../../rules/opening-questions/question-view.js';
-import { answerQuestion } from '../../rules/opening-questions/questions.js';
+import { answerQuestion, type GivenAnswer } from '../../rules/opening-questions/questions.js';
 import { barrierId, pathNumber } from './barrier-address.js';
 import type { CustomerPagesDeps } from './customer-pages-context.js';
 import { QuestionPage } from './question-page.js';
 
-/** What the form posts: the two buttons' values, nothing else. */
-const ANSWER_FORM = z.object({ answer: z.enum(['allow', 'deny']) });
+/** What the forms post: Allow and Deny (section 10.8), or Call the gate (section 10.9), nothing else. */
+const ANSWER_FORM = z.object({ answer: z.enum(['allow', 'deny', 'call']) });
+
+const GIVEN: Readonly<Record<z.infer<typeof ANSWER_FORM>['answer'], GivenAnswer>> = {
+  allow: 'allowed',
+  deny: 'denied',
+  call: 'called',
+};
 
 const NO_SUCH_QUESTION = 'No such question on this barrier.';
 
@@ -36,15 +42,29 @@ export async function questionRoutes(app: FastifyInstance, deps: CustomerPagesDe
     if (!form.success) {
       throw new ApiError('invalid_field', { field: 'answer', message: 'Answer with Allow or Deny.' });
     }
-    await answerQuestion(ctx.db, {
+    const now = ctx.clock.now();
+    const answered = await answerQuestion(ctx.db, {
       customerId: customer.customerId,
       deviceId,
       journalId,
-      answer: form.data.answer === 'allow' ? 'allowed' : 'denied',
-      now: ctx.clock.now(),
+      answer: GIVEN[form.data.answer],
+      now,
     });
+    const path = `/barriers/${encodeURIComponent(deviceId)}/questions/${journalId}`;
+    const tapped =
+      answered.kind === 'answered' ? answered.answer === 'called' : answered.settled.answer === 'called';
+    if (tapped) {
+      // The tap is written (or someone's came first, and calling again does no harm): the phone dials the gate.
+      const question = await questionView(ctx.db, {
+        customerId: customer.customerId,
+        deviceId,
+        journalId,
+        now,
+      });
+      if (question?.gateNumber) return reply.redirect(`tel:${question.gateNumber}`, 303);
+    }
     // The page says what counts: this answer, or the one that came first.
-    return reply.redirect(`/barriers/${encodeURIComponent(deviceId)}/questions/${journalId}`, 303);
+    return reply.redirect(path, 303);
   });
 
   async function show(

@@ -6,7 +6,8 @@ import type { QuestionView } from '../../rules/opening-questions/question-view.j
 /**
  * At the top of a barrier's page, the companies waiting for an answer before they may open (docs/design.md
  * section 10.8), each with Allow and Deny for whoever may grant: the same choice the notification offers, for a
- * phone without push or a notification dismissed. Nothing when none waits.
+ * phone without push or a notification dismissed; or, while the phone that calls the gate is offline, Call the
+ * gate (section 10.9). Nothing when none waits.
  */
 export function QuestionsCard(props: { page: PageContext; questions: QuestionView[] }): VNode | null {
   if (props.questions.length === 0) return null;
@@ -33,7 +34,17 @@ function QuestionLine(props: { page: PageContext; question: QuestionView }): VNo
         </a>{' '}
         for {question.actor}; answer by <Moment date={question.answerBy} seconds />.
       </p>
-      {question.mayAnswer ? (
+      {question.asks === 'call' ? (
+        <p class="muted small">Your phone that calls the gate is offline: call the gate yourself.</p>
+      ) : null}
+      {question.mayAnswer && question.asks === 'call' ? (
+        <form method="post" action={path} class="actions" data-call-form>
+          <CsrfField page={props.page} />
+          <button type="submit" name="answer" value="call">
+            Call the gate
+          </button>
+        </form>
+      ) : question.mayAnswer ? (
         <form method="post" action={path} class="actions">
           <CsrfField page={props.page} />
           <button type="submit" name="answer" value="allow">

@@ -123,6 +123,7 @@ export const TABLE_COLUMNS = {
     position_report: 'jsonb | null',
     left_open_at: 'timestamp with time zone | null',
     left_open_entry: 'integer | null',
+    gate_number: 'text | null',
   },
   requests: {
     id: 'integer',
@@ -162,6 +163,7 @@ export const TABLE_COLUMNS = {
     device_id: 'text',
     asked_at: 'timestamp with time zone',
     answer_by: 'timestamp with time zone',
+    kind: 'text',
     answer: 'text | null',
     answered_by: 'integer | null',
     answered_at: 'timestamp with time zone | null',

@@ -291,6 +291,8 @@ export interface DeviceObjectsTable {
   left_open_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** The journal entry whose opening left the gate open, when one did. */
   left_open_entry: ColumnType<number | null, number | null | undefined, number | null>;
+  /** On a `phone` object, the number its phone dials (docs/design.md section 10.9). */
+  gate_number: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type GatePosition = 'open' | 'closed';
@@ -335,7 +337,10 @@ export interface KeysTable {
   ask_first_s: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export type QuestionAnswer = 'allowed' | 'denied' | 'unanswered';
+export type QuestionAnswer = 'allowed' | 'denied' | 'called' | 'unanswered';
+
+/** "Ask me first" (`allow`, section 10.8), or "call the gate" while a phone's controller is offline (section 10.9). */
+export type QuestionKind = 'allow' | 'call';
 
 /** An opening asked about (docs/design.md section 10.8), by its journal entry; answered once. */
 export interface OpeningQuestionsTable {
@@ -343,6 +348,7 @@ export interface OpeningQuestionsTable {
   device_id: string;
   asked_at: Timestamp;
   answer_by: Timestamp;
+  kind: ColumnType<QuestionKind, QuestionKind | undefined, QuestionKind>;
   answer: QuestionAnswer | null;
   answered_by: number | null;
   answered_at: Timestamp | null;

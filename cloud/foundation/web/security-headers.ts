@@ -20,7 +20,9 @@ export async function securityHeaders(app: FastifyInstance, secure: boolean): Pr
         'worker-src': ["'self'"],
         'object-src': ["'none'"],
         'base-uri': ["'none'"],
-        'form-action': ["'self'"],
+        // A form's redirect is held to form-action too: "Call the gate" answers its post with a 303 to tel:
+        // (docs/design.md section 10.9), which dials and carries nothing of the form anywhere.
+        'form-action': ["'self'", 'tel:'],
         'frame-ancestors': ["'none'"],
         ...(secure ? { 'upgrade-insecure-requests': [] } : {}),
       },

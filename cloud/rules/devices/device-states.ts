@@ -81,8 +81,8 @@ export class DeviceStates {
       listed as (
         select * from unnest(${objects.map((o) => o.deviceId)}::text[], ${objects.map((o) => o.id)}::text[],
           ${objects.map((o) => o.label)}::text[], ${objects.map((o) => o.kind)}::text[],
-          ${objects.map((o) => o.sensor === true)}::boolean[])
-          as listed (device_id, local_id, label, kind, has_sensor)
+          ${objects.map((o) => o.sensor === true)}::boolean[], ${objects.map((o) => o.gate_number ?? null)}::text[])
+          as listed (device_id, local_id, label, kind, has_sensor, gate_number)
       ),
       updated as (
         update devices set online = report.online, state_at = ${at}::timestamptz,
@@ -93,12 +93,13 @@ export class DeviceStates {
         returning devices.id
       ),
       upserted as (
-        insert into device_objects (device_id, local_id, label, kind, has_sensor, removed_at)
-        select listed.device_id, listed.local_id, listed.label, listed.kind, listed.has_sensor, null
+        insert into device_objects (device_id, local_id, label, kind, has_sensor, gate_number, removed_at)
+        select listed.device_id, listed.local_id, listed.label, listed.kind, listed.has_sensor,
+               listed.gate_number, null
           from listed join updated on updated.id = listed.device_id
         on conflict (device_id, local_id)
           do update set label = excluded.label, kind = excluded.kind, has_sensor = excluded.has_sensor,
-                        removed_at = null
+                        gate_number = excluded.gate_number, removed_at = null
         returning 1
       ),
       removed as (

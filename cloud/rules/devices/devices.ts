@@ -201,12 +201,14 @@ export async function provisionDevice(
           kind: object.kind,
           // As its state will say it (docs/design.md section 7.5), from the first opening on.
           has_sensor: object.sensor === true,
+          gate_number: object.gate_number ?? null,
         })
         .onConflict((oc) =>
           oc.columns(['device_id', 'local_id']).doUpdateSet({
             label: object.label,
             kind: object.kind,
             has_sensor: object.sensor === true,
+            gate_number: object.gate_number ?? null,
             removed_at: null,
           }),
         )

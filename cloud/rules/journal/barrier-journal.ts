@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
-import { PHONE_CALLS, type PhoneCall } from '../../../shared/protocol/messages.js';
+import { PHONE_CALLS } from '../../../shared/protocol/messages.js';
 import type { Database } from '../../foundation/db/database.js';
+import type { QuestionAnswer, QuestionKind } from '../../foundation/db/schema.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
 import { type EntryOutcome, entryOutcome, outcomeIs } from './entry-outcome.js';
+import type { JournalPhoneCall } from './outcome-words.js';
 
 /**
  * The journal a customer sees of one of their barriers (docs/design.md sections 5 and 10.5): newest first,
@@ -61,7 +63,7 @@ export interface BarrierJournalEntry {
    * On a gate that opens on a call from the customer's phone (docs/design.md section 12.6), what the phone's call
    * log showed of an opening's call; null on every other object, and on an entry that placed no call.
    */
-  phoneCall: PhoneCall | null;
+  phoneCall: JournalPhoneCall | null;
   /**
    * The household's answer, when the key asks before each opening (docs/design.md section 10.8): who allowed or
    * denied it and when, or that nobody answered; null when the attempt asked nothing.
@@ -70,7 +72,9 @@ export interface BarrierJournalEntry {
 }
 
 export interface EntryQuestion {
-  answer: 'allowed' | 'denied' | 'unanswered' | 'waiting';
+  /** `allow`: the key asks first (section 10.8); `call`: the phone was offline, so the household was asked to call the gate (section 10.9). */
+  kind: QuestionKind;
+  answer: QuestionAnswer | 'waiting';
   by: string | null;
   at: Date | null;
 }
@@ -204,6 +208,7 @@ function readRows(
     .select([
       'question.asked_at as asked_at',
       'question.answer as question_answer',
+      'question.kind as question_kind',
       'question.answered_at as answered_at',
       'answerer.display_name as answered_by',
       'journal.id',
@@ -265,22 +270,35 @@ function ofScope(scope: BarrierScope, rows: JournalRow[]): BarrierJournalEntry[]
       gateNotMovedAt: row.gate_not_moved_at,
       leftOpenAt: row.left_open_at,
       joinedPulse: row.joined_pulse === true,
-      phoneCall: phoneCallOf(row.object_kind, row.outcome, row.call),
+      phoneCall: phoneCallOf(row.object_kind, row.outcome, row.call, row.question_kind),
       asked:
-        row.asked_at === null
+        row.asked_at === null || row.question_kind === null
           ? null
-          : { answer: row.question_answer ?? 'waiting', by: row.answered_by, at: row.answered_at },
+          : {
+              kind: row.question_kind,
+              answer: row.question_answer ?? 'waiting',
+              by: row.answered_by,
+              at: row.answered_at,
+            },
     });
   }
   return entries;
 }
 
 /**
- * What an opening's call did, on a phone's object: the acknowledgement's `call`, or `placed` from a release that
- * did not say (the acknowledgement is the controller's JSON, kept as received, so anything else reads as that).
+ * What an opening's call did, on a phone's object: `tapped` when someone of the household dialled it by hand while
+ * the phone's controller was offline (section 10.9); else the acknowledgement's `call`, or `placed` from a release
+ * that did not say (the acknowledgement is the controller's JSON, kept as received, so anything else reads as
+ * that).
  */
-function phoneCallOf(kind: string | null, outcome: string | null, call: string | null): PhoneCall | null {
+function phoneCallOf(
+  kind: string | null,
+  outcome: string | null,
+  call: string | null,
+  asked: QuestionKind | null,
+): JournalPhoneCall | null {
   if (kind !== 'phone' || outcome !== 'opened') return null;
+  if (asked === 'call') return 'tapped';
   return PHONE_CALLS.find((known) => known === call) ?? 'placed';
 }
 

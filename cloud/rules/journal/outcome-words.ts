@@ -36,7 +36,7 @@ export const ENTRY_OUTCOMES = Object.keys(OUTCOME_WORDS) as [EntryOutcome, ...En
 export function outcomeWords(
   outcome: EntryOutcome,
   detail: string | null,
-  phoneCall?: PhoneCall | null,
+  phoneCall?: JournalPhoneCall | null,
 ): string {
   if (outcome === 'opened' && phoneCall) return CALLED_WORDS;
   const words = OUTCOME_WORDS[outcome];
@@ -45,8 +45,16 @@ export function outcomeWords(
 
 export const CALLED_WORDS = 'Called the gate from your phone';
 
-/** What the phone's call log showed of the call, said beside the outcome. */
-export const PHONE_CALL_WORDS: Readonly<Record<PhoneCall, string>> = {
+/**
+ * What became of an opening's call: what the phone's call log showed (the acknowledgement's `call`), or `tapped`
+ * when someone of the household dialled the gate by hand while the phone's controller was offline
+ * (docs/design.md section 10.9).
+ */
+export type JournalPhoneCall = PhoneCall | 'tapped';
+
+/** What became of the call, said beside the outcome. */
+export const PHONE_CALL_WORDS: Readonly<Record<JournalPhoneCall, string>> = {
+  tapped: 'The phone\'s controller was offline: the call was dialled by hand from "Call the gate".',
   answered: 'The gate answered the call.',
   unanswered: 'The gate did not pick up: most gates open by turning the call away.',
   placed: "The call was placed; the phone's call log did not say how it ended.",

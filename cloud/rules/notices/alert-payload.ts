@@ -8,6 +8,11 @@ import type { NoticeKind } from '../../foundation/db/schema.js';
  */
 export interface AlertPayload {
   kind: Exclude<NoticeKind, 'opening'>;
+  /**
+   * On a `question`, set when it asks to call the gate rather than Allow or Deny (docs/design.md section 10.9):
+   * the service worker then offers the page, where the call is placed, in place of the two buttons.
+   */
+  asks?: 'call';
   tag: string;
   title: string;
   body: string;

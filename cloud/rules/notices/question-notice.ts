@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
+import type { QuestionKind } from '../../foundation/db/schema.js';
 import { clockText, momentText } from '../../foundation/web/readable-time.js';
 import type { AlertPayload, PushReader } from './alert-payload.js';
 import { companyWords, type NamedCompany } from './company-words.js';
@@ -20,6 +21,8 @@ export interface QuestionFacts extends NamedCompany {
   actor: string;
   asked_at: Date;
   answer_by: Date;
+  /** `allow`: Allow or Deny (section 10.8); `call`: the phone is offline, call the gate by hand (section 10.9). */
+  asks: QuestionKind;
 }
 
 export async function questionFacts(
@@ -28,7 +31,7 @@ export async function questionFacts(
 ): Promise<Map<number, QuestionFacts>> {
   const { rows } = await sql<QuestionFacts>`
     select q.journal_id, q.device_id, coalesce(d.name, d.label) as barrier, o.label as gate, j.actor,
-           q.asked_at, q.answer_by, c.name as company_name, c.domain as company_domain, c.key_pub as company_key
+           q.asked_at, q.answer_by, q.kind as asks, c.name as company_name, c.domain as company_domain, c.key_pub as company_key
       from opening_questions q
       join journal j on j.id = q.journal_id
       join devices d on d.id = q.device_id
@@ -44,11 +47,17 @@ function questionPage(baseUrl: string, facts: QuestionFacts): string {
 
 export function questionPush(facts: QuestionFacts, reader: PushReader): AlertPayload {
   const what = facts.gate ? ` ${facts.gate}` : '';
+  const by = clockText(facts.answer_by, reader.zone);
   return {
     kind: 'question',
+    // The same tag for both kinds: a request to call replaces the Allow and Deny it follows.
     tag: `question-${facts.journal_id}`,
+    ...(facts.asks === 'call' ? { asks: 'call' as const } : {}),
     title: `${facts.barrier}: ${facts.company_name} asks to open`,
-    body: `For ${facts.actor}, to open${what}. Allow by ${clockText(facts.answer_by, reader.zone)}, or the gate stays shut.`,
+    body:
+      facts.asks === 'call'
+        ? `For ${facts.actor}, to open${what}. Your phone that calls the gate is offline: tap, then Call the gate by ${by}, or it stays shut.`
+        : `For ${facts.actor}, to open${what}. Allow by ${by}, or the gate stays shut.`,
     at: facts.asked_at.toISOString(),
     url: questionPage(reader.baseUrl, facts),
   };
@@ -64,6 +73,9 @@ export function questionMail(facts: QuestionFacts, reader: MailReader): NoticeMa
         subject,
         '',
         `${companyWords(facts, 'say so')} asks to open ${facts.gate ?? facts.barrier} for ${facts.actor}.`,
+        ...(facts.asks === 'call'
+          ? ['Your phone that calls the gate is offline: call the gate yourself from the page below.']
+          : []),
         `Answer by ${momentText(facts.answer_by, reader.zone)} on ${questionPage(reader.baseUrl, facts)}`,
       ],
       why: 'when a company asks to open',

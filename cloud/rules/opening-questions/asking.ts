@@ -29,3 +29,56 @@ export async function askHousehold(db: Database, input: { journalId: number; now
     select count(*) as asked from asked, woken`.execute(db);
   return Number(rows[0]?.asked ?? 0);
 }
+
+/**
+ * While a phone's controller is offline, the household may call the gate themselves (docs/design.md section
+ * 10.9): for an attempt on a `phone` object whose number is known, and only when someone who may grant has a
+ * browser to ask on, the attempt's question becomes "call the gate" until `answerBy`, and each such browser is
+ * sent it (the push of the kind `question`, its words chosen by the question's kind). A key that asked first
+ * already has its question, answered Allow: it is asked again as a call, and its push rows sent again, so that
+ * the notification of Allow and Deny is replaced by the one that dials. One statement; returns whether it asked.
+ */
+export async function askToCall(
+  db: Database,
+  input: { journalId: number; now: Date; answerBy: Date },
+): Promise<boolean> {
+  const { rows } = await sql<{ asked: string }>`
+    with target as (
+      select j.id as journal_id, j.device_id
+        from journal j
+        join device_objects o on o.id = j.object_id
+       where j.id = ${input.journalId} and o.kind = 'phone' and o.gate_number is not null
+         and o.removed_at is null
+    ),
+    browsers as (
+      select s.id as subscription_id, t.journal_id
+        from target t
+        join devices d on d.id = t.device_id
+        join push_subscriptions s
+          on s.customer_id = d.customer_id
+          or s.customer_id in (select m.customer_id from barrier_members m
+                                where m.device_id = d.id and m.may_grant)
+    ),
+    asked as (
+      insert into opening_questions (journal_id, device_id, asked_at, answer_by, kind)
+      select t.journal_id, t.device_id, ${input.now}, ${input.answerBy}, 'call'
+        from target t
+       where exists (select 1 from browsers)
+      on conflict (journal_id) do update
+        set kind = 'call', asked_at = excluded.asked_at, answer_by = excluded.answer_by, answer = null,
+            answered_by = null, answered_at = null
+      returning 1
+    ),
+    pushed as (
+      insert into push_outbox (subscription_id, journal_id, kind, created_at, next_attempt_at)
+      select b.subscription_id, b.journal_id, 'question', ${input.now}, ${input.now} from browsers b
+      on conflict (subscription_id, kind, journal_id) do update
+        set created_at = excluded.created_at, next_attempt_at = excluded.next_attempt_at, attempts = 0,
+            locked_until = null, sent_at = null, gave_up_at = null, last_error = null
+      returning 1
+    ),
+    woken as (select pg_notify(${PUSH_WAKE_CHANNEL}, '') where exists (select 1 from browsers))
+    select (select count(*) from asked) as asked, (select count(*) from pushed) as pushed,
+           (select count(*) from woken) as woken`.execute(db);
+  return Number(rows[0]?.asked ?? 0) > 0;
+}

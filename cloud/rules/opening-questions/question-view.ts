@@ -1,10 +1,11 @@
 import type { Database } from '../../foundation/db/database.js';
+import type { QuestionKind } from '../../foundation/db/schema.js';
 import { type CompanyDisplay, companyDisplay } from '../companies/display.js';
 import { type BarrierRole, roleAllows, standingFor } from '../households/barrier-roles.js';
 
 /**
- * A question as the household reads it (docs/design.md section 10.8): who asks to open what, for whom, until
- * when, and what became of it. Anyone of the household reads it; only who may grant answers it.
+ * A question as the household reads it (docs/design.md sections 10.8 and 10.9): who asks to open what, for whom,
+ * until when, and what became of it. Anyone of the household reads it; only who may grant answers it.
  */
 export interface QuestionView {
   journalId: number;
@@ -15,9 +16,19 @@ export interface QuestionView {
   actor: string;
   askedAt: Date;
   answerBy: Date;
+  /**
+   * What is asked: `allow`, Allow or Deny (section 10.8); `call`, the phone's controller is offline and whoever
+   * taps "Call the gate" dials it from their own phone (section 10.9).
+   */
+  asks: QuestionKind;
+  /**
+   * The number "Call the gate" dials: only on a request to call still within its time (the company is told
+   * `device_offline` after it), and only for a reader who may answer.
+   */
+  gateNumber: string | null;
   state:
     | { kind: 'open' }
-    | { kind: 'allowed' | 'denied'; by: string | null; at: Date }
+    | { kind: 'allowed' | 'denied' | 'called'; by: string | null; at: Date }
     | { kind: 'unanswered' };
   /** Whether the reader may answer it. */
   mayAnswer: boolean;
@@ -36,6 +47,8 @@ function questions(db: Database) {
       'q.device_id',
       'q.asked_at',
       'q.answer_by',
+      'q.kind',
+      'o.gate_number',
       'q.answer',
       'q.answered_at',
       'who.display_name as answered_by_name',
@@ -69,13 +82,16 @@ function viewOf(row: Row, role: BarrierRole, now: Date): QuestionView {
     actor: row.actor,
     askedAt: row.asked_at,
     answerBy: row.answer_by,
+    asks: row.kind,
+    gateNumber:
+      row.kind === 'call' && roleAllows(role, 'grant') && row.answer_by > now ? row.gate_number : null,
     state: stateOf(row, now),
     mayAnswer: roleAllows(role, 'grant'),
   };
 }
 
 function stateOf(row: Row, now: Date): QuestionView['state'] {
-  if (row.answer === 'allowed' || row.answer === 'denied') {
+  if (row.answer === 'allowed' || row.answer === 'denied' || row.answer === 'called') {
     return { kind: row.answer, by: row.answered_by_name, at: row.answered_at ?? row.answer_by };
   }
   // Past its time it is unanswered, whether or not the waiting instance has written so yet.

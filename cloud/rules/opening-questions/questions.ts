@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { ApiError } from '../../../shared/errors.js';
 import type { Database } from '../../foundation/db/database.js';
-import type { QuestionAnswer } from '../../foundation/db/schema.js';
+import type { QuestionAnswer, QuestionKind } from '../../foundation/db/schema.js';
 import { standingFor } from '../households/barrier-roles.js';
 
 /**
@@ -14,12 +14,20 @@ import { standingFor } from '../households/barrier-roles.js';
 /** The channel an answer is announced on, so that the instance holding the `open` learns it at once. */
 export const ANSWER_CHANNEL = 'gatelink_answers';
 
-export type Settled =
-  | { answer: 'allowed' | 'denied'; by: string | null }
-  | { answer: 'unanswered'; by: null };
+/** What someone may answer: Allow or Deny to "ask me first", a tap on "Call the gate" to a request to call. */
+export type GivenAnswer = 'allowed' | 'denied' | 'called';
+
+export type Settled = { answer: GivenAnswer; by: string | null } | { answer: 'unanswered'; by: null };
+
+/** The question kind each answer belongs to (migration 0032 holds the table to the same). */
+const KIND_OF_ANSWER: Readonly<Record<GivenAnswer, QuestionKind>> = {
+  allowed: 'allow',
+  denied: 'allow',
+  called: 'call',
+};
 
 export type AnswerResult =
-  | { kind: 'answered'; answer: 'allowed' | 'denied' }
+  | { kind: 'answered'; answer: GivenAnswer }
   /** Someone else (or the clock) answered first: what they answered, and who. */
   | { kind: 'settled'; settled: Settled };
 
@@ -30,7 +38,7 @@ export type AnswerResult =
  */
 export async function answerQuestion(
   db: Database,
-  input: { customerId: number; deviceId: string; journalId: number; answer: 'allowed' | 'denied'; now: Date },
+  input: { customerId: number; deviceId: string; journalId: number; answer: GivenAnswer; now: Date },
 ): Promise<AnswerResult> {
   return db.transaction().execute(async (trx) => {
     await standingFor(trx, { customerId: input.customerId, deviceId: input.deviceId, need: 'grant' });
@@ -39,6 +47,7 @@ export async function answerQuestion(
       .set({ answer: input.answer, answered_by: input.customerId, answered_at: input.now })
       .where('journal_id', '=', input.journalId)
       .where('device_id', '=', input.deviceId)
+      .where('kind', '=', KIND_OF_ANSWER[input.answer])
       .where('answer', 'is', null)
       .where('answer_by', '>', input.now)
       .returning('journal_id')
@@ -50,6 +59,12 @@ export async function answerQuestion(
     const settled = await settledAnswer(trx, input.journalId, input.deviceId);
     if (!settled) throw new ApiError('not_found', { message: 'No such question on this barrier.' });
     if (settled.answer !== 'pending') return { kind: 'settled', settled };
+    if (settled.kind !== KIND_OF_ANSWER[input.answer]) {
+      throw new ApiError('invalid_field', {
+        field: 'answer',
+        message: settled.kind === 'call' ? 'Answer with Call the gate.' : 'Answer with Allow or Deny.',
+      });
+    }
     // Its time is up and the waiting instance has not written so yet: it is unanswered all the same.
     return { kind: 'settled', settled: { answer: 'unanswered', by: null } };
   });
@@ -60,16 +75,17 @@ export async function settledAnswer(
   db: Database,
   journalId: number,
   deviceId?: string,
-): Promise<Settled | { answer: 'pending' } | null> {
+): Promise<Settled | { answer: 'pending'; kind: QuestionKind } | null> {
   let query = db
     .selectFrom('opening_questions as q')
     .leftJoin('customers as c', 'c.id', 'q.answered_by')
-    .select(['q.answer', 'c.display_name'])
+    .select(['q.answer', 'q.kind', 'c.display_name'])
     .where('q.journal_id', '=', journalId);
   if (deviceId !== undefined) query = query.where('q.device_id', '=', deviceId);
   const row = await query.executeTakeFirst();
   if (!row) return null;
-  return answerOf(row.answer, row.display_name ?? null);
+  const answer = answerOf(row.answer, row.display_name ?? null);
+  return answer.answer === 'pending' ? { answer: 'pending', kind: row.kind } : answer;
 }
 
 function answerOf(answer: QuestionAnswer | null, by: string | null): Settled | { answer: 'pending' } {

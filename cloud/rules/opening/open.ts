@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { openBodySchema } from '../../../shared/company-api/calls.js';
 import { ApiError } from '../../../shared/errors.js';
+import { CALL_TAP_SECONDS, OPEN_ANSWER_LIMIT_MS } from '../../../shared/limits.js';
 import type { Command } from '../../../shared/protocol/messages.js';
 import type { CloudContext } from '../../foundation/context.js';
 import { type ResultColumns, readRow, type TableResult } from '../../foundation/db/function-result.js';
@@ -12,13 +13,18 @@ import { validate } from '../../foundation/http/validation.js';
 import type { Caller } from '../call-auth/authenticate.js';
 import type { StoredAnswer } from '../idempotency/idempotency.js';
 import { ackOutcome, completeEntry } from '../journal/journal.js';
-import { askHousehold } from '../opening-questions/asking.js';
+import { askHousehold, askToCall } from '../opening-questions/asking.js';
 import { QuestionWaits } from '../opening-questions/question-waits.js';
 import type { CommandDispatcher } from './dispatcher.js';
 import { ObjectRoutes } from './object-routes.js';
 
 /** The rate limit's rolling window; attempts that reached, or tried to reach, the gate count against it. */
 const RATE_WINDOW_MS = 60_000;
+
+/** Less time than this left of an `open` and the household is not asked to call the gate: nobody could. */
+const CALL_TAP_LEAST_MS = 15_000;
+/** What an `open` keeps of its longest time for its answer to leave after the tap: the proxies wait no longer. */
+const ACK_MARGIN_MS = 2_000;
 
 /** `actor` is checked first: a call that does not name the employee is refused whatever else it holds. */
 export function readOpenBody(body: Record<string, unknown>) {
@@ -171,6 +177,7 @@ export class Opener {
     foreground: { done: () => void },
   ): Promise<StoredAnswer> {
     const ctx = this.#ctx;
+    const started = ctx.clock.now();
     await this.#unwritten.get(caller.company.id);
     const [decision, early] = await Promise.all([
       decide(ctx, caller, body, commandId),
@@ -197,6 +204,10 @@ export class Opener {
       logOpening(log, decision, outcome);
       if (outcome === 'opened') return openedAnswer(decision.journalId);
       throw deviceError(detail);
+    }
+    if (result.kind === 'offline' && (await this.#askToCall(decision, started, foreground))) {
+      logOpening(log, decision, 'opened');
+      return openedAnswer(decision.journalId);
     }
     const outcome: JournalOutcome = result.kind === 'offline' ? 'device_offline' : 'device_timeout';
     logOpening(log, decision, outcome);
@@ -229,6 +240,34 @@ export class Opener {
       { outcome, detail: null, ackedAt: null, now: ctx.clock.now() },
     );
     throw new ApiError(outcome);
+  }
+
+  /**
+   * The controller of a gate that the customer's phone calls is offline (docs/design.md section 10.9): when the
+   * household can be asked, the call waits, out of the foreground, for someone to tap "Call the gate", which
+   * dials the gate from their phone. A tap completes the entry `opened`, with its `open.succeeded` event, and
+   * is the call's answer; no tap in time, or nobody to ask, leaves the caller's `device_offline` as it was.
+   */
+  async #askToCall(decision: Dispatch, started: Date, foreground: { done: () => void }): Promise<boolean> {
+    const ctx = this.#ctx;
+    const now = ctx.clock.now();
+    const until = Math.min(
+      now.getTime() + CALL_TAP_SECONDS * 1000,
+      started.getTime() + OPEN_ANSWER_LIMIT_MS - ACK_MARGIN_MS,
+    );
+    if (until - now.getTime() < CALL_TAP_LEAST_MS) return false;
+    const answerBy = new Date(until);
+    if (!(await askToCall(ctx.db, { journalId: decision.journalId, now, answerBy }))) return false;
+    foreground.done();
+    const settled = await this.#questions.wait(decision.journalId, answerBy);
+    foreground.done = ctx.foreground.begin();
+    if (settled.answer !== 'called') return false;
+    await completeEntry(
+      ctx.db,
+      { id: decision.journalId },
+      { outcome: 'opened', detail: null, ackedAt: null, now: ctx.clock.now() },
+    );
+    return true;
   }
 
   /**

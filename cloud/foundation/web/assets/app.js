@@ -70,3 +70,15 @@ if (proposeZoneTo && browserZone && pageToken) {
     body: JSON.stringify({ time_zone: browserZone, proposed: true }),
   }).catch(() => {});
 }
+
+// "Call the gate" (docs/design.md section 10.9) dials through its post's answer, a 303 to tel:, so the page
+// stays as it was while the phone's dialler comes up. Back from the call, the page is read again and says whose
+// tap was recorded. Without this script it says so on the next load.
+for (const form of document.querySelectorAll('form[data-call-form]')) {
+  form.addEventListener('submit', () => {
+    const readAgain = () => {
+      if (document.visibilityState === 'visible') window.location.reload();
+    };
+    document.addEventListener('visibilitychange', readAgain);
+  });
+}

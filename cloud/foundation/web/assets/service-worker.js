@@ -89,9 +89,21 @@ self.addEventListener('push', (event) => {
 });
 
 // A question of "ask me before each opening" (docs/design.md section 10.8): Allow and Deny on the notification
-// itself, which stays until answered; the opening waits on the cloud meanwhile.
+// itself, which stays until answered; the opening waits on the cloud meanwhile. A request to call the gate
+// (section 10.9) stays too, but its one action opens the page: only a tap on the page can dial.
 function showQuestion(data) {
   const when = new Date(data.at);
+  if (data.asks === 'call') {
+    return self.registration.showNotification(data.title, {
+      body: typeof data.body === 'string' ? data.body : '',
+      tag: data.tag,
+      requireInteraction: true,
+      timestamp: Number.isNaN(when.getTime()) ? Date.now() : when.getTime(),
+      icon: '/assets/icon-192.png',
+      actions: [{ action: 'call', title: 'Call the gate…' }],
+      data: { url: data.url },
+    });
+  }
   return self.registration.showNotification(data.title, {
     body: typeof data.body === 'string' ? data.body : '',
     tag: data.tag,
