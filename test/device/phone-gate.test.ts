@@ -113,5 +113,12 @@ describe('provision --phone', () => {
     expect(barriers.map((barrier) => [barrier.id, barrier.name])).toEqual([
       [config.device_id, 'Mill Lane gate'],
     ]);
+    // The number it dials reaches the cloud, so that its owner can call the gate while the phone is offline.
+    const objects = await cloud.ctx.db
+      .selectFrom('device_objects')
+      .select(['kind', 'gate_number'])
+      .where('device_id', '=', config.device_id)
+      .execute();
+    expect(objects).toEqual([{ kind: 'phone', gate_number: '+491701234567' }]);
   });
 });

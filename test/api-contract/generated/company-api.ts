@@ -630,7 +630,7 @@ export interface components {
                 /** @description The customer's name for it. */
                 label: string;
                 /**
-                 * @description Present when the gate opens on a call from the customer's own phone: `open` answers `opened` once the phone placed the call (the gate opens on it), not when anyone saw the gate move.
+                 * @description Present when the gate opens on a call from the customer's own phone: `open` answers `opened` once the phone placed the call (the gate opens on it), not when anyone saw the gate move. While the phone is offline, the customer may be asked to call the gate themselves: `open` then waits up to 60 s and answers `opened` once they tapped "Call the gate".
                  * @constant
                  */
                 phone_call?: true;
@@ -886,7 +886,7 @@ export interface components {
                     /** @description The customer's name for it. */
                     label: string;
                     /**
-                     * @description Present when the gate opens on a call from the customer's own phone: `open` answers `opened` once the phone placed the call (the gate opens on it), not when anyone saw the gate move.
+                     * @description Present when the gate opens on a call from the customer's own phone: `open` answers `opened` once the phone placed the call (the gate opens on it), not when anyone saw the gate move. While the phone is offline, the customer may be asked to call the gate themselves: `open` then waits up to 60 s and answers `opened` once they tapped "Call the gate".
                      * @constant
                      */
                     phone_call?: true;
