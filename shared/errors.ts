@@ -135,6 +135,11 @@ export const ERRORS = {
     message: 'You have as many listen streams open as allowed; close one before you open another.',
   },
   device_offline: { status: 503, message: "The barrier's controller is not connected; nothing was queued." },
+  overloaded: {
+    status: 503,
+    message:
+      'The service has as many openings waiting as it can take; nothing was written. Retry after the delay.',
+  },
   device_timeout: {
     status: 504,
     message: `The controller did not confirm the opening within ${say.seconds(ACK_TIMEOUT_MS / 1000)}.`,

@@ -60,6 +60,7 @@ const envSchema = z.object({
   VAPID_SUBJECT: optionalText.pipe(z.string().max(320).refine(isVapidSubject).optional()),
   RELEASE_PUBLIC_KEY: optionalText.pipe(z.string().refine(isReleaseKey).optional()),
   OPEN_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(10),
+  OPEN_QUEUE_LIMIT: z.coerce.number().int().min(1).max(10_000).default(32),
   SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
   MAIL_FROM: optionalText.pipe(z.string().max(320).regex(MAIL_FROM_PATTERN).optional()),
   GATELINK_DEV_KEYFILE_URL: optionalText.pipe(
@@ -129,6 +130,7 @@ const ACCEPTS: Record<string, string> = {
   RELEASE_PUBLIC_KEY:
     'the base64 Ed25519 public key of the release key (gatelink-admin release keygen), or leave it unset',
   OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
+  OPEN_QUEUE_LIMIT: 'openings one instance lets wait for the database before answering overloaded, 1..10000',
   SMTP_URL:
     'an smtp:// or smtps:// URL of the mail server, or leave it unset to write sign-in codes to the log',
   MAIL_FROM: 'one sender address, such as Gatelink <gate@example.com>',
@@ -184,6 +186,8 @@ export interface CloudConfig {
   /** The VAPID subject; unset: derived from the base URL (cloud/rules/vapid-key/vapid-subject.ts). */
   readonly vapidSubject: string | undefined;
   readonly openRateLimit: number;
+  /** Openings waiting for the database past which an instance answers `overloaded` (docs/design.md section 7.6). */
+  readonly openQueueLimit: number;
   /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
   readonly smtpUrl: string | undefined;
   /** The sender of those e-mails; unset: `Gatelink <no-reply@<host of the base URL>>`. */
@@ -269,6 +273,7 @@ export function loadCloudConfig(env: NodeJS.ProcessEnv = process.env): CloudConf
     vapidKeyFile: v.VAPID_KEY_FILE ? resolve(v.VAPID_KEY_FILE) : resolve(dataDir, 'vapid-key.pem'),
     vapidSubject: v.VAPID_SUBJECT,
     openRateLimit: v.OPEN_RATE_LIMIT,
+    openQueueLimit: v.OPEN_QUEUE_LIMIT,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM,
     devKeyfileUrl: v.GATELINK_DEV_KEYFILE_URL,

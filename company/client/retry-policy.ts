@@ -43,7 +43,8 @@ export function shouldRetry(outcome: Outcome, call: CallTraits): boolean {
   // Our own earlier attempt is still running (it timed out on our side): its outcome comes with the same key.
   if (status === 409) return code === 'idempotency_in_progress' && call.hasIdempotencyKey;
   // `device_offline` and `device_timeout` are the cloud's verdict and kept under the key: a repeat with the same
-  // key only gets them back. A 503 or 504 without a company API body comes from a proxy or a restarting cloud.
+  // key only gets them back. `overloaded` comes before anything is written, with Retry-After. A 503 or 504
+  // without a company API body comes from a proxy or a restarting cloud.
   if (status === 503) return code !== 'device_offline';
   if (status === 502 || status === 504) return code === undefined && call.repeatable;
   return false;

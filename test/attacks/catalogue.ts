@@ -163,6 +163,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 4',
   },
   {
+    id: 'open.flood-starves-others',
+    attack:
+      "one company sends openings faster than the database commits them, across many keys, so that every other company's couriers wait behind them until their calls time out",
+    source: 'docs/design.md section 7.6',
+  },
+  {
     id: 'open.queued-for-later',
     attack: 'an opening queued while the controller is offline, to open minutes later',
     source: 'docs/design.md section 4',

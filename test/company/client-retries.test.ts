@@ -172,6 +172,26 @@ describe('Retry-After', () => {
     expect(proxy.seen).toHaveLength(2);
   });
 
+  it('on an overloaded cloud is waited for, then the same opening runs once', async () => {
+    proxy.script = [
+      {
+        status: 503,
+        headers: { 'retry-after': '1', 'content-type': 'application/json' },
+        body: JSON.stringify({
+          ok: 0,
+          error: 'overloaded',
+          message: 'As many openings waiting as it can take.',
+        }),
+      },
+    ];
+    const before = pulses();
+    await openGate(client());
+    expect(sleeps).toEqual([1000]);
+    expect(proxy.seen).toHaveLength(2);
+    expect(header('idempotency-key')[1]).toBe(header('idempotency-key')[0]);
+    expect(pulses()).toBe(before + 1);
+  });
+
   it('as an HTTP-date is waited for until that time', async () => {
     const now = Date.parse('2026-05-04T10:00:00Z');
     proxy.script = [limited('Mon, 04 May 2026 10:00:12 GMT')];

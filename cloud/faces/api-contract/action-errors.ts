@@ -51,6 +51,7 @@ const OPENING = [
   'outside_hours',
   'openings_used',
   'rate_limit',
+  'overloaded',
   'denied',
   'not_answered',
   'device_offline',

@@ -49,6 +49,11 @@ export async function companyApiRoutes(
   const keys = new VerifyKeyCache();
   const opener = new Opener(ctx, dispatcher, undefined, options.questions);
   countCompanyAnswers(app, ctx.metrics);
+  ctx.metrics.gauge(
+    'openings_queued',
+    'Openings waiting for the database on this instance; past OPEN_QUEUE_LIMIT they are answered overloaded.',
+    async () => opener.queued,
+  );
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>

@@ -91,6 +91,7 @@ export class CloudMetrics {
   });
 
   readonly #readings: (() => Promise<void>)[] = [];
+  readonly #gaugeReads = new Map<string, ScrapeReading>();
 
   /** One Web Push attempt and its result (docs/design.md section 10.6). */
   pushAttempt(result: 'sent' | 'gone' | 'failed' | 'gave_up'): void {
@@ -143,12 +144,22 @@ export class CloudMetrics {
    */
   gauge(name: string, help: string, read: ScrapeReading): void {
     const gauge = new Gauge({ name: `${METRIC_PREFIX}${name}`, help, registers: [this.registry] });
+    this.#gaugeReads.set(name, read);
     this.#readings.push(async () => {
       // A reading is not meant to throw (./scrape-gauges.ts catches); one that does is a failed reading all the same.
       const value = await read().catch(() => undefined);
       if (value === undefined) this.#scrapeFailures.inc({ gauge: name });
       else gauge.set(value);
     });
+  }
+
+  /** One gauge's value now, read as a scrape reads it, without reading the others. */
+  async gaugeValue(name: string): Promise<number | undefined> {
+    return (
+      (await this.#gaugeReads
+        .get(name)?.()
+        .catch(() => undefined)) ?? undefined
+    );
   }
 
   /**

@@ -17,6 +17,7 @@ import { askHousehold, askToCall } from '../opening-questions/asking.js';
 import { QuestionWaits } from '../opening-questions/question-waits.js';
 import type { CommandDispatcher } from './dispatcher.js';
 import { ObjectRoutes } from './object-routes.js';
+import { OpeningQueue } from './opening-queue.js';
 
 /** The rate limit's rolling window; attempts that reached, or tried to reach, the gate count against it. */
 const RATE_WINDOW_MS = 60_000;
@@ -120,6 +121,14 @@ function refusalError(refusal: Refusal, retryAfterS: number | null): ApiError {
 
 export type OpenBody = ReturnType<typeof readOpenBody>;
 
+/** One `open` under way: its command id, its log, its place in the foreground and in the opening queue. */
+interface OpeningCall {
+  commandId: string;
+  log: FastifyBaseLogger;
+  foreground: { done: () => void };
+  leaveQueue: () => void;
+}
+
 /**
  * `a=open`: checks, journal entry, the signed command to the controller, and the answer only once the
  * controller acknowledged. Every outcome, refusals included, lands in the journal. One per cloud instance: it
@@ -130,6 +139,7 @@ export class Opener {
   readonly #dispatcher: CommandDispatcher;
   readonly #routes: ObjectRoutes;
   readonly #questions: QuestionWaits;
+  readonly #queue: OpeningQueue;
   /** Per company, the journal write of its latest opening answered before it was written. */
   readonly #unwritten = new Map<number, Promise<void>>();
 
@@ -144,6 +154,20 @@ export class Opener {
     this.#dispatcher = dispatcher;
     this.#routes = routes;
     this.#questions = questions;
+    this.#queue = new OpeningQueue(ctx.config.openQueueLimit);
+  }
+
+  /**
+   * A place for the company's opening among those waiting for the database (opening-queue.ts); throws
+   * `overloaded` when there is none. Taken before anything is written, an Idempotency-Key's claim included.
+   */
+  enter(companyId: number): () => void {
+    return this.#queue.enter(companyId);
+  }
+
+  /** Openings waiting for the database now (a gauge of cloud/foundation/metrics). */
+  get queued(): number {
+    return this.#queue.waiting;
   }
 
   /** `a=open` on the caller's body; `log` is the call's own (its lines carry the request id). */
@@ -160,22 +184,19 @@ export class Opener {
     body: OpenBody,
     commandId: string = randomUUID(),
     log: FastifyBaseLogger = this.#ctx.log,
+    place: () => void = this.enter(caller.company.id),
   ): Promise<StoredAnswer> {
     const foreground = { done: this.#ctx.foreground.begin() };
     try {
-      return await this.#openUnderWay(caller, body, commandId, log, foreground);
+      return await this.#openUnderWay(caller, body, { commandId, log, foreground, leaveQueue: place });
     } finally {
+      place();
       foreground.done();
     }
   }
 
-  async #openUnderWay(
-    caller: Caller,
-    body: OpenBody,
-    commandId: string,
-    log: FastifyBaseLogger,
-    foreground: { done: () => void },
-  ): Promise<StoredAnswer> {
+  async #openUnderWay(caller: Caller, body: OpenBody, call: OpeningCall): Promise<StoredAnswer> {
+    const { commandId, log, foreground } = call;
     const ctx = this.#ctx;
     const started = ctx.clock.now();
     await this.#unwritten.get(caller.company.id);
@@ -188,6 +209,8 @@ export class Opener {
       early?.device_id === decision.deviceId && early.object === decision.object
         ? early
         : this.#dispatcher.sign(decision);
+    // Written and signed: what is left waits on the controller or the customer, not on the database.
+    call.leaveQueue();
     if (decision.askUntil) {
       // Nobody stands at the gate for the cloud while the customer decides: background work may go meanwhile.
       foreground.done();

@@ -1855,7 +1855,11 @@ export interface operations {
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
-            /** @description `device_offline`: The barrier's controller is not connected; nothing was queued. */
+            /**
+             * @description `device_offline`: The barrier's controller is not connected; nothing was queued.
+             *
+             *     `overloaded`: The service has as many openings waiting as it can take; nothing was written. Retry after the delay.
+             */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1864,7 +1868,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "device_offline";
+                        error: "device_offline" | "overloaded";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
