@@ -130,7 +130,7 @@ const ACCEPTS: Record<string, string> = {
   RELEASE_PUBLIC_KEY:
     'the base64 Ed25519 public key of the release key (gatelink-admin release keygen), or leave it unset',
   OPEN_RATE_LIMIT: 'openings per key per minute, 1..10000',
-  OPEN_QUEUE_LIMIT: 'openings one instance lets wait for the database before answering overloaded, 1..10000',
+  OPEN_QUEUE_LIMIT: 'openings one instance lets be under way before answering overloaded, 1..10000',
   SMTP_URL:
     'an smtp:// or smtps:// URL of the mail server, or leave it unset to write sign-in codes to the log',
   MAIL_FROM: 'one sender address, such as Gatelink <gate@example.com>',
@@ -186,7 +186,7 @@ export interface CloudConfig {
   /** The VAPID subject; unset: derived from the base URL (cloud/rules/vapid-key/vapid-subject.ts). */
   readonly vapidSubject: string | undefined;
   readonly openRateLimit: number;
-  /** Openings waiting for the database past which an instance answers `overloaded` (docs/design.md section 7.6). */
+  /** Openings under way past which an instance answers `overloaded` (docs/design.md section 7.6). */
   readonly openQueueLimit: number;
   /** Where sign-in codes are sent (docs/design.md section 10.2); unset: they are written to the log. */
   readonly smtpUrl: string | undefined;

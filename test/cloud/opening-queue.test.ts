@@ -11,8 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
- * The bounded queue of openings (docs/design.md section 7.6): past `OPEN_QUEUE_LIMIT` openings waiting for the
- * database, one more is answered 503 `overloaded` with Retry-After at once and writes nothing; one company holds
+ * The bounded queue of openings (docs/design.md section 7.6): past `OPEN_QUEUE_LIMIT` openings under way, one
+ * more is answered 503 `overloaded` with Retry-After at once and writes nothing; one company holds
  * at most half of the places, so another company's opening still gets in; an Idempotency-Key refused so is not
  * claimed, and its retry runs.
  */

@@ -63,6 +63,25 @@ describe('secret mode', () => {
     );
   });
 
+  it('a burst after the cache expired answers each call by its own secret', async () => {
+    const auth = await secretCompany(cloud, 'Burst Ltd');
+    expect((await cloud.call('request', { ...auth })).status).toBe(200);
+    clock.advance(COMPANY_CACHE_MS);
+    const wrong = `${auth.secret.slice(0, -4)}${auth.secret.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    // The calls miss together and share the company's read; each is still judged by what it presented.
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        cloud.call('request', {
+          ...auth,
+          secret: i % 3 === 0 ? wrong : auth.secret,
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.body.error ?? answer.status)).toEqual(
+      Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? 'bad_secret' : 200)),
+    );
+  });
+
   it('an unknown org_id answers 401 unknown_org', async () => {
     const auth = await secretCompany(cloud, 'Known Ltd');
     expectRefused(await cloud.call('request', { ...auth, org_id: 2_000_000_000 }), 401, 'unknown_org');

@@ -51,7 +51,7 @@ export async function companyApiRoutes(
   countCompanyAnswers(app, ctx.metrics);
   ctx.metrics.gauge(
     'openings_queued',
-    'Openings waiting for the database on this instance; past OPEN_QUEUE_LIMIT they are answered overloaded.',
+    'Openings under way on this instance, waits for a person aside; past OPEN_QUEUE_LIMIT one more is answered overloaded.',
     async () => opener.queued,
   );
 

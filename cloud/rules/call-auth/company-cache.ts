@@ -24,6 +24,7 @@ interface Entry {
 export class CompanyCache {
   readonly #clock: Clock;
   readonly #entries = new Map<string, Entry>();
+  readonly #reading = new Map<string, Promise<unknown>>();
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -46,6 +47,20 @@ export class CompanyCache {
     }
     const until = this.#clock.now().getTime() + COMPANY_CACHE_MS;
     this.#entries.set(credential, { company, until: Math.min(until, validUntil?.getTime() ?? until) });
+  }
+
+  /**
+   * `read`, shared by every call that needs the same `key` while it runs. When an entry expires under a burst,
+   * every call of the burst misses at once: without this each would send its own read, and under load they
+   * would wait on one another for the database's connections (the fleet benchmark saw 276 ms per call). Only
+   * a read in flight is shared, never its result afterwards: what is remembered is still `remember`'s alone.
+   */
+  shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const pending = this.#reading.get(key) as Promise<T> | undefined;
+    if (pending) return pending;
+    const started = read().finally(() => this.#reading.delete(key));
+    this.#reading.set(key, started);
+    return started;
   }
 
   /** Drops every credential of a company, after a change to it committed (changeCompany alone calls it). */

@@ -108,17 +108,20 @@ export async function authenticateSecret(
   const remembered = ctx.companyCache.get(credential);
   if (remembered) return remembered;
   const now = ctx.clock.now();
-  // The company and its valid secrets in one query.
-  const found = await ctx.db
-    .selectFrom('companies')
-    .selectAll()
-    .select(
-      sql<{ hash: string; retires_at: string | null }[]>`(select coalesce(json_agg(json_build_object(
-        'hash', hash, 'retires_at', retires_at)), '[]'::json) from company_secrets
-        where company_id = companies.id and (retires_at is null or retires_at > ${now}))`.as('secrets'),
-    )
-    .where('id', '=', orgId)
-    .executeTakeFirst();
+  // The company and its valid secrets in one query, shared by the calls that miss together: each compares its
+  // own secret with what it read.
+  const found = await ctx.companyCache.shared(`secrets:${orgId}`, () =>
+    ctx.db
+      .selectFrom('companies')
+      .selectAll()
+      .select(
+        sql<{ hash: string; retires_at: string | null }[]>`(select coalesce(json_agg(json_build_object(
+          'hash', hash, 'retires_at', retires_at)), '[]'::json) from company_secrets
+          where company_id = companies.id and (retires_at is null or retires_at > ${now}))`.as('secrets'),
+      )
+      .where('id', '=', orgId)
+      .executeTakeFirst(),
+  );
   if (!found) throw new ApiError('unknown_org');
   const { secrets: candidates, ...company } = found;
   if (company.domain) throw new ApiError('secret_disabled');

@@ -101,13 +101,16 @@ export async function authenticateSignature(
 async function companyByDomain(ctx: CallAuthContext, domain: string): Promise<Company | undefined> {
   return (
     ctx.companyCache.get(`domain:${domain}`) ??
-    (await ctx.db
-      .selectFrom('companies')
-      .selectAll()
-      .where('domain', '=', domain)
-      .orderBy(sql`status in ('approved', 'suspended')`, 'desc')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst())
+    // Shared by the calls that miss together (company-cache.ts).
+    (await ctx.companyCache.shared(`domain-read:${domain}`, () =>
+      ctx.db
+        .selectFrom('companies')
+        .selectAll()
+        .where('domain', '=', domain)
+        .orderBy(sql`status in ('approved', 'suspended')`, 'desc')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst(),
+    ))
   );
 }

@@ -158,14 +158,14 @@ export class Opener {
   }
 
   /**
-   * A place for the company's opening among those waiting for the database (opening-queue.ts); throws
+   * A place for the company's opening among those under way (opening-queue.ts); throws
    * `overloaded` when there is none. Taken before anything is written, an Idempotency-Key's claim included.
    */
   enter(companyId: number): () => void {
     return this.#queue.enter(companyId);
   }
 
-  /** Openings waiting for the database now (a gauge of cloud/foundation/metrics). */
+  /** Openings under way now, a person's answer aside (a gauge of cloud/foundation/metrics). */
   get queued(): number {
     return this.#queue.waiting;
   }
@@ -209,10 +209,10 @@ export class Opener {
       early?.device_id === decision.deviceId && early.object === decision.object
         ? early
         : this.#dispatcher.sign(decision);
-    // Written and signed: what is left waits on the controller or the customer, not on the database.
-    call.leaveQueue();
     if (decision.askUntil) {
-      // Nobody stands at the gate for the cloud while the customer decides: background work may go meanwhile.
+      // Nobody stands at the gate for the cloud while the customer decides: background work may go meanwhile,
+      // and the opening gives up its place in the queue.
+      call.leaveQueue();
       foreground.done();
       await this.#ask(decision, decision.askUntil, log);
       foreground.done = ctx.foreground.begin();
@@ -228,7 +228,7 @@ export class Opener {
       if (outcome === 'opened') return openedAnswer(decision.journalId);
       throw deviceError(detail);
     }
-    if (result.kind === 'offline' && (await this.#askToCall(decision, started, foreground))) {
+    if (result.kind === 'offline' && (await this.#askToCall(decision, started, call))) {
       logOpening(log, decision, 'opened');
       return openedAnswer(decision.journalId);
     }
@@ -271,7 +271,8 @@ export class Opener {
    * dials the gate from their phone. A tap completes the entry `opened`, with its `open.succeeded` event, and
    * is the call's answer; no tap in time, or nobody to ask, leaves the caller's `device_offline` as it was.
    */
-  async #askToCall(decision: Dispatch, started: Date, foreground: { done: () => void }): Promise<boolean> {
+  async #askToCall(decision: Dispatch, started: Date, call: OpeningCall): Promise<boolean> {
+    const { foreground } = call;
     const ctx = this.#ctx;
     const now = ctx.clock.now();
     const until = Math.min(
@@ -281,6 +282,7 @@ export class Opener {
     if (until - now.getTime() < CALL_TAP_LEAST_MS) return false;
     const answerBy = new Date(until);
     if (!(await askToCall(ctx.db, { journalId: decision.journalId, now, answerBy }))) return false;
+    call.leaveQueue();
     foreground.done();
     const settled = await this.#questions.wait(decision.journalId, answerBy);
     foreground.done = ctx.foreground.begin();

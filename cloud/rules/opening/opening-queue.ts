@@ -1,12 +1,12 @@
 import { ApiError } from '../../../shared/errors.js';
 
 /**
- * The openings waiting for the database on this instance, bounded (docs/design.md section 7.6). Past the point
- * where the database keeps up, every opening more would wait behind the others and all would answer late, then
- * time out; instead, an opening that finds `limit` others ahead of it is answered 503 `overloaded` at once, with
- * `Retry-After`, before anything is written. A company may hold at most half of the places, so that one
- * company's burst leaves room for everyone else's couriers. An opening leaves the queue once its command is
- * signed and on its way: waiting for the controller or for the customer's answer costs the database nothing.
+ * The openings under way on this instance, bounded (docs/design.md section 7.6). Past the point where the
+ * instance and its database keep up, every opening more would wait behind the others and all would answer late,
+ * then time out; instead, an opening that finds `limit` others under way is answered 503 `overloaded` at once,
+ * with `Retry-After`, before anything is written. A company may hold at most half of the places, so that one
+ * company's burst leaves room for everyone else's couriers. An opening holds its place until it is answered,
+ * except while a person decides (an Allow, a tap on Call the gate): that costs nothing, and may take minutes.
  */
 export class OpeningQueue {
   readonly #limit: number;
