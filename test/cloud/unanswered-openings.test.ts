@@ -124,6 +124,36 @@ describe('[attack:journal.pending-after-crash] openings left unanswered by an in
     expect(retrying.sent).toHaveLength(0);
   });
 
+  it('settles a request to call the gate by its tap: opened when someone tapped, device_offline when nobody did', async () => {
+    const tapped = await openAndDie(idempotency());
+    const untapped = await openAndDie(idempotency());
+    // The instance found the phone offline and asked the household to call the gate (docs/design.md 10.9).
+    for (const [command, answer] of [
+      [tapped, 'called'],
+      [untapped, 'unanswered'],
+    ] as const) {
+      const entry = await entryOf(command);
+      await env.db
+        .insertInto('opening_questions')
+        .values({
+          journal_id: entry.id,
+          device_id: device.id,
+          kind: 'call',
+          asked_at: clock.now(),
+          answer_by: new Date(clock.now().getTime() + 60_000),
+          answer,
+          answered_at: clock.now(),
+        })
+        .execute();
+    }
+    clock.advance(PAST_DEADLINE_MS);
+    await new UnansweredOpenings(ctx, ACK_TIMEOUT_MS).settle();
+    const opened = await entryOf(tapped);
+    expect(opened.outcome).toBe('opened');
+    expect(await eventsOf(opened.id)).toMatchObject([{ type: 'open.succeeded' }]);
+    expect((await entryOf(untapped)).outcome).toBe('device_offline');
+  });
+
   it('turns a settled entry into opened when the acknowledgement arrives after all', async () => {
     const command = await openAndDie(idempotency());
     clock.advance(PAST_DEADLINE_MS);

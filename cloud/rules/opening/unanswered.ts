@@ -1,4 +1,5 @@
 import type { CloudContext } from '../../foundation/context.js';
+import type { JournalOutcome, QuestionAnswer, QuestionKind } from '../../foundation/db/schema.js';
 import { type ClaimKey, releaseClaim, storeAnswer } from '../idempotency/idempotency.js';
 import { outcomeIs } from '../journal/entry-outcome.js';
 import { completeEntry } from '../journal/journal.js';
@@ -21,6 +22,16 @@ const OVERLAP_MS = 60_000;
 const BATCH = 200;
 /** Said in the journal of an entry settled here rather than by the instance that sent its command. */
 export const SETTLED_DETAIL = 'no verdict from the cloud instance that sent the command';
+
+/**
+ * What an entry left without a verdict settles on: its command timed out, as its own instance would have said;
+ * but a request to call the gate (docs/design.md section 10.9) was asked because the controller was offline, so
+ * it opened when someone tapped Call the gate, and was `device_offline` when nobody did.
+ */
+function settledOutcome(row: { kind: QuestionKind | null; answer: QuestionAnswer | null }): JournalOutcome {
+  if (row.kind !== 'call') return 'device_timeout';
+  return row.answer === 'called' ? 'opened' : 'device_offline';
+}
 
 export interface UnansweredCount {
   entries: number;
@@ -60,10 +71,11 @@ export class UnansweredOpenings {
     for (;;) {
       let query = this.#ctx.db
         .selectFrom('journal')
-        .select('id')
+        .leftJoin('opening_questions as asked', 'asked.journal_id', 'journal.id')
+        .select(['journal.id', 'asked.kind', 'asked.answer'])
         .where(outcomeIs('pending'))
-        .where('command_id', 'is not', null)
-        .where('at', '<', until)
+        .where('journal.command_id', 'is not', null)
+        .where('journal.at', '<', until)
         // An attempt asked about (docs/design.md section 10.8) sends its command once answered: its deadline
         // runs from the answer, or from the end of the question's time.
         .where(({ not, exists, selectFrom }) =>
@@ -76,19 +88,19 @@ export class UnansweredOpenings {
             ),
           ),
         )
-        .where('id', '>', after)
-        .orderBy('id')
+        .where('journal.id', '>', after)
+        .orderBy('journal.id')
         .limit(BATCH);
-      if (since) query = query.where('at', '>=', since);
+      if (since) query = query.where('journal.at', '>=', since);
       const rows = await query.execute();
-      for (const { id } of rows) {
+      for (const row of rows) {
         const applied = await completeEntry(
           this.#ctx.db,
-          { id },
-          { outcome: 'device_timeout', detail: SETTLED_DETAIL, ackedAt: null, now },
+          { id: row.id },
+          { outcome: settledOutcome(row), detail: SETTLED_DETAIL, ackedAt: null, now },
         );
         if (applied) settled += 1;
-        after = id;
+        after = row.id;
       }
       if (rows.length < BATCH) return settled;
     }
