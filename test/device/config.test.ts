@@ -70,7 +70,10 @@ describe('device config: phone objects (docs/design.md section 12.6)', () => {
       call_timeout_ms: 45_000,
       poll_ms: 1_000,
     });
-    expect(publicObjects(config)).toEqual([{ id: 'barrier', label: 'Car park barrier', kind: 'phone' }]);
+    // The cloud learns the number the phone dials, so that its owner can call the gate while it is offline.
+    expect(publicObjects(config)).toEqual([
+      { id: 'barrier', label: 'Car park barrier', kind: 'phone', gate_number: '+491701234567' },
+    ]);
   });
 
   it('refuses a bad number in one line that names the key and shows an example', () => {
