@@ -25,6 +25,10 @@ export interface Capture {
 
 /** The port of the marker connection that ends a capture: nothing listens there. */
 const MARKER_PORT = 9;
+/** The port of the marker connections that show a capture has begun: nothing listens there either. */
+const START_MARKER_PORT = 7;
+/** Start markers sent before the capture is taken as not running. */
+const START_MARKER_TRIES = 10;
 
 export async function startCapture(
   lab: Lab,
@@ -45,6 +49,22 @@ export async function startCapture(
     options.file,
   ]);
   await tshark.waitFor(/Capturing on 'eth0'/, 'tshark to capture');
+  // "Capturing on" is printed as the capture process starts, which may be a moment before its first packet:
+  // a marker connection is sent until one is seen, so that nothing the test sends after this is missed.
+  const startMarker = `require('node:net').connect(${START_MARKER_PORT}, '${options.peer}').on('error', () => {})`;
+  for (let tries = 1; ; tries++) {
+    await lab.exec(host, process.execPath, ['-e', startMarker]);
+    const seen = await tshark
+      .waitFor(new RegExp(`→ ${START_MARKER_PORT} \\[SYN\\]`), 'the capture to see its start marker', 1_500)
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (tries >= START_MARKER_TRIES) throw error;
+          return false;
+        },
+      );
+    if (seen) break;
+  }
   let stopped = false;
   return {
     file: options.file,
