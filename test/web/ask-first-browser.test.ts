@@ -16,6 +16,7 @@ import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../s
 import { insertBarrier, type TestBarrier } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait-for.js';
+import { pushToWorker } from '../support/worker-push.js';
 
 /**
  * "Ask me before each opening" in Chromium (docs/design.md section 10.8): the service worker shows a pushed
@@ -97,49 +98,10 @@ describe.skipIf(chromiumMissing)('asked first, in Chromium', () => {
     const opening = open();
     const entry = await asked();
     await page.goto(`/barriers/${barrier.deviceId}`);
-    const cdp = await context.newCDPSession(page);
-    const registrations: { registrationId: string; scopeURL: string }[] = [];
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
-    await cdp.send('ServiceWorker.enable');
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
-    await waitFor(() => registrations.some((r) => r.scopeURL === `${cloud.baseUrl}/`), 'the service worker');
-    const registrationId = registrations.find((r) => r.scopeURL === `${cloud.baseUrl}/`)!.registrationId;
     // The payload the cloud sends for this question, as its push delivery builds it.
     const facts = (await questionFacts(cloud.ctx.db, [entry])).get(entry)!;
     const payload = questionPush(facts, { baseUrl: cloud.baseUrl, zone: 'UTC' });
-    const deliver = () =>
-      cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: cloud.baseUrl,
-        registrationId,
-        data: JSON.stringify(payload),
-      });
-    await deliver();
-    const shown = async () =>
-      page.evaluate(async () => {
-        const registration = await navigator.serviceWorker.ready;
-        return (await registration.getNotifications()).map((n) => ({
-          title: n.title,
-          body: n.body,
-          tag: n.tag,
-          actions: (n as Notification & { actions: { action: string; title: string }[] }).actions.map(
-            (action) => ({ action: action.action, title: action.title }),
-          ),
-          requireInteraction: n.requireInteraction,
-        }));
-      });
-    // A push the browser dropped (its worker slow to start on a busy machine) comes again, as a push service
-    // would send it again; the same tag replaces rather than adds, so the count stays a fair check.
-    await expect
-      .poll(
-        async () => {
-          const count = (await shown()).length;
-          if (count === 0) await deliver();
-          return count;
-        },
-        { timeout: 30_000, interval: 2_000 },
-      )
-      .toBe(1);
-    const [notification] = await shown();
+    const [notification] = await pushToWorker(context, page, cloud.baseUrl, payload);
     expect(notification).toMatchObject({
       title: 'Front gate: Demo Cleaning Ltd asks to open',
       tag: `question-${entry}`,

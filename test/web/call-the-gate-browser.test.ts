@@ -16,8 +16,10 @@ import {
 import { type Answer, secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { insertBarrier, type TestBarrier } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { openQuestion } from '../support/open-question.js';
 import { TestPushService } from '../support/push-service.js';
 import { waitFor } from '../support/wait-for.js';
+import { pushToWorker } from '../support/worker-push.js';
 
 /**
  * "Call the gate" in Chromium (docs/design.md section 10.9): the service worker shows a pushed request to call,
@@ -87,69 +89,16 @@ describe.skipIf(chromiumMissing)('call the gate, in Chromium', () => {
     return profile;
   }
 
-  async function asked(): Promise<number> {
-    let entry = 0;
-    await waitFor(async () => {
-      const row = await cloud.ctx.db
-        .selectFrom('opening_questions')
-        .select('journal_id')
-        .where('kind', '=', 'call')
-        .where('answer', 'is', null)
-        .orderBy('journal_id', 'desc')
-        .executeTakeFirst();
-      entry = row?.journal_id ?? 0;
-      return entry > 0;
-    }, 'the request to call');
-    return entry;
-  }
+  const asked = () => openQuestion(cloud, { kind: 'call' }, 'the request to call');
 
   it('shows the pushed request to call until answered, leading to the question page', async () => {
     const { context, page } = await signedIn('phone');
     const opening = open();
     const entry = await asked();
     await page.goto(`/barriers/${barrier.deviceId}`);
-    const cdp = await context.newCDPSession(page);
-    const registrations: { registrationId: string; scopeURL: string }[] = [];
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
-    await cdp.send('ServiceWorker.enable');
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
-    await waitFor(() => registrations.some((r) => r.scopeURL === `${cloud.baseUrl}/`), 'the service worker');
-    const registrationId = registrations.find((r) => r.scopeURL === `${cloud.baseUrl}/`)!.registrationId;
     const facts = (await questionFacts(cloud.ctx.db, [entry])).get(entry)!;
     const payload = questionPush(facts, { baseUrl: cloud.baseUrl, zone: 'UTC' });
-    const deliver = () =>
-      cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: cloud.baseUrl,
-        registrationId,
-        data: JSON.stringify(payload),
-      });
-    await deliver();
-    const shown = async () =>
-      page.evaluate(async () => {
-        const registration = await navigator.serviceWorker.ready;
-        return (await registration.getNotifications()).map((n) => ({
-          title: n.title,
-          body: n.body,
-          tag: n.tag,
-          actions: (n as Notification & { actions: { action: string; title: string }[] }).actions.map(
-            (action) => ({ action: action.action, title: action.title }),
-          ),
-          requireInteraction: n.requireInteraction,
-        }));
-      });
-    // A push the browser dropped (its worker slow to start on a busy machine) comes again, as a push service
-    // would send it again; the same tag replaces rather than adds.
-    await expect
-      .poll(
-        async () => {
-          const count = (await shown()).length;
-          if (count === 0) await deliver();
-          return count;
-        },
-        { timeout: 30_000, interval: 2_000 },
-      )
-      .toBe(1);
-    const [notification] = await shown();
+    const [notification] = await pushToWorker(context, page, cloud.baseUrl, payload);
     expect(notification).toMatchObject({
       title: 'Mill Lane: Demo Cleaning Ltd asks to open',
       tag: `question-${entry}`,

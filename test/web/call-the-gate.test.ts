@@ -7,6 +7,7 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { signedInCustomer } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { openQuestion } from '../support/open-question.js';
 import { type ProvisionedGate, provisionGate } from '../support/provisioned-gate.js';
 import { type BrowserSubscription, TestPushService } from '../support/push-service.js';
 import { waitFor } from '../support/wait-for.js';
@@ -77,21 +78,12 @@ function questionPath(entry: number): string {
 }
 
 /** The journal entry of the request to call that the gate's opening is waiting on, once it is asked. */
-async function callAsked(): Promise<number> {
-  let entry = 0;
-  await waitFor(async () => {
-    const row = await cloud.ctx.db
-      .selectFrom('opening_questions')
-      .select('journal_id')
-      .where('device_id', '=', gate.deviceId)
-      .where('kind', '=', 'call')
-      .where('answer', 'is', null)
-      .orderBy('journal_id', 'desc')
-      .executeTakeFirst();
-    entry = row?.journal_id ?? 0;
-    return entry > 0;
-  }, 'the household to be asked to call the gate');
-  return entry;
+function callAsked(): Promise<number> {
+  return openQuestion(
+    cloud,
+    { kind: 'call', deviceId: gate.deviceId },
+    'the household to be asked to call the gate',
+  );
 }
 
 async function pushesTo(phone: BrowserSubscription) {
@@ -188,18 +180,11 @@ describe('a gate the phone calls, its controller offline', () => {
     const keyRef = await newKey();
     await cloud.ctx.db.updateTable('keys').set({ ask_first_s: 60 }).where('id', '=', keyRef).execute();
     const opening = gate.open(keyRef);
-    let entry = 0;
-    await waitFor(async () => {
-      const row = await cloud.ctx.db
-        .selectFrom('opening_questions')
-        .select('journal_id')
-        .where('device_id', '=', gate.deviceId)
-        .where('kind', '=', 'allow')
-        .where('answer', 'is', null)
-        .executeTakeFirst();
-      entry = row?.journal_id ?? 0;
-      return entry > 0;
-    }, 'the question to be asked');
+    const entry = await openQuestion(
+      cloud,
+      { kind: 'allow', deviceId: gate.deviceId },
+      'the question to be asked',
+    );
     expect((await pushesTo(ownerPhone)).filter((push) => push.tag === `question-${entry}`)).toHaveLength(1);
     await owner.get(questionPath(entry));
     expect((await owner.post(questionPath(entry), { answer: 'allow' })).status).toBe(303);

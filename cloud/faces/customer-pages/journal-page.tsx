@@ -155,12 +155,7 @@ function AskedLine(props: { asked: EntryQuestion }): VNode {
     <p class="small" data-asked={asked.answer}>
       Asked first: {verb}
       {asked.by ? ` by ${asked.by}` : ''}
-      {asked.at ? (
-        <>
-          {' '}
-          at <Moment date={asked.at} seconds />
-        </>
-      ) : null}
+      <AnsweredAt at={asked.at} />
     </p>
   );
 }
@@ -175,13 +170,19 @@ function CallLine(props: { asked: EntryQuestion }): VNode {
     <p class="small" data-asked="called">
       {lead}
       {asked.by ?? 'someone'} tapped Call the gate
-      {asked.at ? (
-        <>
-          {' '}
-          at <Moment date={asked.at} seconds />
-        </>
-      ) : null}
+      <AnsweredAt at={asked.at} />
     </p>
+  );
+}
+
+/** " at 15:02:07", when the answer's time is known. */
+function AnsweredAt(props: { at: Date | null }): VNode | null {
+  if (!props.at) return null;
+  return (
+    <>
+      {' '}
+      at <Moment date={props.at} seconds />
+    </>
   );
 }
 

@@ -2,6 +2,10 @@ import { sql } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
 import { PUSH_WAKE_CHANNEL } from '../push-notifications/push-wake.js';
 
+/** A browser `s` of someone who may grant on the barrier `d`: its owner, or a member who may grant. */
+const MAY_GRANT = sql`s.customer_id = d.customer_id
+  or s.customer_id in (select m.customer_id from barrier_members m where m.device_id = d.id and m.may_grant)`;
+
 /**
  * The question goes to everyone who may answer it (docs/design.md section 10.8): the barrier's owner and the
  * members who may grant, on each browser they turned notifications on in, as a push of the kind `question`
@@ -18,10 +22,7 @@ export async function askHousehold(db: Database, input: { journalId: number; now
       select s.id, q.journal_id, 'question', ${input.now}, ${input.now}
         from opening_questions q
         join devices d on d.id = q.device_id
-        join push_subscriptions s
-          on s.customer_id = d.customer_id
-          or s.customer_id in (select m.customer_id from barrier_members m
-                                where m.device_id = d.id and m.may_grant)
+        join push_subscriptions s on ${MAY_GRANT}
        where q.journal_id = ${input.journalId}
       on conflict do nothing
       returning 1
@@ -54,10 +55,7 @@ export async function askToCall(
       select s.id as subscription_id, t.journal_id
         from target t
         join devices d on d.id = t.device_id
-        join push_subscriptions s
-          on s.customer_id = d.customer_id
-          or s.customer_id in (select m.customer_id from barrier_members m
-                                where m.device_id = d.id and m.may_grant)
+        join push_subscriptions s on ${MAY_GRANT}
     ),
     asked as (
       insert into opening_questions (journal_id, device_id, asked_at, answer_by, kind)
