@@ -52,7 +52,7 @@ const KEYS = 1600;
  */
 const STEADY_WARMUP = 150;
 /** Rounds of the comparison of open with reports and without (sensorRuns). */
-const SENSOR_ROUNDS = 5;
+const SENSOR_ROUNDS = 9;
 /**
  * The pause after each run of the comparison: a report's linger on the controller and in the cloud, the quiet
  * moment held reports wait for, and their statements, with room to spare.
@@ -125,7 +125,7 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
         runs.floor.push(await measure(floorClient, floorCall, { count, connections, seconds, warmup }));
         runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
       }
-      const sensing = await sensorRuns(api, { open, openSensed, connections });
+      const sensing = await sensorRuns(api, { open, openSensed, connections }, () => vacuumed(cloud!.ctx));
       const sensedFigures = combined(sensing.sensed);
       const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
       const atFloor = combined(runs.floor);
@@ -192,12 +192,33 @@ async function stepsSeen(ctx: AssembledContext, deviceId: string): Promise<strin
 }
 
 /**
+ * The database vacuumed and analyzed, as the server's autovacuum would at some moment of its own; how long it
+ * took, in ms.
+ */
+async function vacuumed(ctx: AssembledContext): Promise<number> {
+  const started = performance.now();
+  await sql`vacuum analyze`.execute(ctx.db);
+  return performance.now() - started;
+}
+
+interface SensorRuns {
+  ours: Figures[];
+  sensed: Figures[];
+  again: Figures[];
+  /** How long the pause's vacuum took after each run with reports, and after each without, in ms. */
+  upkeep: { sensed: number[]; plain: number[] };
+}
+
+/**
  * Open with reports flowing beside open without, in SENSOR_ROUNDS rounds of without, with and without again.
  * Each timed run lasts about three seconds, several times REPORT_HOLD_MAX_MS, so that the reports a run with
  * them holds back are applied inside it, as under a load that never stops, a few times over; and each run is
  * followed by a pause longer than a report's linger and the quiet moment reports wait for, in which the held
  * ones are applied, so that none of a run's reports is applied inside the next run (a shorter run, or none,
- * moved up to a second of them into the run without reports after it).
+ * moved up to a second of them into the run without reports after it). The pause ends with the database
+ * vacuumed (`upkeep`): on PostgreSQL, autovacuum woken by a run's 16,000 row versions otherwise fell at random
+ * into one run or the next, and two runs without reports differed by up to 1.3x; vacuumed in the pauses, every
+ * run starts from the same state, and what reports add to the upkeep is printed beside the ratio instead.
  */
 async function sensorRuns(
   api: Client,
@@ -206,22 +227,27 @@ async function sensorRuns(
     openSensed: (connection: number) => CallSpec;
     connections: number;
   },
-): Promise<{ ours: Figures[]; sensed: Figures[]; again: Figures[] }> {
-  const runs = { ours: [] as Figures[], sensed: [] as Figures[], again: [] as Figures[] };
+  upkeep: () => Promise<number>,
+): Promise<SensorRuns> {
+  const runs: SensorRuns = { ours: [], sensed: [], again: [], upkeep: { sensed: [], plain: [] } };
   const options = {
     count: calls.connections === 1 ? 900 : 250,
     connections: calls.connections,
     seconds: 10,
     warmup: 50,
   };
-  const settle = () => new Promise((resolve) => setTimeout(resolve, SENSOR_PAUSE_MS));
+  const settle = async (after: number[]) => {
+    await new Promise((resolve) => setTimeout(resolve, SENSOR_PAUSE_MS));
+    after.push(await upkeep());
+  };
+  await upkeep();
   for (let round = 0; round < SENSOR_ROUNDS; round++) {
     runs.ours.push(await measure(api, calls.open, options));
-    await settle();
+    await settle(runs.upkeep.plain);
     runs.sensed.push(await measure(api, calls.openSensed, options));
-    await settle();
+    await settle(runs.upkeep.sensed);
     runs.again.push(await measure(api, calls.open, options));
-    await settle();
+    await settle(runs.upkeep.plain);
   }
   return runs;
 }
@@ -232,7 +258,7 @@ async function sensorRuns(
  * of a round share it. Beside them the two runs without reports compared with each other: the machine's own
  * noise, against which the target's 5% is to be read.
  */
-function sensorLine(runs: { ours: Figures[]; sensed: Figures[]; again: Figures[] }): string {
+function sensorLine(runs: SensorRuns): string {
   const without = combined([...runs.ours, ...runs.again]);
   const sensed = combined(runs.sensed);
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -243,7 +269,8 @@ function sensorLine(runs: { ours: Figures[]; sensed: Figures[]; again: Figures[]
   return [
     `sensor reports: open p50 with / without ${(sensed.p50 / without.p50).toFixed(2)}x (target <= 1.05x),`,
     `median of rounds ${perRound.toFixed(2)}x; p99 ${(sensed.p99 / without.p99).toFixed(2)}x;`,
-    `openings/s ${(sensed.perSecond / without.perSecond).toFixed(2)}x; noise: without, after / before ${noise.toFixed(2)}x`,
+    `openings/s ${(sensed.perSecond / without.perSecond).toFixed(2)}x; noise: without, after / before ${noise.toFixed(2)}x;`,
+    `the pause's vacuum after a run with reports ${median(runs.upkeep.sensed).toFixed(0)} ms, without ${median(runs.upkeep.plain).toFixed(0)} ms (medians)`,
   ].join(' ');
 }
 
