@@ -238,6 +238,25 @@ describe('a gate the phone calls, its controller offline', () => {
     await cloud.ctx.db.deleteFrom('push_subscriptions').where('customer_id', '=', looker.id).execute();
   });
 
+  it('tells the owner on the barrier page what the offline phone means for companies, by whether they can be asked', async () => {
+    const card = async () => {
+      const { html } = await owner.get(`/barriers/${gate.deviceId}`);
+      const text = visibleText(html);
+      return text.slice(text.indexOf('Your phone'));
+    };
+    expect(await card()).toContain(
+      'Offline: when a company opens, you are sent a notification asking you to call the gate yourself',
+    );
+    await cloud.ctx.db.deleteFrom('push_subscriptions').execute();
+    const unasked = await card();
+    expect(unasked).toContain('Offline: companies cannot open until your phone is back online.');
+    expect(unasked).toContain('turn on notifications to be asked to call the gate yourself');
+    expect((await owner.get(`/barriers/${gate.deviceId}`)).html).toContain(
+      '<a href="/account">turn on notifications</a>',
+    );
+    ownerPhone = await browserOf(ownerId);
+  });
+
   it('answers device_offline at once when nobody who may grant has a browser to ask', async () => {
     await cloud.ctx.db.deleteFrom('push_subscriptions').execute();
     const keyRef = await newKey();

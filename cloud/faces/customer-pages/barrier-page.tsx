@@ -69,7 +69,7 @@ export interface BarrierPageProps {
       }
     | { kind: 'withdrawn' | 'shaped'; company: string };
   /** How the phone stands, on a gate that opens on a call from the customer's phone (section 12.6). */
-  phone?: PhoneState | null;
+  phone?: (PhoneState & { callable: boolean }) | null;
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
   /** What the reader chose to be told of its openings, and their confirmed address (section 10.7). */
@@ -234,19 +234,31 @@ const KINDS: Record<string, string> = {
 };
 
 /**
- * A gate that opens on a call from the customer's phone (docs/design.md section 12.6): companies open it only
- * while the phone is online, so the page says how it stands and what keeps it online.
+ * A gate that opens on a call from the customer's phone (docs/design.md section 12.6): companies open it while
+ * the phone is online, and while it is offline only if someone can be asked to call the gate by hand (section
+ * 10.9), so the page says how it stands, what keeps it online, and what an offline phone means for the companies.
  */
-function PhoneCard(props: { phone: PhoneState; online: boolean }): VNode {
+function PhoneCard(props: { phone: PhoneState & { callable: boolean }; online: boolean }): VNode {
   const { phone, online } = props;
+  const keepOnline = 'Open Termux on it, and check that its battery use is unrestricted.';
   return (
     <section class="card" aria-labelledby="phone-title">
       <h2 id="phone-title">Your phone</h2>
-      <p>
-        {online
-          ? 'Online: companies you let in can open now, and your phone places the call.'
-          : 'Offline: companies cannot open until your phone is back online. Open Termux on it, and check that its battery use is unrestricted.'}
-      </p>
+      {online ? (
+        <p>Online: companies you let in can open now, and your phone places the call.</p>
+      ) : phone.callable ? (
+        <p>
+          Offline: when a company opens, you are sent a notification asking you to call the gate yourself, and
+          it waits a minute for you. So that companies open without you, bring the phone back online:{' '}
+          {keepOnline}
+        </p>
+      ) : (
+        <p>
+          Offline: companies cannot open until your phone is back online. {keepOnline} Meanwhile,{' '}
+          <a href="/account">turn on notifications</a> to be asked to call the gate yourself when a company
+          opens.
+        </p>
+      )}
       {phone.heardAt ? (
         <p class="muted small">
           Last heard from <Moment date={phone.heardAt} />

@@ -27,6 +27,7 @@ import { PAIRING_CODE_LENGTH, pairDevice } from '../../rules/devices/devices.js'
 import { phoneState } from '../../rules/devices/phone-state.js';
 import { householdOf } from '../../rules/households/members.js';
 import { choiceOf } from '../../rules/notification-choices/choices.js';
+import { mayAskToCall } from '../../rules/opening-questions/asking.js';
 import { openQuestions } from '../../rules/opening-questions/question-view.js';
 import {
   barrierGates,
@@ -325,18 +326,29 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     // The household shares the owner's keys, journal and receipts (docs/design.md section 9.2).
     const owner = barrier.ownerId;
     const reader = { customerId: customer.customerId, deviceId: barrier.id };
-    const [objects, keys, sensed, receipts, history, household, notificationChoice, questions, phone] =
-      await Promise.all([
-        barrierObjects(ctx.db, [barrier.id]),
-        keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
-        barrierGates(ctx.db, owner, barrier.id),
-        receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
-        accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
-        barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
-        choiceOf(ctx.db, reader),
-        openQuestions(ctx.db, { deviceId: barrier.id, role: barrier.role, now }),
-        phoneState(ctx.db, barrier.id),
-      ]);
+    const [
+      objects,
+      keys,
+      sensed,
+      receipts,
+      history,
+      household,
+      notificationChoice,
+      questions,
+      phone,
+      callable,
+    ] = await Promise.all([
+      barrierObjects(ctx.db, [barrier.id]),
+      keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
+      barrierGates(ctx.db, owner, barrier.id),
+      receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
+      accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
+      barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
+      choiceOf(ctx.db, reader),
+      openQuestions(ctx.db, { deviceId: barrier.id, role: barrier.role, now }),
+      phoneState(ctx.db, barrier.id),
+      mayAskToCall(ctx.db, barrier.id),
+    ]);
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
     return sendPage(
@@ -351,7 +363,7 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
         receipts={receipts}
         notificationChoice={notificationChoice}
         questions={questions}
-        phone={phone}
+        phone={phone ? { ...phone, callable } : null}
         {...(household ? { household } : {})}
         {...shown}
       />,

@@ -8,8 +8,9 @@ import type { Database } from '../../foundation/db/database.js';
 
 /**
  * How a phone controller stands (docs/design.md section 12.6): companies can open a gate that opens on a call
- * only while the customer's phone is online, so its owner sees when it last was, and what keeps it so, its
- * battery and its mobile network, from its last telemetry.
+ * while the customer's phone is online (while it is offline, only if someone is asked to call it by hand,
+ * section 10.9), so its owner sees when it last was, and what keeps it so, its battery and its mobile network,
+ * from its last telemetry.
  */
 export interface PhoneState {
   /** When the last telemetry came; null when none has. */

@@ -80,3 +80,20 @@ export async function askToCall(
            (select count(*) from woken) as woken`.execute(db);
   return Number(rows[0]?.asked ?? 0) > 0;
 }
+
+/**
+ * Whether an opening of the barrier could ask to call the gate now, should its phone be offline: the rule of
+ * askToCall without an attempt (a phone object whose number is known, and a browser of someone who may grant).
+ * The barrier page says by it what an offline phone means for the companies.
+ */
+export async function mayAskToCall(db: Database, deviceId: string): Promise<boolean> {
+  const { rows } = await sql<{ may: boolean }>`
+    select exists (
+      select 1
+        from devices d
+        join device_objects o on o.device_id = d.id
+        join push_subscriptions s on ${MAY_GRANT}
+       where d.id = ${deviceId} and o.kind = 'phone' and o.gate_number is not null and o.removed_at is null
+    ) as may`.execute(db);
+  return rows[0]?.may === true;
+}
