@@ -249,7 +249,7 @@ function PhoneCard(props: { phone: PhoneState & { callable: boolean }; online: b
       ) : phone.callable ? (
         <p>
           Offline: when a company opens, you are sent a notification asking you to call the gate yourself, and
-          it waits a minute for you. So that companies open without you, bring the phone back online:{' '}
+          it waits a minute for you. So that companies open without you, bring the phone back online.{' '}
           {keepOnline}
         </p>
       ) : (
