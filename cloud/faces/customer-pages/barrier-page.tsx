@@ -1,5 +1,4 @@
 import type { VNode } from 'preact';
-import type { PhoneNetwork } from '../../../shared/protocol/messages.js';
 import { ErrorSummary } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
@@ -13,7 +12,6 @@ import {
   type BarrierObject,
   type CustomerBarrier,
 } from '../../rules/devices/customer-barriers.js';
-import type { PhoneState } from '../../rules/devices/phone-state.js';
 import type { Household } from '../../rules/households/members.js';
 import type { NotificationChoice } from '../../rules/notification-choices/choices.js';
 import type { QuestionView } from '../../rules/opening-questions/question-view.js';
@@ -27,6 +25,7 @@ import { GateLimitsCard, type GateLimitsForm, GatePositions } from './gate-posit
 import { HouseholdCard, type InviteForm, SharedWithYouCard } from './household-card.js';
 import { KeyShapeText } from './key-shape.js';
 import { NotificationChoiceCard } from './notification-choice.js';
+import { PhoneCard, type PhoneCardState } from './phone-card.js';
 import { QuestionsCard } from './questions-card.js';
 import { ReceiptsLine } from './receipts-line.js';
 
@@ -69,7 +68,7 @@ export interface BarrierPageProps {
       }
     | { kind: 'withdrawn' | 'shaped'; company: string };
   /** How the phone stands, on a gate that opens on a call from the customer's phone (section 12.6). */
-  phone?: (PhoneState & { callable: boolean }) | null;
+  phone?: PhoneCardState | null;
   /** The journal's receipts: entries sealed and the last check (docs/design.md section 5.3). */
   receipts?: ReceiptsStatus;
   /** What the reader chose to be told of its openings, and their confirmed address (section 10.7). */
@@ -232,50 +231,6 @@ const KINDS: Record<string, string> = {
   phone: 'call from your phone',
   simulated: 'simulated output',
 };
-
-/**
- * A gate that opens on a call from the customer's phone (docs/design.md section 12.6): companies open it while
- * the phone is online, and while it is offline only if someone can be asked to call the gate by hand (section
- * 10.9), so the page says how it stands, what keeps it online, and what an offline phone means for the companies.
- */
-function PhoneCard(props: { phone: PhoneState & { callable: boolean }; online: boolean }): VNode {
-  const { phone, online } = props;
-  const keepOnline = 'Open Termux on it, and check that its battery use is unrestricted.';
-  return (
-    <section class="card" aria-labelledby="phone-title">
-      <h2 id="phone-title">Your phone</h2>
-      {online ? (
-        <p>Online: companies you let in can open now, and your phone places the call.</p>
-      ) : phone.callable ? (
-        <p>
-          Offline: when a company opens, you are sent a notification asking you to call the gate yourself, and
-          it waits a minute for you. So that companies open without you, bring the phone back online.{' '}
-          {keepOnline}
-        </p>
-      ) : (
-        <p>
-          Offline: companies cannot open until your phone is back online. {keepOnline} Meanwhile,{' '}
-          <a href="/account">turn on notifications</a> to be asked to call the gate yourself when a company
-          opens.
-        </p>
-      )}
-      {phone.heardAt ? (
-        <p class="muted small">
-          Last heard from <Moment date={phone.heardAt} />
-          {phone.battery
-            ? `; battery ${phone.battery.percentage} %${phone.battery.plugged ? ', charging' : ''}`
-            : ''}
-          {phone.network ? `; ${networkText(phone.network)}` : ''}.
-        </p>
-      ) : null}
-    </section>
-  );
-}
-
-function networkText(network: PhoneNetwork): string {
-  if (network.sim !== 'ready') return `SIM ${network.sim.replaceAll('_', ' ')}`;
-  return network.operator ? `network ${network.operator}` : 'no mobile network';
-}
 
 function ConnectionText(props: { barrier: CustomerBarrier }): VNode {
   const { online, onlineSince } = props.barrier;

@@ -326,29 +326,20 @@ export async function barrierRoutes(app: FastifyInstance, deps: CustomerPagesDep
     // The household shares the owner's keys, journal and receipts (docs/design.md section 9.2).
     const owner = barrier.ownerId;
     const reader = { customerId: customer.customerId, deviceId: barrier.id };
-    const [
-      objects,
-      keys,
-      sensed,
-      receipts,
-      history,
-      household,
-      notificationChoice,
-      questions,
-      phone,
-      callable,
-    ] = await Promise.all([
-      barrierObjects(ctx.db, [barrier.id]),
-      keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
-      barrierGates(ctx.db, owner, barrier.id),
-      receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
-      accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
-      barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
-      choiceOf(ctx.db, reader),
-      openQuestions(ctx.db, { deviceId: barrier.id, role: barrier.role, now }),
-      phoneState(ctx.db, barrier.id),
-      mayAskToCall(ctx.db, barrier.id),
-    ]);
+    const [objects, keys, sensed, receipts, history, household, notificationChoice, questions, phone] =
+      await Promise.all([
+        barrierObjects(ctx.db, [barrier.id]),
+        keysOnBarrier(ctx.db, { ownerId: owner, deviceId: barrier.id, now }),
+        barrierGates(ctx.db, owner, barrier.id),
+        receiptsStatus(ctx.db, { deviceId: barrier.id, customerId: owner }),
+        accessHistory(ctx.db, { deviceId: barrier.id, customerId: owner }),
+        barrier.role === 'owner' ? householdOf(ctx.db, { deviceId: barrier.id, now }) : undefined,
+        choiceOf(ctx.db, reader),
+        openQuestions(ctx.db, { deviceId: barrier.id, role: barrier.role, now }),
+        phoneState(ctx.db, barrier.id),
+      ]);
+    // Only an offline phone's card says whether someone could be asked to call: no read for any other barrier.
+    const callable = phone && !barrier.online ? await mayAskToCall(ctx.db, barrier.id) : false;
     const gates = { ...sensed, form: gateForm ?? savedLimitsForm(sensed.limits), now };
     const page = pageContext(request, reply);
     return sendPage(
