@@ -18,7 +18,6 @@ import { insertBarrier, type TestBarrier } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { openQuestion } from '../support/open-question.js';
 import { TestPushService } from '../support/push-service.js';
-import { waitFor } from '../support/wait-for.js';
 import { pushToWorker } from '../support/worker-push.js';
 
 /**

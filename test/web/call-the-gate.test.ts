@@ -10,7 +10,6 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { openQuestion } from '../support/open-question.js';
 import { type ProvisionedGate, provisionGate } from '../support/provisioned-gate.js';
 import { type BrowserSubscription, TestPushService } from '../support/push-service.js';
-import { waitFor } from '../support/wait-for.js';
 
 /**
  * "Call the gate" (docs/design.md section 10.9): a gate that the customer's phone calls, its phone's controller
