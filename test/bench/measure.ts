@@ -117,13 +117,18 @@ class LoadProcess {
 export async function measure(
   client: Client,
   make: (connection: number) => CallSpec,
-  options: { count: number; connections: number; warmup?: number; seconds?: number },
+  options: { count: number; connections: number; warmup?: number; seconds?: number; intervalMs?: number },
 ): Promise<Figures> {
   const warmup = Array.from({ length: options.warmup ?? 50 }, () => make(0));
   const calls = Array.from({ length: options.connections }, (_, connection) =>
     Array.from({ length: options.count }, () => make(connection)),
   );
-  const { latencies, seconds } = await client.run({ warmup, calls, seconds: options.seconds ?? 60 });
+  const { latencies, seconds } = await client.run({
+    warmup,
+    calls,
+    seconds: options.seconds ?? 60,
+    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+  });
   return figuresOf(latencies, seconds);
 }
 
