@@ -3,14 +3,20 @@ import * as net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jsonb } from '../../cloud/foundation/db/database.js';
 import { type DeliveryOptions, deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
-import { deliveryLog, endpointState } from '../../cloud/rules/events/delivery-log.js';
-import { purgeEvents, retryNow } from '../../cloud/rules/events/delivery-store.js';
+import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { saveCallbackKinds } from '../../cloud/rules/events/callback-kinds.js';
+import { deliveryLog, endpointState, eventRecord } from '../../cloud/rules/events/delivery-log.js';
+import { purgeEvents, resendEvent, retryNow } from '../../cloud/rules/events/delivery-store.js';
+import { heldEvents } from '../../cloud/rules/events/held-events.js';
+import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
 import {
   FAILURE_PAUSE_MS,
   MAX_ATTEMPTS,
   RETRY_DELAYS_MS,
   RETRY_WINDOW_MS,
 } from '../../cloud/rules/events/retry-schedule.js';
+import type { ActingMember } from '../../cloud/rules/member-actions/member-actions.js';
+import { EVENT_EXAMPLES, type EventKind } from '../../shared/company-api/events.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -124,6 +130,80 @@ describe('a delivery', () => {
     await enqueuePings(cloud.ctx, companyId, 2);
     expect(await deliver()).toEqual({ delivered: 0, failed: 0 });
     expect(await outbox(cloud.ctx, companyId)).toHaveLength(2);
+  });
+});
+
+describe('the kinds a callback takes', () => {
+  let member: ActingMember;
+  beforeAll(async () => {
+    const customer = await createCustomer(cloud.ctx, { displayName: 'Ann' });
+    member = { customerId: customer.id, name: 'Ann <ann@example.com>' };
+  });
+  const write = (companyId: number, type: EventKind) =>
+    cloud.ctx.db.transaction().execute((trx) =>
+      enqueueEvent(trx, {
+        companyId,
+        type,
+        at: clock.now(),
+        data: EVENT_EXAMPLES[type].data as never,
+      }),
+    );
+  const sent = () => receiver.received.map((got) => got.event.type);
+
+  it('are every kind until the company chooses; then only those chosen, and test events, are sent', async () => {
+    const companyId = await callbackCompany(cloud.ctx, 'Kinds Ltd', receiver.url);
+    await write(companyId, 'request.issued');
+    expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
+
+    await saveCallbackKinds(cloud.ctx, companyId, ['open.succeeded', 'open.failed'], member);
+    const skipped = await write(companyId, 'request.revoked');
+    await write(companyId, 'open.succeeded');
+    await enqueuePings(cloud.ctx, companyId);
+    expect(await deliver()).toEqual({ delivered: 2, failed: 0 });
+    expect(sent()).toEqual(['request.issued', 'ping', 'open.succeeded']);
+
+    // Not sent, nor waiting: the endpoint has nothing on the way, the event's page says why.
+    expect(await endpointState(cloud.ctx, companyId)).toMatchObject({
+      kinds: ['open.succeeded', 'open.failed'],
+      waiting: 0,
+    });
+    expect(await eventRecord(cloud.ctx, companyId, skipped)).toMatchObject({
+      deliveredAt: null,
+      toCallback: false,
+      nextAttemptAt: null,
+    });
+    expect(await deliver()).toEqual({ delivered: 0, failed: 0 });
+  });
+
+  it('taken again later, never sends the events passed over meanwhile, days late', async () => {
+    const companyId = await callbackCompany(cloud.ctx, 'Fickle Ltd', null);
+    await saveCallbackKinds(cloud.ctx, companyId, ['open.succeeded'], member);
+    await write(companyId, 'request.revoked');
+    await write(companyId, 'open.failed');
+    await write(companyId, 'open.succeeded');
+    expect(await heldEvents(cloud.ctx, companyId)).toMatchObject({ count: 1 });
+
+    // Dropping a kind passes over its waiting events too: 'open.succeeded' is waiting, and no longer taken.
+    const passed = await saveCallbackKinds(cloud.ctx, companyId, ['open.failed'], member);
+    expect(passed).toBe(3);
+    await saveCallbackKinds(cloud.ctx, companyId, null, member);
+    const after = await write(companyId, 'request.revoked');
+    await setCallback(cloud.ctx, companyId, receiver.url);
+
+    expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
+    expect(receiver.received.map((got) => got.id)).toEqual([after]);
+  });
+
+  it('do not hold back an event a member asks to have sent: that one goes, whatever its kind', async () => {
+    const companyId = await callbackCompany(cloud.ctx, 'Anyway Ltd', receiver.url);
+    await saveCallbackKinds(cloud.ctx, companyId, ['open.failed'], member);
+    const skipped = await write(companyId, 'key.expired');
+    expect(await deliver()).toEqual({ delivered: 0, failed: 0 });
+
+    expect(await resendEvent(cloud.ctx, companyId, skipped, member)).toBe('resent');
+    expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
+    expect(sent()).toEqual(['key.expired']);
+    expect(await eventRecord(cloud.ctx, companyId, skipped)).toMatchObject({ toCallback: true });
   });
 });
 

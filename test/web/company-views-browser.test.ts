@@ -168,8 +168,36 @@ describe.skipIf(chromiumMissing)(
         const rotated = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
         expect(rotated).not.toBe(secret);
         await look(page, 'Callback address', 'callback-secret-rotated', viewport);
+        // The kinds it takes: none ticked is refused, two are kept; the grant's event waiting is passed over.
+        await page.getByLabel('Only the kinds ticked below').check();
+        for (const box of await page.locator('.kinds input[type="checkbox"]').all()) await box.uncheck();
+        await page.getByRole('button', { name: 'Save the kinds' }).click();
+        await page.getByText('Tick at least one kind, or choose every kind.').first().waitFor();
+        await look(page, 'Callback address', 'callback-kinds-refused', viewport);
+        expect(await page.getByLabel('Only the kinds ticked below').isChecked()).toBe(true);
+        await page.getByLabel(/^open\.succeeded:/).check();
+        await page.getByLabel(/^open\.failed:/).check();
+        await page.getByRole('button', { name: 'Save the kinds' }).click();
+        await page
+          .getByText(/The kinds are saved\. \d+ events waiting were of a kind your callback no longer takes/)
+          .waitFor();
+        await look(page, 'Callback address', 'callback-kinds', viewport);
+        const issued = await cloud.ctx.db
+          .selectFrom('events')
+          .select('id')
+          .where('company_id', '=', owner.companyId)
+          .where('type', '=', 'request.issued')
+          .executeTakeFirstOrThrow();
+        await page.goto(`${base}/events/${issued.id}`);
+        await page.getByText('Not sent: your callback does not take request.issued events').waitFor();
+        await look(page, 'Event', 'event-not-sent', viewport);
+        await page.getByRole('button', { name: 'Send it anyway' }).click();
+        await page.getByText('On its way').waitFor();
         // The Events page with its log's filters, chosen and shown.
         await page.getByRole('link', { name: 'Events', exact: true }).click();
+        await page
+          .getByText('It takes 2 kinds of event: open.succeeded, open.failed, and test events.')
+          .waitFor();
         await page.getByLabel('Kind').selectOption('open.succeeded');
         await page.getByRole('button', { name: 'Show' }).click();
         await page.getByText('No attempts match these filters.').waitFor();
@@ -199,12 +227,15 @@ describe.skipIf(chromiumMissing)(
         await look(page, 'Openings', 'openings-anna', viewport);
         expect(await page.locator('.entry').count()).toBe(2);
 
-        // What the members did above, the newest first: the callback address saved and its secret rotated.
+        // What the members did above, the newest first: the event sent anyway, the kinds chosen, the secret.
         await page.getByRole('link', { name: 'Activity' }).click();
         await look(page, 'Activity', 'activity', viewport);
         await expect
           .poll(() => page.locator('#member-actions-heading + ul li').first().innerText())
-          .toContain('made a signing secret');
+          .toContain('sent an event again');
+        const actions = await page.locator('#member-actions-heading + ul').innerText();
+        expect(actions).toContain('chose the kinds of event the callback takes: open.succeeded, open.failed');
+        expect(actions).toContain('made a signing secret');
 
         // A viewer of the same company reads the same page, told so, with no form to send.
         const vic = await signedInCustomer(cloud, `Vic (${viewport})`);
@@ -225,6 +256,9 @@ describe.skipIf(chromiumMissing)(
         await look(page, 'Callback address', 'callback-viewer', viewport);
         expect(await page.getByText('You are a viewer').count()).toBe(1);
         expect(await page.locator('.facts').innerText()).toContain('https://hooks.example.com/gatelink');
+        expect(await page.locator('#kinds').innerText()).toContain(
+          'Only these kinds of event, and test events:',
+        );
         expect(await page.locator('form[method="post"]:not([action="/signout"])').count()).toBe(0);
 
         expect(foreignRequests).toEqual([]);

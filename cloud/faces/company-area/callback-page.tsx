@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import { EVENT_KINDS, type EventKind } from '../../../shared/company-api/events.js';
+import type { EventKind } from '../../../shared/company-api/events.js';
 import { ChangeForm } from '../../foundation/web/change-form.js';
 import { describedBy, FieldError } from '../../foundation/web/field-errors.js';
 import { TextField } from '../../foundation/web/form-fields.js';
@@ -9,6 +9,7 @@ import { Moment } from '../../foundation/web/readable-time.js';
 import { ShownOnce } from '../../foundation/web/shown-once.js';
 import { MAX_CALLBACK_URL_LENGTH } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
+import { CHOOSABLE_KINDS } from '../../rules/events/callback-kinds.js';
 import type { HeldEvents } from '../../rules/events/held-events.js';
 import type { SigningSecretListing } from '../../rules/events/signing-secrets.js';
 import { CompanyFrame, companyPath } from './company-frame.js';
@@ -30,6 +31,14 @@ export interface CallbackPageProps {
   /** The answer to that question, kept when the form comes back with an error. */
   heldChoice?: string;
   signing: SigningView;
+  /** The kinds as posted, kept when that form comes back with an error. */
+  kinds?: KindsChoice;
+}
+
+/** The kinds form's answer: every kind, or only those ticked. */
+export interface KindsChoice {
+  take: 'every' | 'these';
+  kinds: readonly string[];
 }
 
 /** The signing secrets (signing-secrets.ts) as the page lists them, and one just made, shown this once. */
@@ -144,17 +153,84 @@ export function CallbackPage(props: CallbackPageProps): VNode {
         ) : null}
       </section>
       <SigningSecrets page={props.page} company={company} signing={props.signing} />
-      <section class="card" aria-labelledby="events-title">
-        <h3 id="events-title">What is sent</h3>
+      <Kinds page={props.page} company={company} kinds={props.kinds} errors={props.errors} />
+    </CompanyFrame>
+  );
+}
+
+/**
+ * What is sent: every kind, or the kinds ticked, with what each means; a test event always goes. A form that
+ * works without script: the radio says whether the ticks count (docs/design.md section 11.4).
+ */
+function Kinds(props: {
+  page: PageContext;
+  company: Company;
+  kinds: KindsChoice | undefined;
+  errors: FieldErrors | undefined;
+}): VNode {
+  const saved = props.company.callback_kinds;
+  const choice: KindsChoice = props.kinds ?? {
+    take: saved === null ? 'every' : 'these',
+    kinds: saved ?? CHOOSABLE_KINDS,
+  };
+  const line = (kind: EventKind) => (
+    <>
+      <code>{kind}</code>: {EVENT_WORDS[kind]}
+    </>
+  );
+  if (props.page.lookOnly) {
+    return (
+      <section class="card" id="kinds" aria-labelledby="kinds-title">
+        <h3 id="kinds-title">What is sent</h3>
+        <p>{saved === null ? 'Every kind of event:' : 'Only these kinds of event, and test events:'}</p>
         <ul>
-          {EVENT_KINDS.map((kind) => (
-            <li key={kind}>
-              <code>{kind}</code>: {EVENT_WORDS[kind]}
-            </li>
-          ))}
+          {(saved === null ? CHOOSABLE_KINDS : CHOOSABLE_KINDS.filter((kind) => saved.includes(kind))).map(
+            (kind) => (
+              <li key={kind}>{line(kind)}</li>
+            ),
+          )}
         </ul>
       </section>
-    </CompanyFrame>
+    );
+  }
+  return (
+    <section class="card" id="kinds" aria-labelledby="kinds-title">
+      <h3 id="kinds-title">What is sent</h3>
+      <ChangeForm page={props.page} action={`${companyPath(props.company, 'callback')}/kinds`} novalidate>
+        <fieldset aria-describedby={describedBy('kinds', props.errors)}>
+          <legend>The kinds of event your callback takes</legend>
+          <p class="hint" id="kinds-hint">
+            The others are still kept on the Events page for 30 days and streamed to <code>listen</code>, but
+            not sent. A kind you stop taking is not sent later either: its events waiting now are passed over.
+          </p>
+          <FieldError errors={props.errors} field="kinds" />
+          <label class="choice">
+            <input type="radio" name="take" value="every" checked={choice.take === 'every'} />
+            Every kind, and the kinds Gatelink adds later
+          </label>
+          <label class="choice">
+            <input type="radio" name="take" value="these" checked={choice.take === 'these'} />
+            Only the kinds ticked below
+          </label>
+          <ul class="kinds">
+            {CHOOSABLE_KINDS.map((kind) => (
+              <li key={kind}>
+                <label class="choice">
+                  <input type="checkbox" name="kinds" value={kind} checked={choice.kinds.includes(kind)} />
+                  <span>{line(kind)}</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+          <p class="hint">
+            <code>ping</code>: {EVENT_WORDS.ping}, always sent.
+          </p>
+        </fieldset>
+        <p class="actions">
+          <button type="submit">Save the kinds</button>
+        </p>
+      </ChangeForm>
+    </section>
   );
 }
 

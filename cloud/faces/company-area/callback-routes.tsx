@@ -1,20 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
-import { textField } from '../../foundation/web/form-input.js';
+import { listField, textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
 import { currentSecretId } from '../../rules/call-auth/secrets-list.js';
 import { checkCallbackAddress, saveCallbackAddress } from '../../rules/companies/callback-address.js';
 import type { Company } from '../../rules/companies/companies.js';
+import { CHOOSABLE_KINDS, saveCallbackKinds } from '../../rules/events/callback-kinds.js';
 import { type HeldEvents, heldEvents } from '../../rules/events/held-events.js';
 import {
   expireRetiringSigningSecret,
   liveSigningSecrets,
   rotateSigningSecret,
 } from '../../rules/events/signing-secrets.js';
-import { CallbackPage, type SigningView } from './callback-page.js';
+import { CallbackPage, type KindsChoice, type SigningView } from './callback-page.js';
 import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 
@@ -27,6 +28,19 @@ const HELD_FORM = z.object({
   held: z.enum(['send', 'drop']),
   held_up_to: z.string().regex(/^\d{1,19}$/),
 });
+
+/** The kinds form (callback-page.tsx, Kinds): every kind, or at least one of those listed. */
+const KINDS_FORM = z
+  .object({
+    take: z.enum(['every', 'these'], { message: 'Choose every kind, or only the kinds ticked.' }),
+    kinds: z
+      .array(z.enum(CHOOSABLE_KINDS, { message: 'Choose among the kinds listed.' }))
+      .max(CHOOSABLE_KINDS.length, { message: 'Choose among the kinds listed.' }),
+  })
+  .refine((form) => form.take === 'every' || form.kinds.length > 0, {
+    path: ['kinds'],
+    message: 'Tick at least one kind, or choose every kind.',
+  });
 
 /**
  * Setting and removing the callback address and its signing secrets (docs/design.md section 11.4); any member
@@ -48,6 +62,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       /** The events waiting, when the caller read them already. */
       held?: HeldEvents | null;
       signing?: Pick<SigningView, 'shown' | 'problem'>;
+      kinds?: KindsChoice;
     } = {},
     status = 200,
   ) => {
@@ -138,6 +153,27 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
         ? 'Callback address saved. The events that were waiting are dropped; events from now on go to it.'
         : 'Callback address saved. The events that were waiting go to it first, oldest first.';
     return show(request, reply, { ...company, callback_url: saved.value.url }, { notice, signing });
+  });
+
+  /** The kinds the callback takes; the events waiting that it will not get are passed over (callback-kinds.ts). */
+  app.post('/company/:companyId/callback/kinds', async (request, reply) => {
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
+    const posted = { take: textField(request.body, 'take'), kinds: listField(request.body, 'kinds') };
+    const form = KINDS_FORM.safeParse(posted);
+    if (!form.success) {
+      const errors: FieldErrors = { kinds: form.error.issues[0]?.message ?? 'Choose the kinds again.' };
+      const take = posted.take === 'every' ? 'every' : 'these';
+      return show(request, reply, company, { errors, kinds: { take, kinds: posted.kinds } }, 400);
+    }
+    const kinds =
+      form.data.take === 'every' ? null : CHOOSABLE_KINDS.filter((kind) => form.data.kinds.includes(kind));
+    const passed = await saveCallbackKinds(ctx, company.id, kinds, actorOf(visit));
+    const notice =
+      passed === 0
+        ? 'The kinds are saved.'
+        : `The kinds are saved. ${passed === 1 ? 'One event waiting was' : `${passed} events waiting were`} of a kind your callback no longer takes: ${passed === 1 ? 'it is' : 'they are'} not sent.`;
+    return show(request, reply, { ...company, callback_kinds: kinds }, { notice });
   });
 
   /** The new secret is shown on the answer to this POST only; the form names the secret it replaces. */

@@ -51,10 +51,10 @@ export function EventPage(props: EventPageProps): VNode {
             <DeliveryWords event={event} />
           </dd>
         </dl>
-        {event.deliveredAt ? (
+        {event.deliveredAt || !event.toCallback ? (
           <ChangeForm page={props.page} action={`${path}/${event.id}/resend`}>
             <button type="submit" class="secondary">
-              Send again
+              {event.deliveredAt ? 'Send again' : 'Send it anyway'}
             </button>
           </ChangeForm>
         ) : null}
@@ -62,7 +62,7 @@ export function EventPage(props: EventPageProps): VNode {
         <p class="muted small">
           Shown indented; every attempt sends it as one line of JSON, the same bytes each time.
         </p>
-        <pre class="payload">{indented(event.body)}</pre>
+        <pre class="payload" tabIndex={0} aria-label="The body, as sent">{indented(event.body)}</pre>
       </section>
       <section class="card" aria-labelledby="attempts-title">
         <h3 id="attempts-title">Attempts</h3>
@@ -85,6 +85,7 @@ export function EventPage(props: EventPageProps): VNode {
 function EventBadge(props: { event: EventRecord }): VNode {
   const { event } = props;
   if (event.deliveredAt) return <span class="badge ok">Delivered</span>;
+  if (!event.toCallback) return <span class="badge">Not sent</span>;
   const last = event.attempts[0];
   if (last?.outcome === 'failing') return <span class="badge bad">Failed</span>;
   return <span class="badge wait">{last ? 'Retrying' : 'Waiting'}</span>;
@@ -96,6 +97,14 @@ function DeliveryWords(props: { event: EventRecord }): VNode {
     return (
       <>
         Delivered <Moment date={event.deliveredAt} seconds />
+      </>
+    );
+  }
+  if (!event.toCallback) {
+    return (
+      <>
+        Not sent: your callback does not take <code>{event.type}</code> events (the kinds it takes are on the
+        Callback page). Sending it anyway sends this one only.
       </>
     );
   }
@@ -151,7 +160,7 @@ function Answer(props: { attempt: AttemptRecord }): VNode {
         <p class="muted small">No body.</p>
       ) : (
         <>
-          <pre class="payload">{attempt.answer.body}</pre>
+          <pre class="payload" tabIndex={0} aria-label="The body of the answer">{attempt.answer.body}</pre>
           {attempt.answer.cut ? <p class="muted small">The first KiB of a longer body.</p> : null}
         </>
       )}

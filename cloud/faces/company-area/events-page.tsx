@@ -110,6 +110,17 @@ function Endpoint(props: EventsPageProps): VNode {
         Callback address <span class={`badge ${endpointTone(endpoint)}`}>{endpointWords(endpoint)}</span>
       </h3>
       <p class="address">{endpoint.url}</p>
+      <p class="small">
+        {endpoint.kinds === null ? (
+          'It takes every kind of event.'
+        ) : (
+          <>
+            It takes {endpoint.kinds.length === 1 ? 'one kind' : `${endpoint.kinds.length} kinds`} of event:{' '}
+            {endpoint.kinds.join(', ')}, and test events.
+          </>
+        )}{' '}
+        <a href={`${companyPath(props.company, 'callback')}#kinds`}>Choose the kinds</a>
+      </p>
       {endpoint.failingSince ? (
         <p>
           Failing since <Moment date={endpoint.failingSince} seconds />: an event could not be delivered for
@@ -125,7 +136,7 @@ function Endpoint(props: EventsPageProps): VNode {
       ) : (
         <p class="muted">
           {endpoint.waiting === 0
-            ? 'Every event has been delivered.'
+            ? `Every event ${endpoint.kinds === null ? '' : 'of those kinds '}has been delivered.`
             : `${endpoint.waiting} event${endpoint.waiting === 1 ? ' is' : 's are'} on the way${endpoint.retrying > 0 ? `, ${endpoint.retrying} of them retried on a schedule` : ''}.`}
         </p>
       )}

@@ -6,7 +6,7 @@ import {
 } from '../../../shared/company-api/grant-shape.js';
 import { ASK_FIRST_DEFAULT_SECONDS } from '../../../shared/limits.js';
 import type { FieldErrors } from '../../foundation/web/form-input.js';
-import { textField } from '../../foundation/web/form-input.js';
+import { listField, textField } from '../../foundation/web/form-input.js';
 import { instantOf, wallClockOf } from '../../foundation/zones/wall-clock.js';
 import type { KeyShape } from '../../rules/grant-shapes/stored-shape.js';
 
@@ -116,13 +116,6 @@ function postedChoices(body: unknown): ShapeChoices {
     ask: textField(body, 'ask') === 'yes' ? 'yes' : 'no',
     askSeconds: textField(body, 'ask_seconds').trim().slice(0, 10),
   };
-}
-
-function listField(body: unknown, name: string): string[] {
-  if (body === null || typeof body !== 'object') return [];
-  const value = (body as Record<string, unknown>)[name];
-  const values = Array.isArray(value) ? value : [value];
-  return values.filter((each): each is string => typeof each === 'string');
 }
 
 /** "8:00", "08:00" and "8.00" are the same time to a person; the stored form wants "08:00". */

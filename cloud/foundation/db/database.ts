@@ -35,6 +35,7 @@ import * as memberActions from './migrations/0029-member-actions.js';
 import * as eventWakeCallbacks from './migrations/0030-event-wake-callbacks.js';
 import * as phoneSetups from './migrations/0031-phone-setups.js';
 import * as callTheGate from './migrations/0032-call-the-gate.js';
+import * as callbackKinds from './migrations/0033-callback-kinds.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -95,6 +96,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030-event-wake-callbacks': eventWakeCallbacks,
   '0031-phone-setups': phoneSetups,
   '0032-call-the-gate': callTheGate,
+  '0033-callback-kinds': callbackKinds,
 };
 
 /**

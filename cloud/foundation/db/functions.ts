@@ -17,6 +17,7 @@ const FUNCTION_FILES = [
   'rules/events/open-event.sql',
   'rules/events/event-time.sql',
   'rules/events/seconds-between.sql',
+  'rules/events/event-to-callback.sql',
   'rules/grant-shapes/key-openings-used.sql',
   'rules/grant-shapes/grant-shape-refusal.sql',
   'rules/opening/open-attempt.sql',

@@ -22,6 +22,8 @@ interface ReadAs {
   uuid: string;
   bytea: Uint8Array;
   jsonb: unknown;
+  /** information_schema's name for any array; the schema has text arrays only. */
+  ARRAY: string[];
 }
 
 export type SqlTypeName = keyof ReadAs;
@@ -55,6 +57,7 @@ export const TABLE_COLUMNS = {
     callback_last_error: 'text | null',
     callback_paused_until: 'timestamp with time zone | null',
     callback_lease_until: 'timestamp with time zone | null',
+    callback_kinds: 'ARRAY | null',
   },
   company_secrets: {
     id: 'integer',
@@ -263,6 +266,7 @@ export const TABLE_COLUMNS = {
     schedule_from: 'integer',
     next_attempt_at: 'timestamp with time zone',
     seq: 'bigint',
+    to_callback: 'boolean | null',
   },
   event_deliveries: {
     id: 'bigint',

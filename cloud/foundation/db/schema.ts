@@ -61,6 +61,8 @@ export interface CompaniesTable {
   callback_paused_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** A delivery worker has the company's events until this. */
   callback_lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The kinds of event the callback takes (migration 0033); null for every kind. */
+  callback_kinds: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 export interface CompanyLogosTable {
@@ -129,6 +131,7 @@ export type MemberActionName =
   | 'secret-expired'
   | 'callback-saved'
   | 'callback-removed'
+  | 'callback-kinds'
   | 'signing-secret-made'
   | 'signing-secret-expired'
   | 'test-event'
@@ -481,6 +484,11 @@ export interface EventsTable {
   next_attempt_at: DefaultTimestamp;
   /** The order events were written in (docs/design.md section 6). */
   seq: Generated<string>;
+  /**
+   * Whether the callback gets it whatever the company's kinds (migration 0033): null as written, false when
+   * passed over as the kinds changed, true when a member asked to have it sent.
+   */
+  to_callback: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failing';

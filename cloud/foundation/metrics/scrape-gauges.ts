@@ -117,14 +117,18 @@ function withStatementTimeout<T>(sources: ScrapeSources, query: (db: Database) =
   });
 }
 
-/** Counted on the partial index of undelivered events (docs/design.md section 6). */
+/**
+ * Counted on the partial index of undelivered events (docs/design.md section 6), those for the callback only
+ * (cloud/rules/events/event-to-callback.sql): an event of a kind it does not take never leaves.
+ */
 async function undeliveredEvents(sources: ScrapeSources): Promise<{ pending: number; failing: number }> {
   const { rows } = await withStatementTimeout(sources, (db) =>
     sql<{ pending: string; failing: string }>`
       select count(*) filter (where c.callback_failing_since is null) as pending,
              count(*) filter (where c.callback_failing_since is not null) as failing
         from events e join companies c on c.id = e.company_id
-       where e.delivered_at is null and c.callback_url is not null`.execute(db),
+       where e.delivered_at is null and c.callback_url is not null
+         and event_to_callback(e.to_callback, e.type, c.callback_kinds)`.execute(db),
   );
   return { pending: Number(rows[0]?.pending ?? 0), failing: Number(rows[0]?.failing ?? 0) };
 }

@@ -28,6 +28,14 @@ export function textField(body: unknown, name: string): string {
   return typeof first === 'string' ? first : '';
 }
 
+/** A field posted any number of times (checkboxes of one name), as its text values in the order posted. */
+export function listField(body: unknown, name: string): string[] {
+  if (body === null || typeof body !== 'object') return [];
+  const value = (body as Record<string, unknown>)[name];
+  const values = Array.isArray(value) ? value : [value];
+  return values.filter((each): each is string => typeof each === 'string');
+}
+
 /**
  * A text field of a form: a field missing from the post, or posted twice, is read as a person's form would
  * have sent it (empty, or its first value), so that the field's own rule says what is wrong with it.

@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome, EventDeliveriesTable } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
+import { sentToCallback } from './callback-kinds.js';
 import { webhookBody } from './webhook-message.js';
 
 /**
@@ -17,7 +18,9 @@ export interface EndpointState {
   /** No delivery before this, after a failed attempt. */
   pausedUntil: Date | null;
   lastError: string | null;
-  /** Events not delivered yet, and of those the ones that failed at least once. */
+  /** The kinds of event it takes (./callback-kinds.ts); null for every kind. */
+  kinds: string[] | null;
+  /** Events for it not delivered yet, and of those the ones that failed at least once. */
   waiting: number;
   retrying: number;
 }
@@ -31,17 +34,20 @@ export async function endpointState(ctx: CloudContext, companyId: number): Promi
       'callback_failing_url',
       'callback_paused_until',
       'callback_last_error',
+      'callback_kinds',
     ])
     .where('id', '=', companyId)
     .executeTakeFirstOrThrow();
   const counts = await ctx.db
-    .selectFrom('events')
+    .selectFrom('events as event')
+    .innerJoin('companies as company', 'company.id', 'event.company_id')
     .select([
       sql<number>`count(*)::integer`.as('waiting'),
-      sql<number>`(count(*) filter (where attempts > 0))::integer`.as('retrying'),
+      sql<number>`(count(*) filter (where event.attempts > 0))::integer`.as('retrying'),
     ])
-    .where('company_id', '=', companyId)
-    .where('delivered_at', 'is', null)
+    .where('event.company_id', '=', companyId)
+    .where('event.delivered_at', 'is', null)
+    .where(sentToCallback('event', 'company'))
     .executeTakeFirstOrThrow();
   // A failing endpoint whose address changed since is failing no more: the next claim resumes it.
   const failing =
@@ -55,6 +61,7 @@ export async function endpointState(ctx: CloudContext, companyId: number): Promi
         ? company.callback_paused_until
         : null,
     lastError: company.callback_last_error,
+    kinds: company.callback_kinds,
     waiting: counts.waiting,
     retrying: counts.retrying,
   };
@@ -148,7 +155,9 @@ export interface EventRecord {
   /** The bytes every attempt sends (./webhook-message.ts). */
   body: string;
   deliveredAt: Date | null;
-  /** When the next attempt is due, while it is not delivered. */
+  /** Whether it goes to the callback (./callback-kinds.ts): false for a kind the callback does not take. */
+  toCallback: boolean;
+  /** When the next attempt is due, while it is not delivered and goes to the callback. */
   nextAttemptAt: Date | null;
   attempts: AttemptRecord[];
 }
@@ -169,10 +178,19 @@ export async function eventRecord(
   eventId: string,
 ): Promise<EventRecord | null> {
   const event = await ctx.db
-    .selectFrom('events')
-    .select(['id', 'type', 'at', 'data', 'delivered_at', 'next_attempt_at'])
-    .where('id', '=', eventId)
-    .where('company_id', '=', companyId)
+    .selectFrom('events as event')
+    .innerJoin('companies as company', 'company.id', 'event.company_id')
+    .select([
+      'event.id',
+      'event.type',
+      'event.at',
+      'event.data',
+      'event.delivered_at',
+      'event.next_attempt_at',
+      sentToCallback('event', 'company').as('to_callback'),
+    ])
+    .where('event.id', '=', eventId)
+    .where('event.company_id', '=', companyId)
     .executeTakeFirst();
   if (!event) return null;
   const rows = await ctx.db
@@ -189,7 +207,8 @@ export async function eventRecord(
     at: event.at,
     body: webhookBody(event),
     deliveredAt: event.delivered_at,
-    nextAttemptAt: event.delivered_at === null ? event.next_attempt_at : null,
+    toCallback: event.to_callback,
+    nextAttemptAt: event.delivered_at === null && event.to_callback ? event.next_attempt_at : null,
     attempts: rows.map((row) => ({ ...loggedAttempt(row), sent: row.sent_headers, answer: row.answer })),
   };
 }
@@ -201,6 +220,7 @@ export function describeEndpoint(state: EndpointState) {
     failing_since: state.failingSince ? formatTimestamp(state.failingSince) : null,
     paused_until: state.pausedUntil ? formatTimestamp(state.pausedUntil) : null,
     last_error: state.lastError,
+    kinds: state.kinds,
     waiting: state.waiting,
     retrying: state.retrying,
   };

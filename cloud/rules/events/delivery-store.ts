@@ -3,6 +3,7 @@ import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
 import { queueCompanyMail } from '../company-mails/company-mail-outbox.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
+import { sentToCallback } from './callback-kinds.js';
 import { wakeEventDelivery } from './events-wake.js';
 import type { OutboxEvent } from './webhook-message.js';
 
@@ -26,8 +27,8 @@ export interface ClaimedCompany {
  * update skip locked` (two workers claiming at once each skip what the other locks; `no key` so that inserting
  * an event, which locks its company `for key share`, never waits for a claim), and the lease keeps it theirs
  * once the claim commits. A company is due when it has a callback address, is neither failing (unless the
- * address changed since it failed) nor paused after a failure, and has an event not attempted yet or whose retry
- * is due.
+ * address changed since it failed) nor paused after a failure, and has an event for the callback (of a kind it
+ * takes, ./callback-kinds.ts) not attempted yet or whose retry is due.
  */
 export async function claimCompanies(
   ctx: CloudContext,
@@ -48,12 +49,13 @@ export async function claimCompanies(
              (c.callback_failing_since is null
               and (c.callback_paused_until is null or c.callback_paused_until <= ${now})
               and exists (select 1 from events e
-                           where e.company_id = c.id and e.delivered_at is null
+                           where e.company_id = c.id and e.delivered_at is null and ${sentToCallback('e', 'c')}
                              and (e.attempts = 0 or e.next_attempt_at <= ${now})))
              or
              (c.callback_failing_since is not null
               and c.callback_failing_url is distinct from c.callback_url
-              and exists (select 1 from events e where e.company_id = c.id and e.delivered_at is null))
+              and exists (select 1 from events e
+                           where e.company_id = c.id and e.delivered_at is null and ${sentToCallback('e', 'c')}))
            )
          order by c.callback_lease_until nulls first, c.id
          limit ${options.limit}
@@ -82,23 +84,25 @@ export interface DueEvent extends OutboxEvent {
 }
 
 /**
- * The company's events to send now, in the order they were written, a test event ahead of them: those not
- * attempted yet and those whose retry is due. The worker sends them one after another, so an event never goes before an earlier one of the
+ * The company's events to send now, in the order they were written, a test event ahead of them: those for
+ * the callback (./callback-kinds.ts) not attempted yet and those whose retry is due. The worker sends them one after another, so an event never goes before an earlier one of the
  * same company has been delivered or has failed its first attempt.
  */
 export async function dueEvents(ctx: CloudContext, companyId: number, limit: number): Promise<DueEvent[]> {
   const now = ctx.clock.now();
   return (
     ctx.db
-      .selectFrom('events')
-      .select(['id', 'type', 'data', 'at', 'attempts', 'schedule_from'])
-      .where('company_id', '=', companyId)
-      .where('delivered_at', 'is', null)
-      .where((eb) => eb.or([eb('attempts', '=', 0), eb('next_attempt_at', '<=', now)]))
+      .selectFrom('events as event')
+      .innerJoin('companies as company', 'company.id', 'event.company_id')
+      .select(['event.id', 'event.type', 'event.data', 'event.at', 'event.attempts', 'event.schedule_from'])
+      .where('event.company_id', '=', companyId)
+      .where('event.delivered_at', 'is', null)
+      .where(sentToCallback('event', 'company'))
+      .where((eb) => eb.or([eb('event.attempts', '=', 0), eb('event.next_attempt_at', '<=', now)]))
       // A test event first: a member who presses "Send a test event" is checking the endpoint now, and a test
       // event reports no change, so no order of changes is broken by it going ahead.
-      .orderBy(sql`type = 'ping'`, 'desc')
-      .orderBy('seq')
+      .orderBy(sql`event.type = 'ping'`, 'desc')
+      .orderBy('event.seq')
       .limit(limit)
       .execute()
   );
@@ -227,8 +231,8 @@ export async function retryNow(ctx: CloudContext, companyId: number, by?: Acting
 }
 
 /**
- * A member asked to have a delivered event sent again (docs/design.md section 6): it is due now with a fresh
- * schedule, its attempts counting on, so it goes with the same `webhook-id` and body, in its place among any
+ * A member asked to have a delivered event sent again, or one the callback did not take (docs/design.md section
+ * 6): it is due now with a fresh schedule, its attempts counting on, so it goes with the same `webhook-id` and body, in its place among any
  * events still waiting. Says what became of the ask: sent again, already on its way, or no such event of the
  * company (another's, or purged after its 30 days). Wakes the workers.
  */
@@ -241,17 +245,24 @@ export async function resendEvent(
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const event = await trx
-      .selectFrom('events')
-      .select('delivered_at')
-      .where('id', '=', eventId)
-      .where('company_id', '=', companyId)
-      .forUpdate()
+      .selectFrom('events as event')
+      .innerJoin('companies as company', 'company.id', 'event.company_id')
+      .select(['event.delivered_at', sentToCallback('event', 'company').as('to_callback')])
+      .where('event.id', '=', eventId)
+      .where('event.company_id', '=', companyId)
+      .forUpdate('event')
       .executeTakeFirst();
     if (!event) return 'unknown';
-    if (event.delivered_at === null) return 'waiting';
+    if (event.delivered_at === null && event.to_callback) return 'waiting';
+    // Asked for by name, it goes whatever its kind: this event, once, not its kind from now on.
     await trx
       .updateTable('events')
-      .set((eb) => ({ delivered_at: null, schedule_from: eb.ref('attempts'), next_attempt_at: now }))
+      .set((eb) => ({
+        delivered_at: null,
+        to_callback: true,
+        schedule_from: eb.ref('attempts'),
+        next_attempt_at: now,
+      }))
       .where('id', '=', eventId)
       .execute();
     await wakeEventDelivery(trx);

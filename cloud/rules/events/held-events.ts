@@ -1,9 +1,10 @@
 import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
+import { sentToCallback } from './callback-kinds.js';
 
 /**
- * Events a company without a callback address has waiting (docs/design.md section 6): kept about three days, and
- * sent, oldest first, once an address is saved. A company saving its first address may not want days-old
+ * Events a company without a callback address has waiting (docs/design.md section 6), of the kinds it takes:
+ * kept about three days, and sent, oldest first, once an address is saved. A company saving its first address may not want days-old
  * openings replayed at a new receiver, so its area asks, and dropping them is part of the same save.
  */
 export interface HeldEvents {
@@ -19,14 +20,16 @@ export async function heldEvents(
   companyId: number,
 ): Promise<HeldEvents | null> {
   const row = await ctx.db
-    .selectFrom('events')
+    .selectFrom('events as event')
+    .innerJoin('companies as company', 'company.id', 'event.company_id')
     .select((eb) => [
       eb.fn.countAll<string>().as('count'),
-      eb.fn.min('at').as('since'),
-      eb.fn.max('seq').as('upTo'),
+      eb.fn.min('event.at').as('since'),
+      eb.fn.max('event.seq').as('upTo'),
     ])
-    .where('company_id', '=', companyId)
-    .where('delivered_at', 'is', null)
+    .where('event.company_id', '=', companyId)
+    .where('event.delivered_at', 'is', null)
+    .where(sentToCallback('event', 'company'))
     .executeTakeFirstOrThrow();
   const count = Number(row.count);
   if (count === 0 || row.since === null || row.upTo === null) return null;

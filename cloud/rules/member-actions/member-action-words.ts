@@ -17,6 +17,7 @@ export const MEMBER_ACTION_WORDS: Record<MemberActionName, string> = {
   'secret-expired': 'expired the old API secret',
   'callback-saved': 'set the callback address to',
   'callback-removed': 'removed the callback address',
+  'callback-kinds': 'chose the kinds of event the callback takes:',
   'signing-secret-made': 'made a signing secret',
   'signing-secret-expired': 'expired the old signing secret',
   'test-event': 'sent a test event',
