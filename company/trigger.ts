@@ -11,8 +11,8 @@ export const trigger: Command = {
   usage: `Usage: gatelink-company trigger KIND [--json]
 
 Sends a sample event of KIND (also --type KIND): the example of its kind in the cloud's README, with a new id
-and the time now. It is delivered like any event: to your callback address, signed and retried, and to every
-\`listen\` of yours. Prints the event's id; --json prints {"id", "type"}.
+and the time now. It is delivered like any event: to your callback address if it takes that kind (the account
+area's callback page), signed and retried, and to every \`listen\` of yours. Prints the event's id; --json prints {"id", "type"}.
 
 Kinds: ${EVENT_KINDS.join(', ')}
 
@@ -28,7 +28,7 @@ ${CONNECTION_USAGE}`,
     if (values.json === true) printJson(io, answer);
     else {
       io.out(`Sent a sample ${answer.type} event, id ${answer.id}.
-It goes to your callback address and to every \`${toolCommand(env)} listen\` of yours.
+It goes to every \`${toolCommand(env)} listen\` of yours, and to your callback address if it takes that kind.
 `);
     }
     return 0;

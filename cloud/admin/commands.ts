@@ -420,6 +420,7 @@ export const COMMANDS: readonly AdminCommand[] = [
         `Callback address  ${endpoint.url ?? '(none: events are kept for about three days, then dropped)'}`,
         `State             ${state}`,
         ...(endpoint.last_error ? [`Last error        ${endpoint.last_error}`] : []),
+        `Takes             ${Array.isArray(endpoint.kinds) ? `${endpoint.kinds.join(', ')}, ping` : 'every kind'}`,
         `Waiting           ${endpoint.waiting} event(s), ${endpoint.retrying} of them retried`,
         '',
       ];

@@ -65,6 +65,7 @@ describe("a company's delivery log for the operator", () => {
       failing_since: null,
       paused_until: null,
       last_error: 'answered 502; only a 2xx status is a delivery',
+      kinds: null,
       waiting: 0,
       retrying: 0,
     });
@@ -94,6 +95,7 @@ describe("a company's delivery log for the operator", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Callback address  ${receiver.url}`);
     expect(run.stdout).toContain('State             working');
+    expect(run.stdout).toContain('Takes             every kind');
     expect(run.stdout).toContain('answered 502; only a 2xx status is a delivery');
     const json = await admin(['events', '--company', String(companyId), '--json']);
     const parsed = JSON.parse(json.stdout) as { deliveries: unknown[] };

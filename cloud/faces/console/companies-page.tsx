@@ -5,6 +5,7 @@ import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { SEARCH_MAX_LENGTH } from '../../rules/companies/company-search.js';
 import { toUnicodeDomain } from '../../rules/companies/domains.js';
+import { CHOOSABLE_KINDS } from '../../rules/events/callback-kinds.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
 import type { ConsoleOperator } from './console-access.js';
 import { ConsoleFrame } from './console-frame.js';
@@ -140,5 +141,6 @@ function KeyLine(props: { company: Company }): VNode {
 function callbackHealth(company: Company): string {
   if (!company.callback_url) return 'Events: no callback address, nothing is sent';
   if (company.callback_failing_since) return 'Events: failing, nothing is sent until it is fixed or retried';
-  return 'Events: sent to its callback address';
+  const kinds = company.callback_kinds;
+  return `Events: sent to its callback address, ${kinds === null ? 'every kind' : `${kinds.length} ${kinds.length === 1 ? 'kind' : 'kinds'} of ${CHOOSABLE_KINDS.length}`}`;
 }
