@@ -3,6 +3,7 @@ import { jsonb } from '../../cloud/foundation/db/database.js';
 import { saveCallbackAddress } from '../../cloud/rules/companies/callback-address.js';
 import { ping } from '../../cloud/rules/events/event-data.js';
 import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
+import { EVENT_EXAMPLES } from '../../shared/company-api/events.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { callbackCompany, enqueuePings } from '../support/event-company.js';
@@ -10,8 +11,8 @@ import { waitFor } from '../support/wait-for.js';
 
 /**
  * What a commit that wrote events wakes (cloud/rules/events/events-notify.sql, docs/design.md section 6): the
- * event streams always; the delivery workers only when one of the events is for a company with a callback
- * address, since otherwise their claim would find nothing to send. Saving an address wakes the workers for the
+ * event streams always; the delivery workers only when one of the events is for a company's callback (an address,
+ * and a kind it takes), since otherwise their claim would find nothing to send. Saving an address wakes the workers for the
  * events held until then. Read off the notifications themselves, as the workers and the streams receive them.
  */
 let database: TestDatabase;
@@ -57,6 +58,24 @@ describe('an event committed', () => {
     const company = await callbackCompany(cloud.ctx, 'Has an endpoint', 'https://hooks.example/in');
     await enqueuePings(cloud.ctx, company);
     expect(await heard(1)).toEqual(['']);
+  });
+
+  it('of a kind its callback does not take wakes the streams but not the delivery workers', async () => {
+    const company = await callbackCompany(cloud.ctx, 'Takes openings only', 'https://hooks.example/in');
+    await cloud.ctx.db
+      .updateTable('companies')
+      .set({ callback_kinds: ['open.succeeded'] })
+      .where('id', '=', company)
+      .execute();
+    await cloud.ctx.db.transaction().execute((trx) =>
+      enqueueEvent(trx, {
+        companyId: company,
+        type: 'key.expired',
+        at: cloud.ctx.clock.now(),
+        data: EVENT_EXAMPLES['key.expired'].data,
+      }),
+    );
+    expect(await heard(1)).toEqual(['no_callback']);
   });
 
   it('in one statement with events of both kinds of company wakes the workers', async () => {

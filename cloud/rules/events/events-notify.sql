@@ -4,8 +4,8 @@
 -- is woken for an event that does not exist. Run by the trigger `events_notify` once per inserting statement, not
 -- per row (migrations 0007 and 0030), and the same notification sent twice in one transaction arrives once: a
 -- transaction costs one however many events it writes (docs/design.md section 6).
--- The payload is 'no_callback' when none of the statement's events is for a company with a callback address:
--- the streams still wake, the delivery workers do not, since their claim would find nothing to send. Most
+-- The payload is 'no_callback' when none of the statement's events is for a company's callback (an address, and a
+-- kind it takes: event-to-callback.sql): the streams still wake, the delivery workers do not, since their claim would find nothing to send. Most
 -- companies' events on a busy cloud are of that kind (a company that reads its journal, or listens), and a claim
 -- woken for nothing took 0.5 ms of an opening's database time (section 8.4). Saving an address wakes the workers
 -- itself (cloud/rules/companies/callback-address.ts), for the events held until then.
@@ -15,7 +15,8 @@ language plpgsql
 as $body$
 begin
   if exists (select 1 from inserted join companies on companies.id = inserted.company_id
-              where companies.callback_url is not null) then
+              where companies.callback_url is not null
+                and event_to_callback(inserted.to_callback, inserted.type, companies.callback_kinds)) then
     perform pg_notify('gatelink_events', '');
   else
     perform pg_notify('gatelink_events', 'no_callback');
