@@ -62,9 +62,7 @@ export function EventPage(props: EventPageProps): VNode {
         <p class="muted small">
           Shown indented; every attempt sends it as one line of JSON, the same bytes each time.
         </p>
-        <pre class="payload" tabIndex={0} aria-label="The body, as sent">
-          {indented(event.body)}
-        </pre>
+        <pre class="payload">{indented(event.body)}</pre>
       </section>
       <section class="card" aria-labelledby="attempts-title">
         <h3 id="attempts-title">Attempts</h3>
@@ -162,9 +160,7 @@ function Answer(props: { attempt: AttemptRecord }): VNode {
         <p class="muted small">No body.</p>
       ) : (
         <>
-          <pre class="payload" tabIndex={0} aria-label="The body of the answer">
-            {attempt.answer.body}
-          </pre>
+          <pre class="payload">{attempt.answer.body}</pre>
           {attempt.answer.cut ? <p class="muted small">The first KiB of a longer body.</p> : null}
         </>
       )}
