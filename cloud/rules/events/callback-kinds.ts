@@ -24,10 +24,11 @@ export function sentToCallback(event: string, company: string): RawBuilder<boole
 
 /**
  * Sets the kinds the company's callback takes (null: every kind, kinds added later too; a list, those only, even
- * when it names every kind there is today), and passes over for good
- * the events waiting that the callback will not get: those the old kinds did not take and those the new ones do
- * not. So what is waiting afterwards is what the new kinds take, and taking a kind again later never sends events
- * of it days late. One transaction, the company's row locked so that two saves take turns. Wakes the delivery
+ * when it names every kind there is today), and passes over for good the events waiting that the callback will
+ * not get: those the old kinds did not take and those the new ones do not. So what is waiting afterwards is what
+ * the new kinds take, and taking a kind again later never sends events of it days late. One transaction, which
+ * writes the events before the company's row, in the order a delivery worker's turn writes them
+ * (./delivery-store.ts, recordTurn), so that the two never wait for each other in a circle. Wakes the delivery
  * workers, and returns how many waiting events were passed over.
  */
 export async function saveCallbackKinds(
@@ -38,12 +39,6 @@ export async function saveCallbackKinds(
 ): Promise<number> {
   const chosen = kinds === null ? null : CHOOSABLE_KINDS.filter((kind) => kinds.includes(kind));
   return ctx.db.transaction().execute(async (trx) => {
-    await trx
-      .selectFrom('companies')
-      .select('id')
-      .where('id', '=', companyId)
-      .forNoKeyUpdate()
-      .executeTakeFirstOrThrow();
     const passed = await sql`
       update events as event set to_callback = false
         from companies as company
