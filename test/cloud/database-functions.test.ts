@@ -74,6 +74,7 @@ describe('what each function returns', () => {
       'open_event_data',
       'event_time',
       'seconds_between',
+      'event_to_callback',
       'key_openings_used',
       'grant_shape_refusal',
       'open_attempt',

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { EVENT_KINDS, type EventKind } from '../../../shared/company-api/events.js';
-import type { CloudContext } from '../../foundation/context.js';
+import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import { wakeEventDelivery } from './events-wake.js';
 
@@ -26,19 +26,19 @@ export function sentToCallback(event: string, company: string): RawBuilder<boole
  * Sets the kinds the company's callback takes (null: every kind, kinds added later too; a list, those only, even
  * when it names every kind there is today), and passes over for good the events waiting that the callback will
  * not get: those the old kinds did not take and those the new ones do not. So what is waiting afterwards is what
- * the new kinds take, and taking a kind again later never sends events of it days late. One transaction, which
- * writes the events before the company's row, in the order a delivery worker's turn writes them
- * (./delivery-store.ts, recordTurn), so that the two never wait for each other in a circle. Wakes the delivery
- * workers, and returns how many waiting events were passed over.
+ * the new kinds take, and taking a kind again later never sends events of it days late. A company change (the
+ * pages read the company through its cache), whose transaction writes the events before the company's row, in
+ * the order a delivery worker's turn writes them (./delivery-store.ts, recordTurn), so that the two never wait
+ * for each other in a circle. Wakes the delivery workers, and returns how many waiting events were passed over.
  */
 export async function saveCallbackKinds(
-  ctx: Pick<CloudContext, 'db' | 'clock'>,
+  ctx: CompanyChangeContext,
   companyId: number,
   kinds: readonly EventKind[] | null,
   by: ActingMember,
 ): Promise<number> {
   const chosen = kinds === null ? null : CHOOSABLE_KINDS.filter((kind) => kinds.includes(kind));
-  return ctx.db.transaction().execute(async (trx) => {
+  return changeCompany(ctx, companyId, async ({ db: trx }) => {
     const passed = await sql`
       update events as event set to_callback = false
         from companies as company
