@@ -44,9 +44,8 @@ export async function saveCallbackKinds(
         from companies as company
        where company.id = ${companyId} and event.company_id = company.id
          and event.delivered_at is null and event.to_callback is null
-         and (not ${sentToCallback('event', 'company')}
-              or (${chosen}::text[] is not null and event.type <> 'ping'
-                  and not event.type = any(${chosen}::text[])))`.execute(trx);
+         and not (${sentToCallback('event', 'company')}
+                  and event_to_callback(event.to_callback, event.type, ${chosen}::text[]))`.execute(trx);
     await trx.updateTable('companies').set({ callback_kinds: chosen }).where('id', '=', companyId).execute();
     await wakeEventDelivery(trx);
     await recordMemberAction(trx, ctx.clock.now(), {
