@@ -144,8 +144,10 @@ describe('an update on a controller with a relay', () => {
     expect(restarts).toBe(0);
     pulse.open();
     await waitFor(() => restarts === 1, 'the restart');
+    // Both went out before the restart; the broker hands them on to the cloud in its own time.
+    await waitFor(() => cloudSide.acks.some((a) => a.command_id === opening.id), "the opening's answer");
     expect(cloudSide.acks.find((a) => a.command_id === opening.id)).toMatchObject({ outcome: 'opened' });
-    expect(cloudSide.states.at(-1)?.update?.state).toBe('switched');
+    await waitFor(() => cloudSide.states.at(-1)?.update?.state === 'switched', 'the switched report');
     expect(readlinkSync(join(home, 'current'))).toMatch(/^releases\/99\.0\.0-/);
     await controller.stop();
     controller = null;

@@ -13,7 +13,7 @@ import {
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { type BrowserSubscription, TestPushService } from '../support/push-service.js';
-import { waitFor } from '../support/wait-for.js';
+import { shownNotifications, workerPush } from '../support/worker-push.js';
 
 /**
  * Notifications on this device in Chromium (docs/design.md section 10.6): the account page's button asks for
@@ -159,13 +159,7 @@ describe.skipIf(chromiumMissing)('notifications in Chromium', { timeout: BROWSER
   it('the service worker shows a pushed opening, and a tap opens its journal on this origin only', async () => {
     const { context, page } = await signedIn({ grant: true });
     await page.goto('/account');
-    const cdp = await context.newCDPSession(page);
-    const registrations: { registrationId: string; scopeURL: string }[] = [];
-    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
-    await cdp.send('ServiceWorker.enable');
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
-    await waitFor(() => registrations.some((r) => r.scopeURL === `${cloud.baseUrl}/`), 'the service worker');
-    const registrationId = registrations.find((r) => r.scopeURL === `${cloud.baseUrl}/`)!.registrationId;
+    const push = await workerPush(context, page, cloud.baseUrl);
     const journal = `${cloud.baseUrl}/barriers/DEMO1/journal`;
     const opening = {
       kind: 'opening',
@@ -180,24 +174,7 @@ describe.skipIf(chromiumMissing)('notifications in Chromium', { timeout: BROWSER
       url: journal,
     };
 
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: cloud.baseUrl,
-      registrationId,
-      data: JSON.stringify(opening),
-    });
-
-    const shown = async () =>
-      page.evaluate(async () => {
-        const registration = await navigator.serviceWorker.ready;
-        return (await registration.getNotifications()).map((n) => ({
-          title: n.title,
-          body: n.body,
-          tag: n.tag,
-          data: n.data,
-        }));
-      });
-    await expect.poll(async () => (await shown()).length).toBe(1);
-    const [notification] = await shown();
+    const [notification] = await push.untilShown(opening);
     expect(notification).toMatchObject({
       title: 'Front gate: Opened',
       tag: 'journal-41',
@@ -208,12 +185,8 @@ describe.skipIf(chromiumMissing)('notifications in Chromium', { timeout: BROWSER
     );
 
     // The same entry again replaces the notification rather than adding one.
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: cloud.baseUrl,
-      registrationId,
-      data: JSON.stringify(opening),
-    });
-    await expect.poll(async () => (await shown()).length).toBe(1);
+    await push.deliver(opening);
+    await expect.poll(async () => (await shownNotifications(page)).length).toBe(1);
 
     // A tap is the system's to dispatch: headless Chromium has no notification to tap, and a synthetic event
     // may not open a window. So the worker's `openWindow` is watched, and the event dispatched to it.
@@ -228,16 +201,8 @@ describe.skipIf(chromiumMissing)('notifications in Chromium', { timeout: BROWSER
     });
     expect(await tap(worker, 'journal-41')).toEqual([journal]);
 
-    await cdp.send('ServiceWorker.deliverPushMessage', {
-      origin: cloud.baseUrl,
-      registrationId,
-      data: JSON.stringify({
-        ...opening,
-        entry: 42,
-        url: 'https://elsewhere.example/barriers/DEMO1/journal',
-      }),
-    });
-    await expect.poll(async () => (await shown()).map((n) => n.tag)).toContain('journal-42');
+    await push.deliver({ ...opening, entry: 42, url: 'https://elsewhere.example/barriers/DEMO1/journal' });
+    await expect.poll(async () => (await shownNotifications(page)).map((n) => n.tag)).toContain('journal-42');
     expect(await tap(worker, 'journal-42')).toEqual([]);
   });
 
