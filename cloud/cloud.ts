@@ -30,6 +30,7 @@ import { CloudMetrics } from './foundation/metrics/cloud-metrics.js';
 import { refuseUnsafeProduction } from './foundation/production-refusals.js';
 import { UPDATE_DELIVERY_INTERVAL_MS } from './jobs/update-delivery-job.js';
 import type { ControllerLink } from './links/controllers/controller-link.js';
+import type { SandboxGateTimes } from './links/controllers/sandbox-controller.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions } from './links/event-delivery/delivery-worker.js';
 import type { EventStreams } from './links/event-streams/event-streams.js';
 import { DEFAULT_DIGEST_DELIVERY, type DigestDeliveryOptions } from './links/mail/digest-delivery.js';
@@ -54,6 +55,8 @@ export interface CloudOptions {
   jobs?: boolean;
   /** Options for the controller link, such as a shorter acknowledgement timeout in tests. */
   ackTimeoutMs?: number;
+  /** When the sandbox gates move (cloud/links/controllers/sandbox-controller.ts); tests make them quick. */
+  sandboxGate?: SandboxGateTimes;
   /** How this program is started, named to a second one that finds the data folder in use. */
   program?: string;
   /** The HTTP server's timeouts (cloud/foundation/http/timeouts.ts); tests use small ones. */
@@ -147,6 +150,7 @@ export async function startCloud(options: CloudOptions): Promise<RunningCloud> {
   const updates = options.updateDelivery;
   const link = new ControllerLinkComponent(context, {
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+    ...(options.sandboxGate ? { sandboxGate: options.sandboxGate } : {}),
     ...(updates && updates.resendAfterMs !== undefined ? { resendAfterMs: updates.resendAfterMs } : {}),
   });
   const questions = new QuestionWaitsComponent({ context, database });

@@ -96,6 +96,19 @@ export const ERRORS = {
     status: 403,
     message: 'This company has a domain: sign calls with its key instead of a secret.',
   },
+  // docs/design.md section 11.9: each kind of secret with its own calls
+  live_secret: {
+    status: 401,
+    message: 'This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).',
+  },
+  sandbox_secret: {
+    status: 401,
+    message: 'This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).',
+  },
+  sandbox_only: {
+    status: 400,
+    message: 'a=sandbox moves your sandbox only: send "sandbox": true in the body.',
+  },
 
   // docs/design.md section 4: opening
   actor_required: { status: 400, message: 'Name the employee who opens in actor.' },

@@ -1,4 +1,5 @@
 import { isMemberActionName, memberActionSentence } from '../rules/member-actions/member-action-words.js';
+import { type SandboxUse, sandboxUseWords } from '../rules/sandbox/sandbox-use.js';
 import { backupInto, restoreFrom } from './backup/backup-commands.js';
 import { keysInit } from './keys-init.js';
 import { type Connection, call, type Row, table, UsageError } from './operator-client.js';
@@ -196,6 +197,7 @@ export const COMMANDS: readonly AdminCommand[] = [
         `Company ${company.id} "${company.name}": ${company.status}`,
         `Domain   ${company.domain_display ?? '(none: calls with a secret)'}`,
         ...(company.key ? [`Key      ${company.key} (confirmed ${company.key_confirmed_at})`] : []),
+        `Sandbox  ${sandboxLine(answer.sandbox as Row | null)}`,
         '',
         'What operators did:',
         table(answer.actions as Row[], ['at', 'operator', 'action', 'reason']),
@@ -452,4 +454,17 @@ export function commandUsage(
   return commands
     .map((command, i) => `  ${command.help ? `${words[i]!.padEnd(width)}${command.help}` : words[i]}`)
     .join('\n');
+}
+
+/** The sandbox's use as the operator API answers it, in the console's words (rules/sandbox/sandbox-use.ts). */
+function sandboxLine(sandbox: Row | null): string {
+  if (!sandbox) return sandboxUseWords(null);
+  const use: SandboxUse = {
+    madeAt: new Date(String(sandbox.made_at)),
+    requests: Number(sandbox.requests),
+    openings: Number(sandbox.openings),
+    lastOpeningAt: sandbox.last_opening_at ? new Date(String(sandbox.last_opening_at)) : null,
+    outcome: sandbox.outcome as SandboxUse['outcome'],
+  };
+  return `made ${sandbox.made_at}: ${sandboxUseWords(use)}`;
 }

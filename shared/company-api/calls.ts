@@ -3,6 +3,7 @@ import { MAX_ID } from '../limits.js';
 import { notPrintableMessage, PRINTABLE_TEXT } from '../printable-text.js';
 import { grantShapeSchema } from './grant-shape.js';
 import { keyNumberSchema } from './key-numbers.js';
+import { sandboxFlagSchema, sandboxMarkSchema } from './sandbox-calls.js';
 
 /**
  * The company API's calls as data (cloud/README.md, "Calls"; docs/design.md sections 1 to 4): the body each
@@ -11,7 +12,7 @@ import { keyNumberSchema } from './key-numbers.js';
  * drift apart. Bodies are loose objects: auth fields (`org_id`, `secret`) and fields added later pass through.
  * The `.meta` descriptions and examples are what the document (cloud/faces/api-contract/) and its reference page say.
  */
-export const ACTIONS = ['request', 'status', 'open', 'trigger', 'listen'] as const;
+export const ACTIONS = ['request', 'status', 'open', 'trigger', 'listen', 'sandbox'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** A request's lifetime in hours (docs/design.md section 3). */
@@ -32,6 +33,7 @@ const refSchema = z
 
 export const requestBodySchema = z
   .looseObject({
+    sandbox: sandboxFlagSchema,
     ref: refSchema.optional(),
     ttl_hours: z
       .number({ error: 'ttl_hours must be an integer' })
@@ -69,6 +71,7 @@ export const requestBodySchema = z
 
 export const statusBodySchema = z
   .looseObject({
+    sandbox: sandboxFlagSchema,
     code: z
       .string({ error: 'code must be the request code, a string' })
       .min(1, 'code must be the 12-character request code')
@@ -84,6 +87,7 @@ export const statusBodySchema = z
 
 export const openBodySchema = z
   .looseObject({
+    sandbox: sandboxFlagSchema,
     key_ref: z
       .number({ error: 'key_ref must be an integer' })
       .int('key_ref must be an integer')
@@ -158,6 +162,7 @@ const at = (description: string) =>
 
 export const requestAnswerSchema = z
   .object({
+    sandbox: sandboxMarkSchema,
     code: z.string().meta({ description: 'The request code, for `status`.', examples: ['7KQ2M9XG4TPW'] }),
     url: z.string().meta({
       description: 'Where the customer grants access, `{base_url}/c/<code>`: show it as a QR code.',
@@ -186,6 +191,7 @@ export const REQUEST_STATES = ['new', 'claimed', 'issued', 'revoked', 'expired',
 /** A field appears once it has a value (cloud/README.md, "`status` fields"). */
 export const statusAnswerSchema = z
   .object({
+    sandbox: sandboxMarkSchema,
     code: z.string().meta({ description: 'The request code, in upper case.' }),
     state: z.enum(REQUEST_STATES).meta({
       description:
@@ -249,6 +255,7 @@ export const statusAnswerSchema = z
 
 export const openAnswerSchema = z
   .object({
+    sandbox: sandboxMarkSchema,
     ok: z.literal(1),
     id: z.number().int().meta({ description: "The opening's entry in the customer's journal." }),
   })

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_HEADERS } from '../crypto/webhook-signing.js';
 import { EVENT_KINDS } from './events.js';
+import { sandboxFlagSchema, sandboxMarkSchema } from './sandbox-calls.js';
 
 /**
  * The two calls a company's developer tries events with (docs/design.md section 6.1; cloud/README.md, "Trying
@@ -11,6 +12,7 @@ import { EVENT_KINDS } from './events.js';
 
 export const triggerBodySchema = z
   .looseObject({
+    sandbox: sandboxFlagSchema,
     type: z.enum(EVENT_KINDS, { error: `type must be one of ${EVENT_KINDS.join(', ')}` }).meta({
       description:
         'The kind of event to send: its example in cloud/README.md, with a new `id` and the time now.',
@@ -27,6 +29,7 @@ export const triggerBodySchema = z
 
 export const triggerAnswerSchema = z
   .object({
+    sandbox: sandboxMarkSchema,
     id: z.string().meta({ description: "The sample event's `id`, as its delivery carries it." }),
     type: z.enum(EVENT_KINDS),
   })
@@ -35,10 +38,10 @@ export const triggerAnswerSchema = z
     examples: [{ id: '5b0e3c9a-7d21-4f6e-9a8b-2c4d6e8f0a1b', type: 'open.succeeded' }],
   });
 
-export const listenBodySchema = z.looseObject({}).meta({
+export const listenBodySchema = z.looseObject({ sandbox: sandboxFlagSchema }).meta({
   description:
-    'Stream your events as they are written, until you close the connection. Nothing but the credentials: an ' +
-    'empty object in signature mode.',
+    'Stream your events as they are written (your sandbox\'s with `"sandbox": true`), until you close the ' +
+    'connection. Nothing but the credentials: an empty object in signature mode.',
   examples: [{}],
 });
 

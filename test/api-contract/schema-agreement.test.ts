@@ -24,6 +24,7 @@ const VALID: Record<Action, Record<string, unknown>> = {
   open: { key_ref: 311, number_id: 17, actor: 'Anna' },
   trigger: { type: 'ping' },
   listen: {},
+  sandbox: { sandbox: true, do: 'grant', code: '7KQ2M9XG4TPW' },
 };
 
 const text = (length: number) => 'x'.repeat(length);
@@ -88,7 +89,24 @@ const WRITTEN: Record<Action, [string, unknown][]> = {
     ['type', 7],
     ['type', undefined],
   ],
-  listen: [['anything_else', 'passes through']],
+  listen: [
+    ['anything_else', 'passes through'],
+    ['sandbox', true],
+    ['sandbox', false],
+    ['sandbox', 'true'],
+  ],
+  sandbox: [
+    ['do', 'withdraw'],
+    ['do', 'outcome'],
+    ['do', 'open'],
+    ['do', undefined],
+    ['code', undefined],
+    ['code', text(65)],
+    ['shape', { openings: 3 }],
+    ['shape', { openings: 0 }],
+    ['sandbox', false],
+    ['sandbox', undefined],
+  ],
 };
 
 /** Values at and just past each limit the document's schema states, and of the wrong type. */
@@ -133,9 +151,11 @@ describe('zod and the document agree', () => {
 
     it(`on ${action} bodies at the limits the document states`, () => {
       const schema = document.components.schemas[ACTION_SCHEMAS[action].bodyName]!;
-      const fields = Object.entries(schema.properties ?? {});
-      // Every action but listen, which takes the credentials alone, states its fields.
-      expect(fields.length > 0, `${action} states fields`).toBe(action !== 'listen');
+      // A body of several shapes (sandbox's moves) states the fields of each.
+      const shapes = (schema.oneOf as JsonSchema[] | undefined) ?? [schema];
+      const fields = shapes.flatMap((shape) => Object.entries(shape.properties ?? {}));
+      // Every action states its fields; listen's is `sandbox` alone, beside the credentials.
+      expect(fields.length > 0, `${action} states fields`).toBe(true);
       for (const [field, fieldSchema] of fields) {
         for (const value of samplesFromSchema(fieldSchema as JsonSchema)) {
           agree(action, withField(action, field, value));

@@ -103,6 +103,16 @@ export const ATTACKS: readonly Attack[] = [
     source: 'docs/design.md section 2',
   },
   {
+    id: 'sandbox.opens-live-key',
+    attack: 'a sandbox call (sandbox secret, or the flag) opens a live key or reads a live request',
+    source: 'issue 31, item 1; docs/design.md section 11.9',
+  },
+  {
+    id: 'sandbox.flag-added-on-the-way',
+    attack: 'the sandbox flag added to, or taken from, a signed body on its way',
+    source: 'docs/design.md section 11.9',
+  },
+  {
     id: 'auth.domain-changes-hands',
     attack: "a domain's new owner publishes its own key to inherit the old owner's access",
     source: 'docs/design.md section 2',

@@ -7,6 +7,7 @@ import type { Clock } from '../../cloud/foundation/clock.js';
 import { type CloudConfig, loadCloudConfig } from '../../cloud/foundation/config.js';
 import type { DatabaseHandle } from '../../cloud/foundation/db/database.js';
 import type { HttpTimeouts } from '../../cloud/foundation/http/timeouts.js';
+import type { SandboxGateTimes } from '../../cloud/links/controllers/sandbox-controller.js';
 import type { DeliveryOptions } from '../../cloud/links/event-delivery/delivery-worker.js';
 import type { DigestDeliveryOptions } from '../../cloud/links/mail/digest-delivery.js';
 import type { Mailer } from '../../cloud/links/mail/mailer.js';
@@ -81,6 +82,8 @@ export async function startTestCloud(options: {
   clock?: Clock;
   env?: Record<string, string>;
   ackTimeoutMs?: number;
+  /** When the sandbox gates move; by default within milliseconds, opened then closed. */
+  sandboxGate?: SandboxGateTimes;
   httpTimeouts?: HttpTimeouts;
   /** Where sign-in codes go; by default SMTP_URL of `env`, or the (silent) log. */
   mailer?: Mailer;
@@ -112,6 +115,7 @@ export async function startTestCloud(options: {
     updateDelivery: options.updateDelivery ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ackTimeoutMs === undefined ? {} : { ackTimeoutMs: options.ackTimeoutMs }),
+    sandboxGate: options.sandboxGate ?? { opensAfterMs: 5, closesAfterMs: 5 },
     ...(options.httpTimeouts ? { httpTimeouts: options.httpTimeouts } : {}),
     ...(options.mailer ? { mailer: options.mailer } : {}),
     ...(options.logStream ? { logStream: options.logStream } : {}),

@@ -36,7 +36,12 @@ export async function openingCaller(
     .executeTakeFirstOrThrow();
   return {
     entry,
-    caller: { company, mode: 'secret', body: { key_ref: entry.keyId, number_id: entry.objectId, actor } },
+    caller: {
+      company,
+      mode: 'secret',
+      sandbox: false,
+      body: { key_ref: entry.keyId, number_id: entry.objectId, actor },
+    },
   };
 }
 

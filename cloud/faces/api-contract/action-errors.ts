@@ -33,6 +33,8 @@ const AUTHENTICATION = [
   'key_changed',
   'org_not_approved',
   'secret_disabled',
+  'live_secret',
+  'sandbox_secret',
 ] as const satisfies readonly ErrorCode[];
 
 /** cloud/README.md, "Retries: `Idempotency-Key`": `request` and `open` only. */
@@ -65,6 +67,7 @@ export const ACTION_ERRORS: Record<Action, readonly ErrorCode[]> = {
   open: [...EVERY_CALL, ...AUTHENTICATION, ...IDEMPOTENCY, ...OPENING],
   trigger: [...EVERY_CALL, ...AUTHENTICATION],
   listen: [...EVERY_CALL, ...AUTHENTICATION, 'too_many_streams'],
+  sandbox: [...EVERY_CALL, ...AUTHENTICATION, 'sandbox_only', 'not_found', 'invalid_state'],
 };
 
 /** The actions that honour `Idempotency-Key`. */

@@ -23,6 +23,7 @@ import {
   type EventKind,
   eventSchema,
 } from '../../../shared/company-api/events.js';
+import { sandboxAnswerSchema, sandboxBodySchema } from '../../../shared/company-api/sandbox-calls.js';
 import { SIGNATURE_HEADERS } from '../../../shared/crypto/request-signing.js';
 import {
   WEBHOOK_HEADERS,
@@ -158,6 +159,12 @@ export const ACTION_SCHEMAS = {
     bodyName: 'ListenBody',
     answerName: 'ListenMessage',
   },
+  sandbox: {
+    body: sandboxBodySchema,
+    answer: sandboxAnswerSchema,
+    bodyName: 'SandboxBody',
+    answerName: 'SandboxAnswer',
+  },
 } as const satisfies Record<
   Action,
   { body: z.ZodType; answer: z.ZodType; bodyName: string; answerName: string }
@@ -195,6 +202,13 @@ const ACTION_TEXTS: Record<Action, { summary: string; description: string }> = {
       'Answers a `text/event-stream` that carries each event of yours written from now on, as the very ' +
       'delivery your callback address gets (headers and body, signed), until you close it; ' +
       '`gatelink-company listen --forward-to` forwards each to a local address. At most 4 at once per company.',
+  },
+  sandbox: {
+    summary: "Move your sandbox's customer and barrier",
+    description:
+      'With `"sandbox": true` only: the simulated customer of your sandbox grants a request or withdraws a ' +
+      'key, or its barrier is set to answer the next openings as chosen (opened, offline, busy, or the gate ' +
+      'not moving). Any call with `"sandbox": true` reaches your sandbox alone; see cloud/README.md, "The sandbox".',
   },
 };
 

@@ -15,6 +15,7 @@ import { Opener } from '../../rules/opening/open.js';
 import type { QuestionWaits } from '../../rules/opening-questions/question-waits.js';
 import { handleOpenIdempotently } from './open-idempotency.js';
 import { handleRequest } from './request.js';
+import { handleSandbox, markedSandbox, SANDBOX_HEADER } from './sandbox.js';
 import { handleStatus } from './status.js';
 import { handleTrigger } from './trigger.js';
 
@@ -71,6 +72,8 @@ export async function companyApiRoutes(
       keys,
       action === 'status' ? 'reads' : 'writes',
     );
+    // Every answer of the sandbox says so, errors too (docs/design.md section 11.9).
+    if (caller.sandbox) reply.header(SANDBOX_HEADER, 'true');
     const idempotencyKey = readIdempotencyKey(request.headers['idempotency-key']);
     const idempotency =
       idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: hashBody(raw) };
@@ -90,10 +93,13 @@ export async function companyApiRoutes(
       case 'trigger':
         answer = await handleTrigger(ctx, caller);
         break;
+      case 'sandbox':
+        answer = await handleSandbox(ctx, caller);
+        break;
       case 'listen': {
         validate(listenBodySchema, caller.body);
         if (!streams) throw new ApiError('unavailable');
-        const stream = await streams.open(caller.company.id);
+        const stream = await streams.open(caller.company.id, { sandbox: caller.sandbox });
         return (
           reply
             .code(200)
@@ -105,7 +111,7 @@ export async function companyApiRoutes(
         );
       }
     }
-    return reply.code(answer.status).send(answer.body);
+    return reply.code(answer.status).send(caller.sandbox ? markedSandbox(answer.body) : answer.body);
   });
 
   // Every call is a POST (cloud/README.md, "Calls"): another method on this path is told so, with

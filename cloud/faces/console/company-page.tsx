@@ -12,6 +12,7 @@ import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-l
 import { memberLines } from '../../rules/member-actions/member-action-words.js';
 import type { MemberAction } from '../../rules/member-actions/member-actions.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
+import { type SandboxUse, sandboxUseWords } from '../../rules/sandbox/sandbox-use.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
 import { ActionHistory } from './action-history.js';
 import { DomainText } from './companies-page.js';
@@ -36,6 +37,8 @@ export interface CompanyPageProps {
   endpoint: EndpointState;
   /** Its newest delivery attempts. */
   deliveries: LoggedAttempt[];
+  /** How it uses its sandbox (section 11.9); null: never. */
+  sandbox: SandboxUse | null;
   notice?: string | undefined;
   /** Why the last action was refused (the domain is taken, the key differs), shown above the actions. */
   problem?: string | undefined;
@@ -72,6 +75,7 @@ export function CompanyPage(props: CompanyPageProps): VNode {
       <Members members={props.members} />
       <MemberRecord actions={props.memberActions} />
       <Events endpoint={props.endpoint} deliveries={props.deliveries} />
+      <Sandbox use={props.sandbox} />
       <ActionHistory
         actions={props.actions}
         title="What operators did"
@@ -303,6 +307,31 @@ function Events(props: { endpoint: EndpointState; deliveries: LoggedAttempt[] })
           ))}
         </ul>
       )}
+    </section>
+  );
+}
+
+/** Its sandbox's use, as `gatelink-admin company show` says it (docs/design.md section 11.9). */
+function Sandbox(props: { use: SandboxUse | null }): VNode {
+  const { use } = props;
+  return (
+    <section class="card" aria-labelledby="sandbox-title">
+      <h3 id="sandbox-title">Sandbox</h3>
+      <p>
+        {use ? (
+          <>
+            Made <Moment date={use.madeAt} />: {sandboxUseWords(use)}
+            {use.lastOpeningAt ? (
+              <>
+                ; the last opening <Moment date={use.lastOpeningAt} />
+              </>
+            ) : null}
+            .
+          </>
+        ) : (
+          'Never used: the company has not called its sandbox.'
+        )}
+      </p>
     </section>
   );
 }

@@ -21,6 +21,7 @@ import {
 import { deliveryLog, endpointState } from '../../rules/events/delivery-log.js';
 import { MEMBER_ACTIONS_SHOWN, memberActions } from '../../rules/member-actions/member-actions.js';
 import { companyActions } from '../../rules/operators/actions.js';
+import { sandboxUse } from '../../rules/sandbox/sandbox-use.js';
 import { CompanyPage, companyUrl } from './company-page.js';
 import { type ConsoleDeps, operatorOf } from './console-access.js';
 
@@ -81,12 +82,13 @@ export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     status = 200,
   ) => {
     const company = await getCompany(ctx, id);
-    const [actions, memberRecord, members, endpoint, deliveries] = await Promise.all([
+    const [actions, memberRecord, members, endpoint, deliveries, sandbox] = await Promise.all([
       companyActions(ctx, id),
       memberActions(ctx, id, { limit: MEMBER_ACTIONS_SHOWN }),
       listMembers(ctx, id),
       endpointState(ctx, id),
       deliveryLog(ctx, id, { limit: CONSOLE_LOG_LINES }),
+      sandboxUse(ctx, id),
     ]);
     return sendPage(
       reply,
@@ -99,6 +101,7 @@ export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         members={members}
         endpoint={endpoint}
         deliveries={deliveries}
+        sandbox={sandbox}
         {...extra}
         notice={extra.notice ?? doneNotice(doneQuery.parse(request.query ?? {}).done, company)}
       />,

@@ -23,6 +23,7 @@ import { createDevice, listDevices } from '../../rules/devices/devices.js';
 import { listJournal } from '../../rules/journal/journal.js';
 import { MEMBER_ACTIONS_SHOWN, memberActions } from '../../rules/member-actions/member-actions.js';
 import { companyActions, OPERATOR_API } from '../../rules/operators/actions.js';
+import { sandboxUse } from '../../rules/sandbox/sandbox-use.js';
 import { deviceLifecycleRoutes } from './device-lifecycle-routes.js';
 import { eventsRoutes } from './events-routes.js';
 import type { OperatorApiContext } from './operator-api-context.js';
@@ -105,7 +106,15 @@ export async function opsRoutes(
       action,
       detail,
     }));
-    return { company, actions, member_actions };
+    const use = await sandboxUse(ctx, id);
+    const sandbox = use && {
+      made_at: use.madeAt.toISOString(),
+      requests: use.requests,
+      openings: use.openings,
+      last_opening_at: use.lastOpeningAt?.toISOString() ?? null,
+      outcome: use.outcome,
+    };
+    return { company, actions, member_actions, sandbox };
   });
 
   app.post('/ops/companies/:id/approve', async (request) => {

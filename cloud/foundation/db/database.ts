@@ -36,6 +36,7 @@ import * as eventWakeCallbacks from './migrations/0030-event-wake-callbacks.js';
 import * as phoneSetups from './migrations/0031-phone-setups.js';
 import * as callTheGate from './migrations/0032-call-the-gate.js';
 import * as callbackKinds from './migrations/0033-callback-kinds.js';
+import * as sandbox from './migrations/0034-sandbox.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -97,6 +98,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031-phone-setups': phoneSetups,
   '0032-call-the-gate': callTheGate,
   '0033-callback-kinds': callbackKinds,
+  '0034-sandbox': sandbox,
 };
 
 /**

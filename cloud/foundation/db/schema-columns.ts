@@ -58,6 +58,15 @@ export const TABLE_COLUMNS = {
     callback_paused_until: 'timestamp with time zone | null',
     callback_lease_until: 'timestamp with time zone | null',
     callback_kinds: 'ARRAY | null',
+    sandbox_of: 'integer | null',
+  },
+  sandboxes: {
+    company_id: 'integer',
+    customer_id: 'integer',
+    device_id: 'text',
+    device_key: 'text',
+    outcome: 'text',
+    created_at: 'timestamp with time zone',
   },
   company_secrets: {
     id: 'integer',

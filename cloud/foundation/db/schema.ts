@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { SandboxOutcomeName } from '../../../shared/company-api/sandbox-calls.js';
 
 /**
  * Table types for kysely; the tables themselves are made by ./migrations. Each column is described again as data
@@ -63,6 +64,24 @@ export interface CompaniesTable {
   callback_lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** The kinds of event the callback takes (migration 0033); null for every kind. */
   callback_kinds: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** For a company's sandbox (docs/design.md section 11.9), the company it is the sandbox of; null for any other. */
+  sandbox_of: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** What a sandbox's outcome makes of its next openings (docs/design.md section 11.9). */
+export type SandboxOutcome = SandboxOutcomeName;
+
+/** What the cloud simulates for a company's sandbox (docs/design.md section 11.9), by the sandbox company. */
+export interface SandboxesTable {
+  company_id: number;
+  /** The simulated customer, who grants and withdraws as the company's developer says. */
+  customer_id: number;
+  /** The barrier the cloud runs as its controller. */
+  device_id: string;
+  /** That controller's Ed25519 private key, sealed (cloud/foundation/web/sealing.ts). */
+  device_key: string;
+  outcome: ColumnType<SandboxOutcome, SandboxOutcome | undefined, SandboxOutcome>;
+  created_at: Timestamp;
 }
 
 export interface CompanyLogosTable {
@@ -128,6 +147,7 @@ export type MemberActionName =
   | 'key-proven'
   | 'key-rotation-confirmed'
   | 'secret-issued'
+  | 'sandbox-secret-issued'
   | 'secret-expired'
   | 'callback-saved'
   | 'callback-removed'
@@ -713,6 +733,7 @@ export interface DeviceUpdatesTable {
 export interface DB {
   companies: CompaniesTable;
   company_secrets: CompanySecretsTable;
+  sandboxes: SandboxesTable;
   callback_secrets: CallbackSecretsTable;
   nonces: NoncesTable;
   customers: CustomersTable;

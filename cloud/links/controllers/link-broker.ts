@@ -11,6 +11,7 @@ import type { UpdateDelivery } from '../../rules/rollouts/update-delivery.js';
 import type { CommandWaiters } from './command-waiters.js';
 import type { ControllerLink } from './controller-link.js';
 import type { DeviceMessages } from './device-messages.js';
+import type { SandboxController } from './sandbox-controller.js';
 import { type BrokerTransport, NotConnectedError } from './transport.js';
 
 export interface LinkBrokerOptions {
@@ -20,6 +21,8 @@ export interface LinkBrokerOptions {
   messages: DeviceMessages;
   ackTimeoutMs: number;
   updates: UpdateDelivery;
+  /** The controllers the cloud runs for sandbox barriers (docs/design.md section 11.9). */
+  sandbox: SandboxController;
 }
 
 /** The controller link on top of either transport: signed commands out, verified acks back. */
@@ -74,7 +77,8 @@ export class LinkBroker implements ControllerLink {
   async send(command: Command): Promise<DispatchResult> {
     const { ctx, transport, waiters, ackTimeoutMs } = this.#options;
     const deviceId = command.device_id;
-    if (this.#stopped || !(await transport.isConnected(deviceId))) return { kind: 'offline' };
+    if (this.#stopped) return { kind: 'offline' };
+    if (!(await transport.isConnected(deviceId))) return this.#sendToSandbox(command);
     // Waiting starts before sending, so an ack cannot arrive unheard. A publish still unconfirmed when the
     // deadline passes (the broker connection dropped) does not hold the answer back.
     const answer = waiters.wait(command.id, deviceId, ackTimeoutMs);
@@ -91,6 +95,26 @@ export class LinkBroker implements ControllerLink {
     if (failure)
       ctx.log.error({ deviceId, commandId: command.id, err: failure }, 'publishing a command failed');
     return { kind: 'timeout' };
+  }
+
+  /**
+   * A device without a session is offline, unless it is a sandbox barrier, which never has one: the cloud runs
+   * its controller, which answers as its outcome says.
+   */
+  async #sendToSandbox(command: Command): Promise<DispatchResult> {
+    const { ctx, waiters, ackTimeoutMs, sandbox } = this.#options;
+    const barrier = await sandbox.barrier(command.device_id);
+    if (!barrier || barrier.outcome === 'offline') return { kind: 'offline' };
+    const answer = waiters.wait(command.id, command.device_id, ackTimeoutMs);
+    sandbox.answer(command, barrier).catch((error: unknown) => {
+      ctx.log.error(
+        { deviceId: command.device_id, commandId: command.id, err: error },
+        'the sandbox controller failed',
+      );
+      waiters.cancel(command.id);
+    });
+    const ack = await answer;
+    return ack ? { kind: 'acked', ack } : { kind: 'timeout' };
   }
 
   addDevice(deviceId: string, password: string): Promise<void> {
@@ -113,6 +137,7 @@ export class LinkBroker implements ControllerLink {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#options.sandbox.stop();
     try {
       await this.#options.transport.stop();
     } finally {

@@ -11,6 +11,7 @@ import { startExternalTransport } from './external-broker.js';
 import { LinkBroker } from './link-broker.js';
 import { rabbitmqAccounts } from './rabbitmq-accounts.js';
 import { REDELIVERY_DELAYS, type RedeliveryDelays } from './redelivery-backoff.js';
+import { SandboxController, type SandboxGateTimes } from './sandbox-controller.js';
 import type { BrokerTransport, DeviceMessageListener } from './transport.js';
 
 export interface TransportOptions {
@@ -27,6 +28,8 @@ export interface TransportOptions {
 export interface ControllerLinkOptions extends TransportOptions {
   /** How long `dispatch` waits for the ack; default ACK_TIMEOUT_MS (cloud/README.md, "Opening"). */
   ackTimeoutMs?: number;
+  /** When the sandbox gates move (./sandbox-controller.ts); default SANDBOX_GATE_TIMES. */
+  sandboxGate?: SandboxGateTimes;
   /** How long an update command waits for a report before it goes again; default DEFAULT_RESEND_AFTER_MS. */
   resendAfterMs?: number;
 }
@@ -55,6 +58,7 @@ export async function startControllerLink(
     messages,
     updates,
     ackTimeoutMs: options.ackTimeoutMs ?? ACK_TIMEOUT_MS,
+    sandbox: new SandboxController(ctx, messages.receive, options.sandboxGate),
   });
   return link;
 }

@@ -134,7 +134,7 @@ async function attemptDelivery(
   stop?: AbortSignal,
 ): Promise<Attempt> {
   const at = ctx.clock.now();
-  const body = webhookBody(event);
+  const body = webhookBody(event, company.sandbox);
   const headers = webhookHeaders(
     ctx.serviceKey,
     { id: event.id, timestamp: Math.floor(at.getTime() / 1000), body },

@@ -79,8 +79,11 @@ export class EventStreams implements Part {
     return [...this.#open].filter((stream) => stream.companyId === companyId).length;
   }
 
-  /** A stream of the company's events from now on, as `text/event-stream` text. */
-  async open(companyId: number): Promise<Readable> {
+  /**
+   * A stream of the company's events from now on, as `text/event-stream` text; a sandbox's (`sandbox`, docs/design.md
+   * section 11.9) each say so in their body.
+   */
+  async open(companyId: number, options: { sandbox?: boolean } = {}): Promise<Readable> {
     this.#checkRoom(companyId);
     const newest = await this.#ctx.db
       .selectFrom('events')
@@ -89,8 +92,12 @@ export class EventStreams implements Part {
       .executeTakeFirst();
     // Again, with no wait before the stream counts: others may have opened while the cursor was read.
     this.#checkRoom(companyId);
-    const stream = new CompanyStream(this.#ctx, companyId, newest?.seq ?? '0', this.#options, () =>
-      this.#open.delete(stream),
+    const stream = new CompanyStream(
+      this.#ctx,
+      { id: companyId, sandbox: options.sandbox === true },
+      newest?.seq ?? '0',
+      this.#options,
+      () => this.#open.delete(stream),
     );
     this.#open.add(stream);
     return stream.output;
@@ -109,6 +116,7 @@ export class EventStreams implements Part {
 class CompanyStream {
   readonly output = new PassThrough();
   readonly companyId: number;
+  readonly #sandbox: boolean;
   readonly #ctx: Pick<CloudContext, 'db' | 'clock' | 'serviceKey' | 'log'>;
   readonly #options: EventStreamOptions;
   readonly #heartbeat: NodeJS.Timeout;
@@ -119,17 +127,18 @@ class CompanyStream {
 
   constructor(
     ctx: Pick<CloudContext, 'db' | 'clock' | 'serviceKey' | 'log'>,
-    companyId: number,
+    company: { id: number; sandbox: boolean },
     cursor: string,
     options: EventStreamOptions,
     onClose: () => void,
   ) {
     this.#ctx = ctx;
-    this.companyId = companyId;
+    this.companyId = company.id;
+    this.#sandbox = company.sandbox;
     this.#cursor = cursor;
     this.#options = options;
     // The retry field tells an EventSource how long to wait before it reconnects.
-    this.output.write(`retry: 5000\n: listening to the events of company ${companyId}\n\n`);
+    this.output.write(`retry: 5000\n: listening to the events of company ${company.id}\n\n`);
     this.#heartbeat = setInterval(() => this.output.write(': keep-alive\n\n'), options.heartbeatMs);
     this.#heartbeat.unref();
     this.output.once('close', () => {
@@ -188,7 +197,10 @@ class CompanyStream {
     const keys = await signingKeys(this.#ctx.db, this.companyId, now);
     let text = '';
     for (const event of events) {
-      const body = webhookBody({ id: event.id, type: event.type, at: new Date(event.at), data: event.data });
+      const body = webhookBody(
+        { id: event.id, type: event.type, at: new Date(event.at), data: event.data },
+        this.#sandbox,
+      );
       const headers = webhookHeaders(
         this.#ctx.serviceKey,
         { id: event.id, timestamp: Math.floor(now.getTime() / 1000), body },

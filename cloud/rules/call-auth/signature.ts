@@ -64,6 +64,7 @@ export async function authenticateSignature(
   signed: SignatureHeaders,
   rawBody: Uint8Array,
   keys: VerifyKeyCache,
+  sandbox = false,
 ): Promise<{ company: Company; fresh: Promise<void> }> {
   const now = ctx.clock.now();
   if (Math.abs(Number(signed.ts) - now.getTime() / 1000) > TIMESTAMP_TOLERANCE_SECONDS) {
@@ -71,19 +72,13 @@ export async function authenticateSignature(
   }
   const company = await companyByDomain(ctx, signed.domain);
   if (!company) throw new ApiError('unknown_org');
-  if (!company.key_pub) throw new ApiError('org_not_approved');
-  if (company.key_seen_other !== null) throw new ApiError('key_changed');
-  if (
-    !company.key_confirmed_at ||
-    now.getTime() - company.key_confirmed_at.getTime() > KEY_CONFIRMATION_LIMIT_MS
-  ) {
-    throw new ApiError('key_unavailable');
-  }
+  const key = signingKey(company, now, sandbox);
   // The string as signed: the header exactly as sent, not our lowercased copy.
   const message = new TextEncoder().encode(baseString(signed.org, signed.ts, signed.nonce, rawBody));
-  if (!(await keys.get(company.key_pub).verifyOffThread(message, signed.signature)))
-    throw new ApiError('bad_signature');
-  if (company.status !== 'approved') throw new ApiError('org_not_approved');
+  if (!(await keys.get(key).verifyOffThread(message, signed.signature))) throw new ApiError('bad_signature');
+  // The sandbox is open to a company waiting for approval (docs/design.md section 11.9), not to one refused.
+  if (company.status !== 'approved' && !(sandbox && company.status === 'pending'))
+    throw new ApiError('org_not_approved');
   const fresh = ctx.nonces.consume(company.id, signed.nonce).then((unused) => {
     if (!unused) throw new ApiError('nonce_reused');
     ctx.companyCache.remember(`domain:${signed.domain}`, company);
@@ -91,6 +86,25 @@ export async function authenticateSignature(
   // Settled by the route in every case; this only keeps a decision nobody awaited any more from being reported.
   fresh.catch(() => {});
   return { company, fresh };
+}
+
+/**
+ * The key that checks a company's calls: the one pinned at approval, while its domain still serves it. In the
+ * sandbox, before approval, the key its registrant proved to hold (docs/design.md section 11.1): a developer
+ * tries the API with the very key they will sign live calls with.
+ */
+function signingKey(company: Company, now: Date, sandbox: boolean): string {
+  if (!company.key_pub) {
+    if (sandbox && company.key_proven) return company.key_proven;
+    throw new ApiError('org_not_approved');
+  }
+  if (company.key_seen_other !== null) throw new ApiError('key_changed');
+  if (
+    !company.key_confirmed_at ||
+    now.getTime() - company.key_confirmed_at.getTime() > KEY_CONFIRMATION_LIMIT_MS
+  )
+    throw new ApiError('key_unavailable');
+  return company.key_pub;
 }
 
 /**

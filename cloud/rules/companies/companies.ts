@@ -58,14 +58,20 @@ export async function domainHolder(ctx: CloudContext, domain: string): Promise<C
     .executeTakeFirst();
 }
 
+/** A company by id; a company's sandbox (docs/design.md section 11.9) is no company of its own to anybody. */
 export async function getCompany(ctx: CloudContext, id: number): Promise<Company> {
-  const company = await ctx.db.selectFrom('companies').selectAll().where('id', '=', id).executeTakeFirst();
+  const company = await ctx.db
+    .selectFrom('companies')
+    .selectAll()
+    .where('id', '=', id)
+    .where('sandbox_of', 'is', null)
+    .executeTakeFirst();
   if (!company) throw new ApiError('not_found', { message: `No company with id ${id}.` });
   return company;
 }
 
 export async function listCompanies(ctx: CloudContext): Promise<Company[]> {
-  return ctx.db.selectFrom('companies').selectAll().orderBy('id').execute();
+  return ctx.db.selectFrom('companies').selectAll().where('sandbox_of', 'is', null).orderBy('id').execute();
 }
 
 /**

@@ -22,6 +22,8 @@ export async function findCompanies(
   let query = ctx.db
     .selectFrom('companies')
     .selectAll()
+    // A company's sandbox is found through its company (docs/design.md section 11.9).
+    .where('sandbox_of', 'is', null)
     .orderBy(sql`case when status = 'pending' then 0 else 1 end`)
     .orderBy('id')
     .limit(LIST_LIMIT);

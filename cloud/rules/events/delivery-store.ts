@@ -19,6 +19,8 @@ export interface ClaimedCompany {
   url: string;
   /** Its endpoint was failing and its callback address has changed since: its events start afresh. */
   resumed: boolean;
+  /** A company's sandbox (docs/design.md section 11.9): its events say so. */
+  sandbox: boolean;
 }
 
 /**
@@ -39,7 +41,7 @@ export async function claimCompanies(
   // One statement, committed on its own: a claim is what every commit that wrote an event wakes, so it costs one
   // round trip (on PGlite's one connection too). Restarting a resumed company's schedule can follow it, since the
   // lease already keeps the company to this worker.
-  const { rows } = await sql<{ id: number; callback_url: string; resumed: boolean }>`
+  const { rows } = await sql<{ id: number; callback_url: string; resumed: boolean; sandbox: boolean }>`
       with due as (
         select c.id, c.callback_failing_since is not null as resumed
           from companies c
@@ -68,10 +70,15 @@ export async function claimCompanies(
              callback_paused_until = null
         from due
        where c.id = due.id
-      returning c.id, c.callback_url, due.resumed`.execute(ctx.db);
+      returning c.id, c.callback_url, due.resumed, c.sandbox_of is not null as sandbox`.execute(ctx.db);
   const resumed = rows.filter((row) => row.resumed).map((row) => row.id);
   if (resumed.length > 0) await restartSchedules(ctx.db, resumed, now);
-  return rows.map((row) => ({ companyId: row.id, url: row.callback_url, resumed: row.resumed }));
+  return rows.map((row) => ({
+    companyId: row.id,
+    url: row.callback_url,
+    resumed: row.resumed,
+    sandbox: row.sandbox,
+  }));
 }
 
 /**

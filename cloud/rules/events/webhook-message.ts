@@ -22,9 +22,13 @@ export interface OutboxEvent {
   data: unknown;
 }
 
-/** The body, made once per event: every attempt sends the same bytes. */
-export function webhookBody(event: OutboxEvent): string {
-  return JSON.stringify({ type: event.type, id: event.id, at: formatTimestamp(event.at), data: event.data });
+/**
+ * The body, made once per event: every attempt sends the same bytes. An event of a company's sandbox says
+ * `"sandbox": true` (docs/design.md section 11.9), so that no receiver takes it for a live one.
+ */
+export function webhookBody(event: OutboxEvent, sandbox = false): string {
+  const body = { type: event.type, id: event.id, at: formatTimestamp(event.at), data: event.data };
+  return JSON.stringify(sandbox ? { sandbox: true, ...body } : body);
 }
 
 /**

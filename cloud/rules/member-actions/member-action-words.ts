@@ -14,6 +14,7 @@ export const MEMBER_ACTION_WORDS: Record<MemberActionName, string> = {
   'key-proven': 'proved holding key',
   'key-rotation-confirmed': 'confirmed the new key',
   'secret-issued': 'issued an API secret',
+  'sandbox-secret-issued': 'issued a sandbox secret',
   'secret-expired': 'expired the old API secret',
   'callback-saved': 'set the callback address to',
   'callback-removed': 'removed the callback address',

@@ -103,6 +103,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/company.php?a=sandbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move your sandbox's customer and barrier
+         * @description With `"sandbox": true` only: the simulated customer of your sandbox grants a request or withdraws a key, or its barrier is set to answer the next openings as chosen (opened, offline, busy, or the gate not moving). Any call with `"sandbox": true` reaches your sandbox alone; see cloud/README.md, "The sandbox".
+         */
+        post: operations["sandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "request.claimed": {
@@ -438,6 +458,12 @@ export interface components {
          */
         RequestBody: {
             /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
+            /**
              * @description Your own reference, shown to the customer beside your name: 1..64 printable characters (no control, separator or invisible characters; cloud/README.md, "Printable text"). Not unique.
              * @example ORD-1042
              */
@@ -550,6 +576,11 @@ export interface components {
          */
         RequestAnswer: {
             /**
+             * @description Present, and true, on every answer of your sandbox; never on a live one.
+             * @constant
+             */
+            sandbox?: true;
+            /**
              * @description The request code, for `status`.
              * @example 7KQ2M9XG4TPW
              */
@@ -574,6 +605,12 @@ export interface components {
          *     }
          */
         StatusBody: {
+            /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
             /**
              * @description The code `request` answered: 12 characters of Crockford base32, accepted in any case. Another company's code answers 404 not_found, like an unknown one.
              * @example 7KQ2M9XG4TPW
@@ -606,6 +643,11 @@ export interface components {
          *     }
          */
         StatusAnswer: {
+            /**
+             * @description Present, and true, on every answer of your sandbox; never on a live one.
+             * @constant
+             */
+            sandbox?: true;
             /** @description The request code, in upper case. */
             code: string;
             /**
@@ -749,6 +791,12 @@ export interface components {
          */
         OpenBody: {
             /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
+            /**
              * @description The key the customer granted: `key_ref` of `status`.
              * @example 311
              */
@@ -774,6 +822,11 @@ export interface components {
          *     }
          */
         OpenAnswer: {
+            /**
+             * @description Present, and true, on every answer of your sandbox; never on a live one.
+             * @constant
+             */
+            sandbox?: true;
             /** @constant */
             ok: 1;
             /** @description The opening's entry in the customer's journal. */
@@ -786,6 +839,12 @@ export interface components {
          *     }
          */
         TriggerBody: {
+            /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
             /**
              * @description The kind of event to send: its example in cloud/README.md, with a new `id` and the time now.
              * @example open.succeeded
@@ -803,16 +862,28 @@ export interface components {
          *     }
          */
         TriggerAnswer: {
+            /**
+             * @description Present, and true, on every answer of your sandbox; never on a live one.
+             * @constant
+             */
+            sandbox?: true;
             /** @description The sample event's `id`, as its delivery carries it. */
             id: string;
             /** @enum {string} */
             type: "request.claimed" | "request.issued" | "request.revoked" | "request.expired" | "request.declined" | "request.released" | "key.expired" | "open.succeeded" | "open.failed" | "open.gate_opened" | "open.gate_closed" | "open.gate_not_moved" | "gate.left_open" | "gate.closed" | "ping";
         };
         /**
-         * @description Stream your events as they are written, until you close the connection. Nothing but the credentials: an empty object in signature mode.
+         * @description Stream your events as they are written (your sandbox's with `"sandbox": true`), until you close the connection. Nothing but the credentials: an empty object in signature mode.
          * @example {}
          */
         ListenBody: {
+            /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
+        } & {
             [key: string]: unknown;
         };
         /**
@@ -834,6 +905,200 @@ export interface components {
             };
             /** @description The body exactly as a delivery sends it: `{"type", "id", "at", "data"}`. */
             body: string;
+        };
+        /**
+         * @description Move your sandbox's simulated customer and barrier (only with `"sandbox": true`): `grant` claims and grants a request as a customer would, `withdraw` withdraws a key, `outcome` sets what the next openings come to. Each makes the events a real move makes.
+         * @example {
+         *       "sandbox": true,
+         *       "do": "grant",
+         *       "code": "7KQ2M9XG4TPW"
+         *     }
+         * @example {
+         *       "sandbox": true,
+         *       "do": "withdraw",
+         *       "key_ref": 311
+         *     }
+         * @example {
+         *       "sandbox": true,
+         *       "do": "outcome",
+         *       "outcome": "gate_not_moved"
+         *     }
+         */
+        SandboxBody: ({
+            /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
+            /** @constant */
+            do: "grant";
+            /**
+             * @description The code `request` answered in the sandbox.
+             * @example 7KQ2M9XG4TPW
+             */
+            code: string;
+            /**
+             * @description The access the simulated customer grants; left out: what the request asked for.
+             * @example {
+             *       "windows": [
+             *         {
+             *           "days": [
+             *             "mon",
+             *             "tue",
+             *             "wed",
+             *             "thu",
+             *             "fri"
+             *           ],
+             *           "from": "08:00",
+             *           "to": "12:00"
+             *         }
+             *       ],
+             *       "starts_at": "2026-12-07 07:00:00",
+             *       "ends_at": "2026-12-19 17:00:00",
+             *       "openings": 5
+             *     }
+             * @example {
+             *       "windows": [
+             *         {
+             *           "days": [
+             *             "fri"
+             *           ],
+             *           "from": "22:00",
+             *           "to": "06:00"
+             *         }
+             *       ]
+             *     }
+             */
+            shape?: {
+                /**
+                 * @description When in the week the key opens: 1..8 windows, any of which allows. Left out: at any hour.
+                 * @example [
+                 *       {
+                 *         "days": [
+                 *           "mon",
+                 *           "tue",
+                 *           "wed",
+                 *           "thu",
+                 *           "fri"
+                 *         ],
+                 *         "from": "08:00",
+                 *         "to": "12:00"
+                 *       }
+                 *     ]
+                 */
+                windows?: {
+                    /**
+                     * @description The weekdays the window starts on: 1..7 of mon, tue, wed, thu, fri, sat, sun, each at most once.
+                     * @example [
+                     *       "mon",
+                     *       "tue",
+                     *       "wed",
+                     *       "thu",
+                     *       "fri"
+                     *     ]
+                     */
+                    days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                    /**
+                     * @description When the window opens, `HH:MM` from 00:00 to 23:59, wall-clock time in the barrier's time zone.
+                     * @example 08:00
+                     */
+                    from: string;
+                    /**
+                     * @description When the window closes, `HH:MM` from 00:01 to 24:00, wall-clock time in the barrier's time zone; the window closes as that minute begins. Earlier than `from`: the window crosses midnight and ends on the next day.
+                     * @example 12:00
+                     */
+                    to: string;
+                }[];
+                /**
+                 * @description The first moment the key opens; left out: from the grant on, `YYYY-MM-DD HH:MM:SS` in UTC.
+                 * @example 2026-12-07 07:00:00
+                 */
+                starts_at?: string;
+                /**
+                 * @description The moment the key stops opening; left out: until the customer withdraws it, `YYYY-MM-DD HH:MM:SS` in UTC.
+                 * @example 2026-12-19 17:00:00
+                 */
+                ends_at?: string;
+                /**
+                 * @description How many openings the key makes in all, 1..1000. Left out: no count.
+                 * @example 5
+                 */
+                openings?: number;
+            };
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
+            /** @constant */
+            do: "withdraw";
+            /**
+             * @description The key to withdraw: `key_ref` of `status`.
+             * @example 311
+             */
+            key_ref: number;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            /**
+             * @description true: the call goes to your sandbox (cloud/README.md, "The sandbox"): a simulated customer and a barrier the cloud runs for you, apart from every real one. Left out: the live service. In secret mode the sandbox secret (`glsb_`) goes with it.
+             * @example true
+             * @constant
+             */
+            sandbox?: true;
+            /** @constant */
+            do: "outcome";
+            /**
+             * @description What the barrier does with the next openings: `opened` (the gate opens, then closes), `offline` (503 device_offline), `busy` (the controller refuses: 502 device_error), `gate_not_moved` (the relay fires and the gate never moves: `open.gate_not_moved` follows).
+             * @example gate_not_moved
+             * @enum {string}
+             */
+            outcome: "opened" | "offline" | "busy" | "gate_not_moved";
+        } & {
+            [key: string]: unknown;
+        });
+        /**
+         * @description What the move left, as `status` will read it.
+         * @example {
+         *       "sandbox": true,
+         *       "code": "7KQ2M9XG4TPW",
+         *       "key_ref": 311
+         *     }
+         * @example {
+         *       "sandbox": true,
+         *       "key_ref": 311,
+         *       "withdrawn": true
+         *     }
+         * @example {
+         *       "sandbox": true,
+         *       "outcome": "gate_not_moved"
+         *     }
+         */
+        SandboxAnswer: {
+            /**
+             * @description Always: a move is the sandbox's.
+             * @constant
+             */
+            sandbox: true;
+            /** @description grant: the request granted. */
+            code?: string;
+            /** @description grant and withdraw: the key. */
+            key_ref?: number;
+            /**
+             * @description withdraw: the key is withdrawn.
+             * @constant
+             */
+            withdrawn?: true;
+            /**
+             * @description outcome: what the next openings come to.
+             * @enum {string}
+             */
+            outcome?: "opened" | "offline" | "busy" | "gate_not_moved";
         };
         RequestClaimedEvent: {
             /** @constant */
@@ -1331,6 +1596,10 @@ export interface operations {
              *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
              *
              *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             *
+             *     `live_secret`: This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).
+             *
+             *     `sandbox_secret`: This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).
              */
             401: {
                 headers: {
@@ -1340,7 +1609,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed" | "live_secret" | "sandbox_secret";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
@@ -1515,6 +1784,10 @@ export interface operations {
              *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
              *
              *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             *
+             *     `live_secret`: This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).
+             *
+             *     `sandbox_secret`: This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).
              */
             401: {
                 headers: {
@@ -1524,7 +1797,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed" | "live_secret" | "sandbox_secret";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
@@ -1691,6 +1964,10 @@ export interface operations {
              *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
              *
              *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             *
+             *     `live_secret`: This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).
+             *
+             *     `sandbox_secret`: This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).
              */
             401: {
                 headers: {
@@ -1700,7 +1977,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed" | "live_secret" | "sandbox_secret";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
@@ -1948,6 +2225,10 @@ export interface operations {
              *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
              *
              *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             *
+             *     `live_secret`: This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).
+             *
+             *     `sandbox_secret`: This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).
              */
             401: {
                 headers: {
@@ -1957,7 +2238,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed" | "live_secret" | "sandbox_secret";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
@@ -2106,6 +2387,10 @@ export interface operations {
              *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
              *
              *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             *
+             *     `live_secret`: This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).
+             *
+             *     `sandbox_secret`: This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).
              */
             401: {
                 headers: {
@@ -2115,7 +2400,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed";
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed" | "live_secret" | "sandbox_secret";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
@@ -2186,6 +2471,196 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "too_many_streams";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KiB; send fewer or shorter headers. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "headers_too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `internal`: Something went wrong on our side; quote the X-Request-Id when you report it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "internal";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+        };
+    };
+    sandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB, sent with Content-Type: application/json. In secret mode it also carries `org_id` and `secret` (SecretCredentials). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxBody"] & components["schemas"]["SecretCredentials"];
+            };
+        };
+        responses: {
+            /** @description What the move left, as `status` will read it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxAnswer"];
+                };
+            };
+            /**
+             * @description `bad_json`: The body must be a JSON object.
+             *
+             *     `invalid_field`: A field has the wrong type or is out of range.
+             *
+             *     `bad_request`: The request is not well-formed HTTP/1.1: send a valid request line, headers without control characters, and a body framed by Content-Length or valid chunks.
+             *
+             *     `sandbox_only`: a=sandbox moves your sandbox only: send "sandbox": true in the body.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "bad_json" | "invalid_field" | "bad_request" | "sandbox_only";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `auth_required`: Sign the call with the X-Service-* headers, or send org_id and secret in the body.
+             *
+             *     `bad_headers`: Send all four X-Service-* headers, well formed (ASCII domain, Unix seconds, 32 hex nonce, base64).
+             *
+             *     `stale_timestamp`: X-Service-Ts is more than 300 seconds from our clock; sync your clock.
+             *
+             *     `nonce_reused`: This nonce was already used; send a fresh random nonce with every call.
+             *
+             *     `bad_signature`: The signature does not match the body and headers under your key.
+             *
+             *     `unknown_org`: No company is registered with this domain or org_id.
+             *
+             *     `bad_secret`: The secret is wrong.
+             *
+             *     `key_unavailable`: Your key file could not be fetched for 24 hours; publish it at /.well-known/service.json.
+             *
+             *     `key_changed`: Your key file holds a different key than the one confirmed; confirm the rotation in your account area.
+             *
+             *     `live_secret`: This is a live secret: a call with "sandbox": true takes your sandbox secret (glsb_).
+             *
+             *     `sandbox_secret`: This is a sandbox secret: send "sandbox": true with it, or use your live secret (glsk_).
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_required" | "bad_headers" | "stale_timestamp" | "nonce_reused" | "bad_signature" | "unknown_org" | "bad_secret" | "key_unavailable" | "key_changed" | "live_secret" | "sandbox_secret";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /**
+             * @description `org_not_approved`: The company is not approved, or is suspended.
+             *
+             *     `secret_disabled`: This company has a domain: sign calls with its key instead of a secret.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "org_not_approved" | "secret_disabled";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `not_found`: No such request for this company. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time; send the headers and body at once, then retry. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "request_timeout";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `invalid_state`: The request is not in a state that allows this. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `too_large`: The body is larger than 16 KiB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "too_large";
+                    } & WithRequired<components["schemas"]["Error"], "error">;
+                };
+            };
+            /** @description `unsupported_media_type`: Send the body with Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                     } & WithRequired<components["schemas"]["Error"], "error">;
                 };
             };
