@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { ClientAuth } from './client/index.js';
 import { GatelinkClient } from './client/index.js';
-import type { Environment, StringOption, Values } from './command.js';
+import type { BooleanOption, Environment, StringOption, Values } from './command.js';
 import { readKeyFile, UsageError } from './key-file.js';
 
 /**
@@ -9,11 +9,13 @@ import { readKeyFile, UsageError } from './key-file.js';
  * 11.2; cloud/README.md, "Authentication"): each setting from its flag, else from its environment variable, so a
  * script can set them once and a person can override one on the command line.
  */
-export const CONNECTION_OPTIONS: Record<'url' | 'key' | 'org' | 'secret', StringOption> = {
+export const CONNECTION_OPTIONS: Record<'url' | 'key' | 'org' | 'secret', StringOption> &
+  Record<'sandbox', BooleanOption> = {
   url: { type: 'string' },
   key: { type: 'string' },
   org: { type: 'string' },
   secret: { type: 'string' },
+  sandbox: { type: 'boolean' },
 };
 
 export const CONNECTION_USAGE = `Where and as whom (a flag wins over its environment variable):
@@ -21,13 +23,16 @@ export const CONNECTION_USAGE = `Where and as whom (a flag wins over its environ
   --key FILE             the key file keygen wrote, to sign (GATELINK_KEY_FILE); company-key.json when it
                          exists and nothing else is given
   --org ID --secret S    a company without a domain (GATELINK_ORG_ID, GATELINK_SECRET); prefer the variable
-                         for the secret, which a command line shows to every user of the machine`;
+                         for the secret, which a command line shows to every user of the machine
+  --sandbox              your sandbox (GATELINK_SANDBOX=1): a simulated customer and barrier, apart from
+                         every real one; with a secret, your sandbox secret (glsb_)`;
 
 export const DEFAULT_KEY_FILE = 'company-key.json';
 
 /** A client for the configured service and company, or a UsageError naming what is missing. */
 export function companyClient(values: Values, env: Environment): GatelinkClient {
-  return new GatelinkClient({ baseUrl: serviceUrl(values, env), auth: companyAuth(values, env) });
+  const sandbox = values.sandbox === true || env.GATELINK_SANDBOX === '1';
+  return new GatelinkClient({ baseUrl: serviceUrl(values, env), auth: companyAuth(values, env), sandbox });
 }
 
 /** The service's address from --url or GATELINK_URL, an http or https one. */

@@ -14,6 +14,11 @@ import {
 } from '../../shared/company-api/calls.js';
 import { type TriggerAnswer, triggerAnswerSchema } from '../../shared/company-api/event-calls.js';
 import type { EventKind } from '../../shared/company-api/events.js';
+import {
+  type SandboxAnswerBody,
+  type SandboxBody,
+  sandboxAnswerSchema,
+} from '../../shared/company-api/sandbox-calls.js';
 import { strictPublicKeyFromBase64, type VerifyKey } from '../../shared/crypto/ed25519.js';
 import { OPEN_ANSWER_LIMIT_MS } from '../../shared/limits.js';
 import { answerError, type CallFacts, errorCodeOf, readSuccess } from './answers.js';
@@ -50,6 +55,11 @@ export interface GatelinkClientOptions {
    * that only receives events may leave it out: `webhookKey()` sends no credentials, and a call then throws.
    */
   auth?: ClientAuth;
+  /**
+   * Every call goes to your sandbox (cloud/README.md, "The sandbox"): `"sandbox": true` in each body, and in
+   * secret mode your sandbox secret as `auth`.
+   */
+  sandbox?: boolean;
   /** Attempts after the first (default 3). */
   retries?: number;
   /** The longest wait for one attempt's answer (default 30 s: an opening may wait 8 s for the gate). */
@@ -105,6 +115,7 @@ const DEFAULT_USER_AGENT = `gatelink-client/1 node/${process.versions.node}`;
 export class GatelinkClient {
   readonly #baseUrl: string;
   readonly #auth: ClientAuth | undefined;
+  readonly #sandbox: boolean;
   readonly #retry: RetrySettings;
   readonly #timeoutMs: number;
   readonly #openTimeoutMs: number;
@@ -117,6 +128,7 @@ export class GatelinkClient {
   constructor(options: GatelinkClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#auth = options.auth;
+    this.#sandbox = options.sandbox === true;
     this.#retry = {
       ...DEFAULT_RETRY,
       ...(options.retries === undefined ? {} : { retries: options.retries }),
@@ -161,7 +173,7 @@ export class GatelinkClient {
    */
   async *listen(options: Pick<CallOptions, 'signal'> = {}): AsyncGenerator<ListenedEvent> {
     const auth = this.#needAuth('listen');
-    const body = callBody(auth, {});
+    const body = callBody(auth, this.#fields({}));
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'text/event-stream',
@@ -258,6 +270,19 @@ export class GatelinkClient {
     }
   }
 
+  /**
+   * Moves your sandbox's simulated customer or barrier (`a=sandbox`): grant a request, withdraw a key, or choose
+   * what the next openings come to. Only on a client made with `sandbox: true`.
+   */
+  sandboxMove(move: SandboxBody, options: Pick<CallOptions, 'signal'> = {}): Promise<SandboxAnswerBody> {
+    return this.#call('sandbox', move, sandboxAnswerSchema, { ...options, idempotencyKey: false });
+  }
+
+  /** A call's own fields, with the sandbox's flag on a sandbox client. */
+  #fields(fields: Record<string, unknown>): Record<string, unknown> {
+    return this.#sandbox ? { sandbox: true, ...fields } : fields;
+  }
+
   async #call<S extends z.ZodType>(
     action: Action,
     fields: Record<string, unknown>,
@@ -267,7 +292,7 @@ export class GatelinkClient {
     const idempotencyKey =
       options.idempotencyKey === false ? undefined : (options.idempotencyKey ?? randomUUID());
     const auth = this.#needAuth(action);
-    const body = callBody(auth, fields);
+    const body = callBody(auth, this.#fields(fields));
     const traits: CallTraits = {
       repeatable: action === 'status' || idempotencyKey !== undefined,
       hasIdempotencyKey: idempotencyKey !== undefined,

@@ -10,6 +10,7 @@ export type {
   StatusAnswer,
 } from '../../shared/company-api/calls.js';
 export type { ListenMessage, TriggerAnswer } from '../../shared/company-api/event-calls.js';
+export type { SandboxAnswerBody, SandboxBody } from '../../shared/company-api/sandbox-calls.js';
 export { SigningKey, VerifyKey } from '../../shared/crypto/ed25519.js';
 export type { ErrorCode } from '../../shared/errors.js';
 export { type CompanyKey, readKeyFile } from '../key-file.js';

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
 import { rotateSigningSecret } from '../../cloud/rules/events/signing-secrets.js';
 import { verifyWebhook } from '../../company/client/index.js';
 import { runCompanyTool } from '../../company/tool.js';
@@ -109,6 +110,46 @@ describe('trigger and listen', () => {
     expect(line).toMatchObject({ type: 'ping', error: 'ECONNREFUSED' });
     stop.abort();
     expect(await listening.code).toBe(0);
+  });
+
+  it('with --sandbox and the sandbox secret, forwards the sandbox events, each saying so', async () => {
+    receiver.received.length = 0;
+    const { secret } = await issueSandboxSecret(cloud.ctx, company.org_id);
+    const sandbox = await cloud.ctx.db
+      .selectFrom('companies')
+      .select('id')
+      .where('sandbox_of', '=', company.org_id)
+      .executeTakeFirstOrThrow();
+    const env = {
+      GATELINK_URL: cloud.baseUrl,
+      GATELINK_ORG_ID: String(company.org_id),
+      GATELINK_SECRET: secret,
+    };
+    const run = (args: string[], stop?: AbortSignal) => {
+      const printed = { out: '', err: '' };
+      const io = {
+        out: (text: string) => (printed.out += text),
+        err: (text: string) => (printed.err += text),
+      };
+      return { printed, code: runCompanyTool(args, io, env, stop) };
+    };
+    const stop = new AbortController();
+    const listening = run(['listen', '--sandbox', '--forward-to', receiver.url], stop.signal);
+    await expect.poll(() => cloud.streams.count(sandbox.id)).toBe(1);
+    expect(cloud.streams.count(company.org_id)).toBe(0);
+
+    const sent = run(['trigger', '--sandbox', 'open.succeeded']);
+    expect(await sent.code).toBe(0);
+    await expect.poll(() => receiver.received.length).toBe(1);
+    const got: Received = receiver.received[0]!;
+    expect(got.verified).toBe(true);
+    expect(JSON.parse(got.body)).toMatchObject({ sandbox: true, type: 'open.succeeded' });
+    stop.abort();
+    expect(await listening.code).toBe(0);
+
+    const withoutFlag = run(['trigger', 'ping']);
+    expect(await withoutFlag.code).toBe(1);
+    expect(withoutFlag.printed.err).toContain('sandbox_secret');
   });
 
   it('refuses an unknown kind before calling, and ends listen on a refusal', async () => {
