@@ -137,5 +137,37 @@ describe.skipIf(chromiumMissing)('API access in Chromium', { timeout: BROWSER_ST
       expect(foreignRequests).toEqual([]);
       await context.close();
     });
+
+    it(`at ${viewport} size: a company waiting for approval makes a sandbox secret and calls its sandbox`, async () => {
+      const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
+      const owner = await companyOwner(cloud, { name: 'Early Couriers' });
+      await signIn(context, owner.customerId);
+      await page.goto(`/company/${owner.companyId}/access`);
+      await page.getByRole('button', { name: 'Make a sandbox secret' }).click();
+      await page.getByText('Your new sandbox secret').waitFor();
+      await look(page, 'access-sandbox-secret', viewport);
+      const secret = (await page.getByLabel('Sandbox secret', { exact: true }).inputValue()).trim();
+      expect(secret).toMatch(/^glsb_/);
+
+      const sandbox = { org_id: owner.companyId, secret, sandbox: true };
+      const asked = await cloud.call('request', sandbox);
+      expect(asked.body).toMatchObject({ sandbox: true });
+      expect((await cloud.call('request', { org_id: owner.companyId, secret })).body.error).toBe(
+        'sandbox_secret',
+      );
+
+      const confirmations: string[] = [];
+      page.on('dialog', (dialog) => {
+        confirmations.push(dialog.message());
+        void dialog.accept();
+      });
+      await page.goto(`/company/${owner.companyId}/access`);
+      await page.getByRole('button', { name: 'Make a new sandbox secret' }).click();
+      await page.getByText('Your new sandbox secret').waitFor();
+      expect(confirmations).toEqual(['Make a new sandbox secret? The current one stops working at once.']);
+      expect((await cloud.call('request', sandbox)).body.error).toBe('bad_secret');
+      expect(foreignRequests).toEqual([]);
+      await context.close();
+    });
   }
 });

@@ -4,6 +4,7 @@ import type { SecretListing } from '../../rules/call-auth/secrets-list.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { CompanyFrame } from './company-frame.js';
 import { KeyAccess } from './key-access.js';
+import { SandboxAccess, type SandboxView } from './sandbox-access.js';
 import { SecretAccess } from './secret-access.js';
 
 /**
@@ -17,7 +18,7 @@ export type AccessView =
 
 /** What went wrong with a form, said beside it; `signature` is what was pasted, shown again. */
 export interface AccessProblem {
-  form: 'check' | 'proof' | 'rotation' | 'secret';
+  form: 'check' | 'proof' | 'rotation' | 'secret' | 'sandbox-secret';
   message: string;
   signature?: string;
 }
@@ -27,11 +28,14 @@ export interface AccessPageProps {
   company: Company;
   baseUrl: string;
   view: AccessView;
+  sandbox: SandboxView;
   /** What the last form did (`?done=`). */
   done?: string | undefined;
   problem?: AccessProblem | undefined;
   /** A secret just issued: shown on this answer only. */
   issued?: string | undefined;
+  /** A sandbox secret just made: shown on this answer only. */
+  sandboxIssued?: string | undefined;
 }
 
 const DONE: Record<string, string> = {
@@ -64,6 +68,14 @@ export function AccessPage(props: AccessPageProps): VNode {
         />
       )}
       <FirstCall company={company} baseUrl={props.baseUrl} view={view} />
+      <SandboxAccess
+        page={props.page}
+        company={company}
+        baseUrl={props.baseUrl}
+        view={props.sandbox}
+        problem={props.problem?.form === 'sandbox-secret' ? props.problem.message : undefined}
+        issued={props.sandboxIssued}
+      />
     </CompanyFrame>
   );
 }

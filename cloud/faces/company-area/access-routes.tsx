@@ -4,7 +4,7 @@ import { formText, parseForm, textField } from '../../foundation/web/form-input.
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
-import { expireRetiringSecret, issueSecret } from '../../rules/call-auth/secret.js';
+import { expireRetiringSecret, issueSandboxSecret, issueSecret } from '../../rules/call-auth/secret.js';
 import { currentSecretId, liveSecrets } from '../../rules/call-auth/secrets-list.js';
 import type { Company } from '../../rules/companies/companies.js';
 import {
@@ -17,6 +17,7 @@ import { AccessPage, type AccessProblem, type AccessView } from './access-page.j
 import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 import { companyPath } from './company-frame.js';
+import type { SandboxView } from './sandbox-access.js';
 
 /**
  * A company's API access (docs/design.md section 11.2): a domain company checks its key file, proves it holds
@@ -98,6 +99,21 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
     return show(request, reply, company, { issued: issued.secret });
   });
 
+  /** A sandbox secret, shown on this answer only; as for a live one, the form names the one it replaces. */
+  app.post('/company/:companyId/access/sandbox-secret', async (request, reply) => {
+    const visit = (await companyVisit(deps, request, reply))!;
+    const { company } = visit.membership;
+    const form = parseForm(SECRET_FORM, request.body);
+    const current = currentSecretId(await sandboxSecrets(company));
+    if (!form.ok || form.value.replaces !== current) {
+      const message =
+        'This form was sent before (a reload, perhaps): the sandbox secret it made was shown once and is not shown again. If you did not copy it, make another.';
+      return show(request, reply, company, { problem: { form: 'sandbox-secret', message } }, 409);
+    }
+    const issued = await issueSandboxSecret(ctx, company.id, actorOf(visit));
+    return show(request, reply, company, { sandboxIssued: issued.secret });
+  });
+
   /** A replaced secret ended before its 24 hours are over (a leaked one); the list says which are left. */
   app.post('/company/:companyId/access/secret/:secretId/expire', async (request, reply) => {
     const visit = (await companyVisit(deps, request, reply))!;
@@ -138,7 +154,7 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
     request: FastifyRequest,
     reply: FastifyReply,
     company: Company,
-    view: { done?: string; problem?: AccessProblem; issued?: string },
+    view: { done?: string; problem?: AccessProblem; issued?: string; sandboxIssued?: string },
     status = 200,
   ): Promise<FastifyReply> {
     const page = pageContext(request, reply);
@@ -149,10 +165,27 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
         company={company}
         baseUrl={ctx.baseUrl()}
         view={await accessView(company)}
+        sandbox={await sandboxView(company)}
         {...view}
       />,
       status,
     );
+  }
+
+  /** The sandbox's secrets still working (one at most: a new one ends the one before at once). */
+  async function sandboxSecrets(company: Company) {
+    const sandbox = await ctx.db
+      .selectFrom('companies')
+      .select('id')
+      .where('sandbox_of', '=', company.id)
+      .executeTakeFirst();
+    return sandbox ? liveSecrets(ctx, sandbox.id) : [];
+  }
+
+  async function sandboxView(company: Company): Promise<SandboxView> {
+    if (company.domain) return { kind: 'domain' };
+    const secrets = await sandboxSecrets(company);
+    return { kind: 'secret', secrets, replaces: currentSecretId(secrets) };
   }
 
   async function accessView(company: Company): Promise<AccessView> {
