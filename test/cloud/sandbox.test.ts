@@ -5,6 +5,7 @@ import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
 import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
 import { sweepNotMoved } from '../../cloud/rules/positions/gate-sweeps.js';
 import { claimRequest } from '../../cloud/rules/requests/claim.js';
+import { GatelinkClient } from '../../company/client/index.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
@@ -370,6 +371,18 @@ describe('who has a sandbox', () => {
     const liveInSandbox = await cloud.call('request', { ...company, sandbox: true });
     expect(liveInSandbox.status).toBe(401);
     expect(liveInSandbox.body.error).toBe('live_secret');
+    // The company client, as a developer's program uses it.
+    const client = new GatelinkClient({
+      baseUrl: cloud.baseUrl,
+      auth: { orgId: company.org_id, secret },
+      sandbox: true,
+      now: () => clock.now().getTime(),
+    });
+    const made = await client.request({ ref: 'CLIENT-1' });
+    expect(made.sandbox).toBe(true);
+    expect(await client.sandboxMove({ do: 'grant', code: made.code })).toMatchObject({ sandbox: true });
+    expect((await client.status(made.code)).state).toBe('issued');
+
     const other = await secretCompany(cloud, 'Other Couriers');
     const borrowed = await cloud.call('request', { org_id: other.org_id, secret, sandbox: true });
     expect(borrowed.body.error).toBe('bad_secret');

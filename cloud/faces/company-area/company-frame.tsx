@@ -18,6 +18,7 @@ export type CompanySection =
   | 'members'
   | 'requests'
   | 'journal'
+  | 'sandbox'
   | 'activity';
 
 const SECTIONS: { id: CompanySection; label: string; path: string }[] = [
@@ -29,6 +30,7 @@ const SECTIONS: { id: CompanySection; label: string; path: string }[] = [
   { id: 'callback', label: 'Callback', path: '/callback' },
   { id: 'events', label: 'Events', path: '/events' },
   { id: 'members', label: 'Members', path: '/members' },
+  { id: 'sandbox', label: 'Sandbox', path: '/sandbox' },
   { id: 'activity', label: 'Activity', path: '/activity' },
 ];
 

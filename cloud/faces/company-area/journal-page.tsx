@@ -100,7 +100,7 @@ export function CompanyJournalPage(props: {
 }
 
 /** One opening: "Anna, van 7 · Opened · Front gate, Demo barrier", then ref, key and time. */
-function OpeningLine(props: { entry: CompanyJournalEntry }): VNode {
+export function OpeningLine(props: { entry: CompanyJournalEntry }): VNode {
   const { entry } = props;
   const extra = extraDetail(entry.outcome, entry.detail);
   const where = [entry.objectLabel, entry.barrierLabel].filter((part) => part !== null).join(', ');

@@ -10,6 +10,7 @@ import { logoRoutes } from './logo-routes.js';
 import { membersRoutes } from './members-routes.js';
 import { overviewRoutes } from './overview-routes.js';
 import { requestsRoutes } from './requests-routes.js';
+import { sandboxRoutes } from './sandbox-routes.js';
 
 /**
  * The company account area (docs/design.md section 11): where a company registers, and its members manage its
@@ -26,5 +27,6 @@ export async function companyArea(app: FastifyInstance, deps: CompanyAreaDeps): 
   await app.register(accessRoutes, deps);
   await app.register(logoRoutes, deps);
   await app.register(eventsRoutes, deps);
+  await app.register(sandboxRoutes, deps);
   await app.register(companyActivityRoutes, deps);
 }

@@ -91,3 +91,60 @@ async function grant(
   });
   return { code: request.code, key_ref: keyRef };
 }
+
+/** A request of the sandbox as its page lists it: waiting for the simulated customer, or granted. */
+export interface SandboxRequest {
+  code: string;
+  ref: string | null;
+  createdAt: Date;
+  /** The key granted on it, while it stands; null while it waits. */
+  keyRef: number | null;
+}
+
+/**
+ * What the company area's sandbox page shows (docs/design.md section 11.9): the outcome of the next openings, the
+ * requests waiting for the simulated customer and the keys it granted and has not withdrawn, newest first; null
+ * for a company that has no sandbox yet.
+ */
+export async function sandboxState(
+  ctx: CloudContext,
+  companyId: number,
+): Promise<{ sandboxId: number; outcome: SandboxOutcome; requests: SandboxRequest[] } | null> {
+  const sandbox = await ctx.db
+    .selectFrom('sandboxes')
+    .innerJoin('companies', 'companies.id', 'sandboxes.company_id')
+    .select(['sandboxes.company_id', 'sandboxes.outcome'])
+    .where('companies.sandbox_of', '=', companyId)
+    .executeTakeFirst();
+  if (!sandbox) return null;
+  const now = ctx.clock.now();
+  const rows = await ctx.db
+    .selectFrom('requests')
+    .leftJoin('keys', (join) =>
+      join.onRef('keys.request_id', '=', 'requests.id').on('keys.revoked_at', 'is', null),
+    )
+    .select(['requests.code', 'requests.ref', 'requests.created_at', 'requests.state', 'keys.id as key_id'])
+    .where('requests.company_id', '=', sandbox.company_id)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('requests.state', 'in', ['new', 'claimed']), eb('requests.expires_at', '>', now)]),
+        eb('requests.state', '=', 'issued'),
+      ]),
+    )
+    .orderBy('requests.id', 'desc')
+    .limit(SANDBOX_REQUESTS_SHOWN)
+    .execute();
+  return {
+    sandboxId: sandbox.company_id,
+    outcome: sandbox.outcome,
+    requests: rows.map((row) => ({
+      code: row.code,
+      ref: row.ref,
+      createdAt: row.created_at,
+      keyRef: row.state === 'issued' ? row.key_id : null,
+    })),
+  };
+}
+
+/** The sandbox's requests a page shows at most: a developer's tries, not a company's history. */
+export const SANDBOX_REQUESTS_SHOWN = 20;

@@ -21,6 +21,9 @@ const DEVICE_KEY_PURPOSE = 'sandbox-device-key';
 /** The sandbox barrier's one object, as a controller's config would name it. */
 export const SANDBOX_OBJECT = { id: 'gate', label: 'Sandbox gate' } as const;
 
+/** The sandbox barrier, as an installer would label it. */
+const SANDBOX_BARRIER = 'Sandbox barrier';
+
 /** What the simulated customer is called where a page or an event names the owner. */
 const SANDBOX_CUSTOMER = 'Sandbox customer';
 
@@ -76,8 +79,8 @@ async function makeSandbox(ctx: CloudContext, company: Company): Promise<Company
       .insertInto('devices')
       .values({
         id: `D${randomCode(10)}`,
-        label: SANDBOX_OBJECT.label,
-        name: SANDBOX_OBJECT.label,
+        label: SANDBOX_BARRIER,
+        name: SANDBOX_BARRIER,
         customer_id: customer.id,
         public_key: key.publicKey.base64,
         provisioned_at: now,
