@@ -13,6 +13,7 @@ import {
   keyProofChallenge,
   proveHeldKey,
 } from '../../rules/domain-keys/published-key.js';
+import { findSandbox } from '../../rules/sandbox/sandbox-world.js';
 import { AccessPage, type AccessProblem, type AccessView } from './access-page.js';
 import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
@@ -174,11 +175,7 @@ export async function accessRoutes(app: FastifyInstance, deps: CompanyAreaDeps):
 
   /** The sandbox's secrets still working (one at most: a new one ends the one before at once). */
   async function sandboxSecrets(company: Company) {
-    const sandbox = await ctx.db
-      .selectFrom('companies')
-      .select('id')
-      .where('sandbox_of', '=', company.id)
-      .executeTakeFirst();
+    const sandbox = await findSandbox(ctx, company.id);
     return sandbox ? liveSecrets(ctx, sandbox.id) : [];
   }
 

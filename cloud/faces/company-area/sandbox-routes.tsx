@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SandboxCall } from '../../../shared/company-api/sandbox-calls.js';
-import { SANDBOX_OUTCOMES } from '../../../shared/company-api/sandbox-calls.js';
+import { sandboxBodySchema } from '../../../shared/company-api/sandbox-calls.js';
 import { textField } from '../../foundation/web/form-input.js';
 import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
@@ -36,35 +35,29 @@ export async function sandboxRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
     return show(request, reply, visit.membership.company, { notice: done });
   });
 
-  const move = (path: string, read: (body: unknown) => SandboxCall | null, done: string) =>
+  /** A move's form, read as the body of `a=sandbox` and checked by its schema, so both refuse alike. */
+  const move = (path: 'grant' | 'withdraw' | 'outcome', done: string) =>
     app.post(`/company/:companyId/sandbox/${path}`, async (request, reply) => {
       const visit = (await companyVisit(deps, request, reply))!;
       const { company } = visit.membership;
-      const call = read(request.body);
-      if (!call) return show(request, reply, company, { problem: 'That is not a move of the sandbox.' }, 400);
+      const form = (name: string) => textField(request.body, name);
+      const call = sandboxBodySchema.safeParse({
+        do: path,
+        code: form('code'),
+        key_ref: Number(form('key_ref')),
+        outcome: form('outcome'),
+      });
+      if (!call.success)
+        return show(request, reply, company, { problem: 'That is not a move of the sandbox.' }, 400);
       const moved = await onForm(reply, ['not_found', 'invalid_state', 'org_not_approved'], async () =>
-        moveSandbox(ctx, await sandboxCompany(ctx, company), call),
+        moveSandbox(ctx, await sandboxCompany(ctx, company), call.data),
       );
       if (!moved.ok) return show(request, reply, company, { problem: moved.message }, moved.status);
       return reply.redirect(`${companyPath(company, 'sandbox')}?done=${done}`, 303);
     });
-  move('grant', (body) => ({ do: 'grant', code: textField(body, 'code') }), 'granted');
-  move(
-    'withdraw',
-    (body) => {
-      const keyRef = Number(textField(body, 'key_ref'));
-      return Number.isSafeInteger(keyRef) && keyRef > 0 ? { do: 'withdraw', key_ref: keyRef } : null;
-    },
-    'withdrawn',
-  );
-  move(
-    'outcome',
-    (body) => {
-      const outcome = SANDBOX_OUTCOMES.find((known) => known === textField(body, 'outcome'));
-      return outcome ? { do: 'outcome', outcome } : null;
-    },
-    'outcome',
-  );
+  move('grant', 'granted');
+  move('withdraw', 'withdrawn');
+  move('outcome', 'outcome');
 
   async function show(
     request: FastifyRequest,

@@ -7,7 +7,7 @@ import type { CompanyStatus } from '../../foundation/db/schema.js';
 import { type Company, getCompany } from '../companies/companies.js';
 import { changeCompany } from '../company-changes/company-changes.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
-import { sandboxCompany } from '../sandbox/sandbox-world.js';
+import { sandboxCompany, sandboxOpenTo } from '../sandbox/sandbox-world.js';
 import type { CallAuthContext } from './call-auth-context.js';
 
 /**
@@ -195,8 +195,7 @@ export async function authenticateSecret(
   if (!matched) throw new ApiError('bad_secret');
   if (company.status !== 'approved') throw new ApiError('org_not_approved');
   // The sandbox is open to a company waiting for approval (docs/design.md section 11.9), not to one refused.
-  if (ownerStatus !== null && ownerStatus !== 'approved' && ownerStatus !== 'pending')
-    throw new ApiError('org_not_approved');
+  if (ownerStatus !== null && !sandboxOpenTo(ownerStatus)) throw new ApiError('org_not_approved');
   // Not remembered past the secret's retirement, which is exact to the second.
   ctx.companyCache.remember(credential, company, matched.retires_at ? new Date(matched.retires_at) : null);
   return company;

@@ -7,6 +7,7 @@ import { KEY_CONFIRMATION_LIMIT_MS, TIMESTAMP_TOLERANCE_SECONDS } from '../../..
 import type { Company } from '../companies/companies.js';
 import { isAsciiDomain } from '../companies/domains.js';
 import type { VerifyKeyCache } from '../domain-keys/verify-keys.js';
+import { sandboxOpenTo } from '../sandbox/sandbox-world.js';
 import type { CallAuthContext } from './call-auth-context.js';
 
 interface SignatureHeaders {
@@ -77,7 +78,7 @@ export async function authenticateSignature(
   const message = new TextEncoder().encode(baseString(signed.org, signed.ts, signed.nonce, rawBody));
   if (!(await keys.get(key).verifyOffThread(message, signed.signature))) throw new ApiError('bad_signature');
   // The sandbox is open to a company waiting for approval (docs/design.md section 11.9), not to one refused.
-  if (company.status !== 'approved' && !(sandbox && company.status === 'pending'))
+  if (sandbox ? !sandboxOpenTo(company.status) : company.status !== 'approved')
     throw new ApiError('org_not_approved');
   const fresh = ctx.nonces.consume(company.id, signed.nonce).then((unused) => {
     if (!unused) throw new ApiError('nonce_reused');

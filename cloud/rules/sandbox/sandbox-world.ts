@@ -2,7 +2,7 @@ import { randomCode } from '../../../shared/codes.js';
 import { SigningKey } from '../../../shared/crypto/ed25519.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
-import type { SandboxOutcome } from '../../foundation/db/schema.js';
+import type { CompanyStatus, SandboxOutcome } from '../../foundation/db/schema.js';
 import { isUniqueViolation } from '../../foundation/db/unique-violation.js';
 import { seal, unseal } from '../../foundation/web/sealing.js';
 import type { Company } from '../companies/companies.js';
@@ -33,24 +33,26 @@ const SANDBOX_CUSTOMER = 'Sandbox customer';
  */
 export async function sandboxCompany(ctx: CloudContext, company: Company): Promise<Company> {
   if (company.sandbox_of !== null) return company;
-  if (company.status === 'rejected' || company.status === 'suspended') throw new ApiError('org_not_approved');
-  const found = await ctx.db
-    .selectFrom('companies')
-    .selectAll()
-    .where('sandbox_of', '=', company.id)
-    .executeTakeFirst();
+  if (!sandboxOpenTo(company.status)) throw new ApiError('org_not_approved');
+  const found = await findSandbox(ctx, company.id);
   if (found) return found;
   try {
     return await makeSandbox(ctx, company);
   } catch (error) {
     // Two first calls at once: the other made it.
     if (!isUniqueViolation(error)) throw error;
-    return ctx.db
-      .selectFrom('companies')
-      .selectAll()
-      .where('sandbox_of', '=', company.id)
-      .executeTakeFirstOrThrow();
+    return (await findSandbox(ctx, company.id))!;
   }
+}
+
+/** The sandbox company of the company `companyId`, if it has called its sandbox yet. */
+export function findSandbox(ctx: CloudContext, companyId: number): Promise<Company | undefined> {
+  return ctx.db.selectFrom('companies').selectAll().where('sandbox_of', '=', companyId).executeTakeFirst();
+}
+
+/** Whether a company in `status` has a sandbox: approved, or waiting for approval; not refused, nor suspended. */
+export function sandboxOpenTo(status: CompanyStatus): boolean {
+  return status === 'approved' || status === 'pending';
 }
 
 async function makeSandbox(ctx: CloudContext, company: Company): Promise<Company> {
