@@ -312,8 +312,10 @@ describe.skipIf(chromiumMissing)("a barrier's household in Chromium", () => {
       await owner.page.getByRole('button', { name: 'Continue' }).click();
       const handover = owner.page.getByRole('region', { name: 'Ask someone else to answer' });
       const to = handover.getByLabel('Pass this request to');
-      const choices = await to.locator('option').allInnerTexts();
-      expect(choices).toEqual([`${granter.name} (${granter.email})`]);
+      // Read once the request's page has replaced the one before (allInnerTexts does not wait).
+      await expect
+        .poll(() => to.locator('option').allInnerTexts())
+        .toEqual([`${granter.name} (${granter.email})`]);
       await look(owner.page, 'handover', viewport);
       await to.selectOption({ label: `${granter.name} (${granter.email})` });
       await handover.getByRole('button', { name: 'Pass it on' }).click();
