@@ -111,8 +111,9 @@ async function approve(input: CommandInput, command: string, path: 'approve' | '
 function memberLine(row: Row): string {
   const [member, action, detail] = [String(row.member), String(row.action), row.detail];
   const concerned = typeof detail === 'string' ? detail : null;
-  if (isMemberActionName(action)) return memberActionSentence({ member, action, detail: concerned });
-  return [member, action, concerned].filter(Boolean).join(' ');
+  const sandbox = row.sandbox === true;
+  if (isMemberActionName(action)) return memberActionSentence({ member, action, detail: concerned, sandbox });
+  return [sandbox ? 'In the sandbox,' : '', member, action, concerned].filter(Boolean).join(' ');
 }
 
 /** A controller's progress in its newest rollout, as one cell: `rolled_back (crashed) in rollout 3`. */

@@ -262,12 +262,14 @@ describe('the activity page', () => {
         member: 'Owner <cleo@example.com>',
         action: 'member-added',
         detail: 'max@example.com as viewer',
+        sandbox: false,
       },
       {
         at: clock.now().toISOString(),
         member: 'Owner <cleo@example.com>',
         action: 'registered',
         detail: 'Console Couriers',
+        sandbox: false,
       },
     ]);
   });

@@ -100,11 +100,12 @@ export async function opsRoutes(
     }));
     // What its members did last, as the console's page of the company shows it (docs/design.md section 11.8).
     const members = await memberActions(ctx, id, { limit: MEMBER_ACTIONS_SHOWN });
-    const member_actions = members.actions.map(({ at, member, action, detail }) => ({
+    const member_actions = members.actions.map(({ at, member, action, detail, sandbox }) => ({
       at: at.toISOString(),
       member,
       action,
       detail,
+      sandbox,
     }));
     const use = await sandboxUse(ctx, id);
     const sandbox = use && {

@@ -37,6 +37,7 @@ import * as phoneSetups from './migrations/0031-phone-setups.js';
 import * as callTheGate from './migrations/0032-call-the-gate.js';
 import * as callbackKinds from './migrations/0033-callback-kinds.js';
 import * as sandbox from './migrations/0034-sandbox.js';
+import * as sandboxActions from './migrations/0035-sandbox-actions.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -99,6 +100,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032-call-the-gate': callTheGate,
   '0033-callback-kinds': callbackKinds,
   '0034-sandbox': sandbox,
+  '0035-sandbox-actions': sandboxActions,
 };
 
 /**

@@ -401,6 +401,7 @@ export const TABLE_COLUMNS = {
     member: 'text',
     action: 'text',
     detail: 'text | null',
+    sandbox: 'boolean',
   },
   releases: {
     id: 'integer',

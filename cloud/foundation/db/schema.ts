@@ -136,6 +136,8 @@ export interface MemberActionsTable {
   action: MemberActionName;
   /** What the action concerned: a member's address, a callback address, an event's id, a key's fingerprint. */
   detail: string | null;
+  /** Done in the company's sandbox (migration 0035; docs/design.md section 11.9). */
+  sandbox: Generated<boolean>;
 }
 
 /** What the record of a company's members names (cloud/rules/member-actions/member-actions.ts). */
@@ -162,7 +164,10 @@ export type MemberActionName =
   | 'member-added'
   | 'member-removed'
   | 'member-role'
-  | 'owner-transferred';
+  | 'owner-transferred'
+  | 'sandbox-granted'
+  | 'sandbox-withdrawn'
+  | 'sandbox-outcome';
 
 export interface CompanySecretsTable {
   id: Generated<number>;

@@ -83,6 +83,7 @@ export async function issueAccessKey(
         now,
       ),
     });
+    await input.alongside?.(trx, key.id);
     return { keyRef: key.id, request: issued };
   });
 }
@@ -97,7 +98,12 @@ interface IssueInput {
   shape?: Pick<KeyShape, 'startsAt' | 'windows' | 'openings'>;
   /** "Ask me before each opening" (docs/design.md section 10.8): how long an `open` waits; none: it does not ask. */
   askFirstS?: number | null;
+  /** The caller's own writes, committed with the grant: a sandbox move's line in the members' record. */
+  alongside?: Alongside;
 }
+
+/** Writes of a caller's that commit with a customer's move, or not at all; given the key the move concerns. */
+export type Alongside = (trx: Transaction<DB>, keyRef: number) => Promise<void>;
 
 /** Access is granted on a request this customer claimed, for a lifetime that ends in the future. */
 function checkGrantable(request: AccessRequest, input: IssueInput, now: Date): void {
@@ -160,7 +166,7 @@ async function grantedObjects(
  */
 export async function revokeAccessKey(
   ctx: CloudContext,
-  input: { keyRef: number; customerId: number; deviceId?: string },
+  input: { keyRef: number; customerId: number; deviceId?: string; alongside?: Alongside },
 ): Promise<AccessRequest> {
   return ctx.db.transaction().execute(async (trx) => {
     // Without a barrier named, the key's own: its barrier's household is what decides.
@@ -175,7 +181,9 @@ export async function revokeAccessKey(
       .forUpdate()
       .executeTakeFirst();
     if (!key) throw new ApiError('not_found', { message: 'No such key among yours.' });
-    return revokeLockedKey(trx, key, { now: ctx.clock.now(), by: input.customerId });
+    const revoked = await revokeLockedKey(trx, key, { now: ctx.clock.now(), by: input.customerId });
+    await input.alongside?.(trx, key.id);
+    return revoked;
   });
 }
 

@@ -30,20 +30,28 @@ export const MEMBER_ACTION_WORDS: Record<MemberActionName, string> = {
   'member-removed': 'removed',
   'member-role': 'made',
   'owner-transferred': 'handed the company to',
+  'sandbox-granted': 'granted the request',
+  'sandbox-withdrawn': 'withdrew key',
+  'sandbox-outcome': "chose what the barrier's next openings come to:",
 };
 
 export function isMemberActionName(text: string): text is MemberActionName {
   return Object.hasOwn(MEMBER_ACTION_WORDS, text);
 }
 
-/** The sentence of one action: the member, what they did, and what it concerned. */
+/**
+ * The sentence of one action: the member, what they did, and what it concerned; an action in the sandbox says
+ * so first ("In the sandbox, Ann … set the callback address to …").
+ */
 export function memberActionSentence(action: {
   member: string;
   action: MemberActionName;
   detail: string | null;
+  sandbox?: boolean;
 }): string {
   const words = `${action.member} ${MEMBER_ACTION_WORDS[action.action]}`;
-  return action.detail ? `${words} ${action.detail}` : words;
+  const sentence = action.detail ? `${words} ${action.detail}` : words;
+  return action.sandbox ? `In the sandbox, ${sentence}` : sentence;
 }
 
 /** Members' actions as the pages list them, each anchored by its id. */

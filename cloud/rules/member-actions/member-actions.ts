@@ -24,7 +24,11 @@ export function actingMember(account: {
   return { customerId: account.customerId, name: accountLabel(account.displayName, account.email) };
 }
 
-/** Writes one action; `db` is the transaction of the change it records. */
+/**
+ * Writes one action; `db` is the transaction of the change it records. An action on a company's sandbox
+ * (docs/design.md section 11.9) goes into the company's own record, marked: the sandbox has no members, and its
+ * changes are made by the company's.
+ */
 export async function recordMemberAction(
   db: Database,
   at: Date,
@@ -32,14 +36,21 @@ export async function recordMemberAction(
 ): Promise<void> {
   await db
     .insertInto('member_actions')
-    .values({
-      company_id: action.companyId,
-      at,
-      customer_id: action.by.customerId,
-      member: action.by.name,
-      action: action.name,
-      detail: action.detail ?? null,
-    })
+    .columns(['company_id', 'at', 'customer_id', 'member', 'action', 'detail', 'sandbox'])
+    .expression((eb) =>
+      eb
+        .selectFrom('companies')
+        .select((inner) => [
+          inner.fn.coalesce('companies.sandbox_of', 'companies.id').as('company_id'),
+          inner.val(at).as('at'),
+          inner.val(action.by.customerId).as('customer_id'),
+          inner.val(action.by.name).as('member'),
+          inner.val(action.name).as('action'),
+          inner.val(action.detail ?? null).as('detail'),
+          inner('companies.sandbox_of', 'is not', null).as('sandbox'),
+        ])
+        .where('companies.id', '=', action.companyId),
+    )
     .execute();
 }
 
@@ -50,6 +61,8 @@ export interface MemberAction {
   member: string;
   action: MemberActionName;
   detail: string | null;
+  /** Done in the company's sandbox. */
+  sandbox: boolean;
 }
 
 /** Actions a page of the record shows. */
@@ -67,7 +80,7 @@ export async function memberActions(
   const limit = options.limit ?? MEMBER_ACTIONS_PAGE;
   let query = ctx.db
     .selectFrom('member_actions')
-    .select(['id', 'at', 'member', 'action', 'detail'])
+    .select(['id', 'at', 'member', 'action', 'detail', 'sandbox'])
     .where('company_id', '=', companyId)
     .orderBy('id', 'desc')
     .limit(limit + 1);

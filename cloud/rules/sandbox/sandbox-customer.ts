@@ -1,11 +1,13 @@
 import type { SandboxCall } from '../../../shared/company-api/sandbox-calls.js';
 import { ApiError } from '../../../shared/errors.js';
 import type { CloudContext } from '../../foundation/context.js';
+import type { Database } from '../../foundation/db/database.js';
 import type { SandboxOutcome } from '../../foundation/db/schema.js';
-import { issueAccessKey, revokeAccessKey } from '../access-keys/access-keys.js';
+import { type Alongside, issueAccessKey, revokeAccessKey } from '../access-keys/access-keys.js';
 import type { Company } from '../companies/companies.js';
 import { proposalOf } from '../grant-shapes/proposals.js';
 import { keyShapeOf } from '../grant-shapes/stored-shape.js';
+import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import { claimRequest } from '../requests/claim.js';
 import { findRequestByCode } from '../requests/requests.js';
 
@@ -37,28 +39,54 @@ async function partsOf(ctx: CloudContext, sandbox: Company): Promise<SandboxPart
   return { customerId: row.customer_id, deviceId: row.device_id };
 }
 
+/**
+ * Makes the move. `by`, a member moving from the company area, has the move in the company's record of its
+ * members (docs/design.md section 11.8), in the move's transaction; a move by API is the company's own call.
+ */
 export async function moveSandbox(
   ctx: CloudContext,
   sandbox: Company,
   call: SandboxCall,
+  by?: ActingMember,
 ): Promise<SandboxAnswer> {
   const parts = await partsOf(ctx, sandbox);
+  const recorded =
+    (name: 'sandbox-granted' | 'sandbox-withdrawn' | 'sandbox-outcome', detail: (keyRef: number) => string) =>
+    async (trx: Database, keyRef = 0) => {
+      if (by)
+        await recordMemberAction(trx, ctx.clock.now(), {
+          companyId: sandbox.id,
+          by,
+          name,
+          detail: detail(keyRef),
+        });
+    };
   switch (call.do) {
     case 'grant':
-      return grant(ctx, sandbox, parts, call);
+      return grant(
+        ctx,
+        sandbox,
+        parts,
+        call,
+        recorded('sandbox-granted', (keyRef) => `${call.code} (key ${keyRef})`),
+      );
     case 'withdraw':
       await revokeAccessKey(ctx, {
         keyRef: call.key_ref,
         customerId: parts.customerId,
         deviceId: parts.deviceId,
+        alongside: recorded('sandbox-withdrawn', (keyRef) => String(keyRef)),
       });
       return { key_ref: call.key_ref, withdrawn: true };
     case 'outcome':
-      await ctx.db
-        .updateTable('sandboxes')
-        .set({ outcome: call.outcome })
-        .where('company_id', '=', sandbox.id)
-        .execute();
+      await ctx.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('sandboxes')
+          .set({ outcome: call.outcome })
+          .where('company_id', '=', sandbox.id)
+          .execute();
+        await recorded('sandbox-outcome', () => call.outcome)(trx);
+      });
       return { outcome: call.outcome };
   }
 }
@@ -69,6 +97,7 @@ async function grant(
   sandbox: Company,
   parts: SandboxParts,
   call: Extract<SandboxCall, { do: 'grant' }>,
+  alongside: Alongside,
 ): Promise<SandboxAnswer> {
   const request = await findRequestByCode(ctx.db, call.code);
   // Another company's code, the live one's among them, is answered like an unknown one (as `status` does).
@@ -88,6 +117,7 @@ async function grant(
     objectIds: objects.map((object) => object.id),
     keyExpiresAt: shape?.endsAt ?? null,
     ...(shape ? { shape } : {}),
+    alongside,
   });
   return { code: request.code, key_ref: keyRef };
 }
