@@ -1,6 +1,8 @@
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getCompany } from '../../cloud/rules/companies/companies.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { sandboxCompany } from '../../cloud/rules/sandbox/sandbox-world.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { approveDirectly, companyOwner } from '../support/company-area.js';
@@ -294,6 +296,7 @@ describe('members', () => {
     const vic = await signedInAccount('Vic', 'vic@example.com');
     await vic.client.get('/company');
     const base = `/company/${owner.companyId}`;
+    const sandbox = await sandboxCompany(cloud.ctx, await getCompany(cloud.ctx, owner.companyId));
     for (const path of [
       '',
       '/members',
@@ -303,6 +306,9 @@ describe('members', () => {
       '/logo',
       '/callback',
       '/events',
+      '/sandbox',
+      '/sandbox/callback',
+      '/sandbox/events',
     ]) {
       expect((await vic.client.get(`${base}${path}`)).status, path).toBe(200);
     }
@@ -310,7 +316,15 @@ describe('members', () => {
       'You are a viewer: you may look at every page and change nothing.',
     );
     // The pages leave out the forms a viewer cannot send; the owner sees them on the same pages.
-    for (const path of ['', '/access', '/logo', '/callback', '/events']) {
+    for (const path of [
+      '',
+      '/access',
+      '/logo',
+      '/callback',
+      '/events',
+      '/sandbox/callback',
+      '/sandbox/events',
+    ]) {
       const theirs = (await vic.client.get(`${base}${path}`)).html;
       expect(theirs.match(/<form method="post" action="\/company\/[^"]*"/g) ?? [], path).toEqual([]);
       expect(visibleText(theirs), path).toContain("The company's owner can make you a developer.");
@@ -322,6 +336,10 @@ describe('members', () => {
       ['/callback/signing-secret', {}],
       ['/events/test', {}],
       ['/events/retry', {}],
+      ['/sandbox/callback', { url: 'https://hooks.example.com/gatelink' }],
+      ['/sandbox/callback/signing-secret', {}],
+      ['/sandbox/events/test', {}],
+      ['/sandbox/outcome', { outcome: 'busy' }],
       ['/access/secret', {}],
       ['/logo/remove', {}],
       ['/details', { name: 'Hijacked', contact_email: 'x@x.example', domain: '' }],
@@ -337,13 +355,28 @@ describe('members', () => {
       .where('id', '=', owner.companyId)
       .executeTakeFirstOrThrow();
     expect(company).toEqual({ name: 'Watched Couriers', callback_url: null });
+    const sandboxRow = await cloud.ctx.db
+      .selectFrom('companies')
+      .select('callback_url')
+      .where('id', '=', sandbox.id)
+      .executeTakeFirstOrThrow();
+    expect(sandboxRow.callback_url).toBeNull();
     expect(
       await cloud.ctx.db
         .selectFrom('events')
         .select('id')
-        .where('company_id', '=', owner.companyId)
+        .where('company_id', 'in', [owner.companyId, sandbox.id])
         .execute(),
     ).toEqual([]);
+    expect(
+      (
+        await cloud.ctx.db
+          .selectFrom('sandboxes')
+          .select('outcome')
+          .where('company_id', '=', sandbox.id)
+          .executeTakeFirstOrThrow()
+      ).outcome,
+    ).toBe('opened');
   });
 
   it('the owner changes a member between developer and viewer, and hands the company to one who signed in', async () => {

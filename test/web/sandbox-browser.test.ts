@@ -18,7 +18,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 /**
  * The sandbox page in real Chromium at a phone's and a desktop's size (docs/design.md section 11.9): a developer
  * of a company still waiting for approval grants a sandbox request as the simulated customer, makes the barrier
- * stick and withdraws the key, each move seen by the API; each step passes axe and leaves a screenshot.
+ * stick and withdraws the key, each move seen by the API, then opens the sandbox's callback and events pages;
+ * each step passes axe and leaves a screenshot.
  */
 describe.skipIf(chromiumMissing)(
   'the sandbox page in Chromium',
@@ -86,6 +87,15 @@ describe.skipIf(chromiumMissing)(
         await page.getByText('Withdrawn: the next open with that key answers revoked.').waitFor();
         expect((await open()).body.error).toBe('revoked');
         await look(page, 'sandbox-withdrawn', viewport);
+
+        // The sandbox's own callback address and events: the live pages' forms, framed under Sandbox.
+        await page.getByRole('link', { name: 'Set a callback address for the sandbox' }).click();
+        await look(page, 'sandbox-callback', viewport);
+        expect(await page.getByRole('textbox', { name: 'Callback address' }).inputValue()).toBe('');
+        await page.getByRole('link', { name: 'sandbox', exact: true }).click();
+        await page.getByRole('link', { name: 'Sandbox events and deliveries' }).click();
+        await look(page, 'sandbox-events', viewport);
+        expect(await page.locator('main').innerText()).toContain('No callback address');
         expect(foreignRequests).toEqual([]);
         await context.close();
       });

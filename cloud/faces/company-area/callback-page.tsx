@@ -12,16 +12,21 @@ import type { Company } from '../../rules/companies/companies.js';
 import { CHOOSABLE_KINDS } from '../../rules/events/callback-kinds.js';
 import type { HeldEvents } from '../../rules/events/held-events.js';
 import type { SigningSecretListing } from '../../rules/events/signing-secrets.js';
-import { CompanyFrame, companyPath } from './company-frame.js';
+import { CompanyFrame } from './company-frame.js';
+import { type EventSide, sidePath, sideSection } from './event-side.js';
 import { SecretLine, type SecretLineWords } from './secret-line.js';
 
 /**
  * `/company/<id>/callback` (docs/design.md section 11.4): the address Gatelink sends the company's events to,
- * what they are and how they are signed.
+ * what they are and how they are signed; `/company/<id>/sandbox/callback` the same for its sandbox's events
+ * (section 11.9).
  */
 export interface CallbackPageProps {
   page: PageContext;
+  /** The company whose area this is. */
   company: Company;
+  /** Whose callback: the company's, or its sandbox's. */
+  side: EventSide;
   baseUrl: string;
   notice?: string | undefined;
   value?: string;
@@ -101,18 +106,26 @@ function HeldChoice(props: {
 }
 
 export function CallbackPage(props: CallbackPageProps): VNode {
-  const { company } = props;
-  const action = companyPath(company, 'callback');
+  const { side } = props;
+  const holder = side.holder;
+  const action = sidePath(side, 'callback');
   return (
     <CompanyFrame
       page={props.page}
-      company={company}
-      section="callback"
-      title="Callback address"
+      company={props.company}
+      section={sideSection(side, 'callback')}
+      title={side.sandbox ? 'Sandbox callback address' : 'Callback address'}
       notice={props.notice}
       errors={props.errors}
     >
       <section class="card">
+        {side.sandbox ? (
+          <p>
+            Your sandbox's events go here, apart from your live ones, each marked <code>"sandbox": true</code>
+            : a local receiver can take them with <code>npm run company -- listen --sandbox</code> too. Back
+            to the <a href={side.base}>sandbox</a>.
+          </p>
+        ) : null}
         <p>
           Gatelink will send events here as they happen, so you need not ask with <code>status</code>. Each is
           a POST of JSON, signed in the Standard Webhooks form twice: <code>v1</code> with your signing secret
@@ -122,7 +135,7 @@ export function CallbackPage(props: CallbackPageProps): VNode {
         {props.page.lookOnly ? (
           <dl class="facts">
             <dt>Callback address</dt>
-            <dd>{company.callback_url ?? 'none: nothing is sent'}</dd>
+            <dd>{holder.callback_url ?? 'none: nothing is sent'}</dd>
           </dl>
         ) : null}
         <ChangeForm page={props.page} action={action} novalidate>
@@ -131,20 +144,20 @@ export function CallbackPage(props: CallbackPageProps): VNode {
             name="callback_url"
             label="Callback address"
             hint="An https address on a public host. Gatelink never follows redirects from it."
-            value={props.value ?? company.callback_url ?? ''}
+            value={props.value ?? holder.callback_url ?? ''}
             errors={props.errors}
             autocomplete="url"
             spellcheck={false}
             maxLength={MAX_CALLBACK_URL_LENGTH}
           />
-          {props.held && !company.callback_url ? (
+          {props.held && !holder.callback_url ? (
             <HeldChoice held={props.held} choice={props.heldChoice} errors={props.errors} />
           ) : null}
           <p class="actions">
             <button type="submit">Save address</button>
           </p>
         </ChangeForm>
-        {company.callback_url ? (
+        {holder.callback_url ? (
           <ChangeForm page={props.page} action={`${action}/remove`} class="actions">
             <button type="submit" class="secondary">
               Remove the address
@@ -152,8 +165,8 @@ export function CallbackPage(props: CallbackPageProps): VNode {
           </ChangeForm>
         ) : null}
       </section>
-      <SigningSecrets page={props.page} company={company} signing={props.signing} />
-      <Kinds page={props.page} company={company} kinds={props.kinds} errors={props.errors} />
+      <SigningSecrets page={props.page} side={side} signing={props.signing} />
+      <Kinds page={props.page} side={side} kinds={props.kinds} errors={props.errors} />
     </CompanyFrame>
   );
 }
@@ -164,11 +177,11 @@ export function CallbackPage(props: CallbackPageProps): VNode {
  */
 function Kinds(props: {
   page: PageContext;
-  company: Company;
+  side: EventSide;
   kinds: KindsChoice | undefined;
   errors: FieldErrors | undefined;
 }): VNode {
-  const saved = props.company.callback_kinds;
+  const saved = props.side.holder.callback_kinds;
   const choice: KindsChoice = props.kinds ?? {
     take: saved === null ? 'every' : 'these',
     kinds: saved ?? CHOOSABLE_KINDS,
@@ -196,7 +209,7 @@ function Kinds(props: {
   return (
     <section class="card" id="kinds" aria-labelledby="kinds-title">
       <h3 id="kinds-title">What is sent</h3>
-      <ChangeForm page={props.page} action={`${companyPath(props.company, 'callback')}/kinds`} novalidate>
+      <ChangeForm page={props.page} action={`${sidePath(props.side, 'callback')}/kinds`} novalidate>
         <fieldset aria-describedby={describedBy('kinds', props.errors)}>
           <legend>The kinds of event your callback takes</legend>
           <p class="hint" id="kinds-hint">
@@ -238,9 +251,10 @@ function Kinds(props: {
  * The signing secrets: the one in use and a replaced one still signing, each by its last four characters; a new
  * one is shown on the answer that made it and never again. Rotating and expiring ask first, with the script.
  */
-function SigningSecrets(props: { page: PageContext; company: Company; signing: SigningView }): VNode {
-  const { company, signing } = props;
-  const action = `${companyPath(company, 'callback')}/signing-secret`;
+function SigningSecrets(props: { page: PageContext; side: EventSide; signing: SigningView }): VNode {
+  const { signing } = props;
+  const holder = props.side.holder;
+  const action = `${sidePath(props.side, 'callback')}/signing-secret`;
   const current = signing.replaces !== 0;
   return (
     <>
@@ -261,7 +275,7 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
         <h3 id="signing-title">Signing secret</h3>
         {signing.secrets.length === 0 ? (
           <p>
-            {company.callback_url
+            {holder.callback_url
               ? 'You have no signing secret: your events carry only the v1a signature. Make one to verify them with a Standard Webhooks library.'
               : 'Your first signing secret is made when you save an address, and shown once then.'}
           </p>
@@ -283,7 +297,7 @@ function SigningSecrets(props: { page: PageContext; company: Company; signing: S
             <p>{signing.problem}</p>
           </div>
         ) : null}
-        {current || company.callback_url ? (
+        {current || holder.callback_url ? (
           <ChangeForm
             page={props.page}
             action={action}

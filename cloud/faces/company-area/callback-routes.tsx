@@ -16,8 +16,9 @@ import {
   rotateSigningSecret,
 } from '../../rules/events/signing-secrets.js';
 import { CallbackPage, type KindsChoice, type SigningView } from './callback-page.js';
-import { actorOf, companyVisit } from './company-access.js';
+import { actorOf } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
+import { type EventSide, onBothSides, type SideOf, sideVisit } from './event-side.js';
 
 /** A rotation names the secret it replaces, so the same form sent twice makes nothing more. */
 const SIGNING_FORM = z.object({ replaces: z.coerce.number().int().min(0).max(2_147_483_647) });
@@ -43,17 +44,30 @@ const KINDS_FORM = z
   });
 
 /**
- * Setting and removing the callback address and its signing secrets (docs/design.md section 11.4); any member
- * may. A refused address is shown on the form with what is wrong, and the one saved before stays.
+ * Setting and removing the callback address and its signing secrets (docs/design.md section 11.4); the owner
+ * and developers may. A refused address is shown on the form with what is wrong, and the one saved before stays.
+ * The same pages serve the company's sandbox under `/company/<id>/sandbox/callback` (section 11.9).
  */
 export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps): Promise<void> {
+  await onBothSides(deps.ctx, (prefix, sideOf) => sideRoutes(app, deps, prefix, sideOf));
+}
+
+/** Where a side's pages are, and how the company's side is found (null: it has none yet, see the sandbox page). */
+async function sideRoutes(
+  app: FastifyInstance,
+  deps: CompanyAreaDeps,
+  prefix: string,
+  sideOf: SideOf,
+): Promise<void> {
   const { ctx } = deps;
   const addressRules = { resolve: ctx.resolveHost, allowPrivate: ctx.config.allowPrivateCallbacks };
+
+  const visiting = (request: FastifyRequest, reply: FastifyReply) => sideVisit(deps, request, reply, sideOf);
 
   const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    company: Company,
+    at: { company: Company; side: EventSide },
     extra: {
       notice?: string;
       value?: string;
@@ -66,7 +80,9 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
     } = {},
     status = 200,
   ) => {
-    const secrets = await liveSigningSecrets(ctx, company.id);
+    const { company, side } = at;
+    const holder = side.holder;
+    const secrets = await liveSigningSecrets(ctx, holder.id);
     const signing: SigningView = {
       secrets,
       replaces: currentSecretId(secrets),
@@ -78,36 +94,45 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       <CallbackPage
         page={pageContext(request, reply)}
         company={company}
+        side={side}
         baseUrl={ctx.baseUrl()}
         {...extra}
         signing={signing}
         held={
           extra.held !== undefined
             ? extra.held
-            : company.callback_url
+            : holder.callback_url
               ? null
-              : await heldEvents(ctx, company.id)
+              : await heldEvents(ctx, holder.id)
         }
       />,
       status,
     );
   };
 
-  app.get('/company/:companyId/callback', async (request, reply) => {
-    const visit = await companyVisit(deps, request, reply);
-    if (!visit) return reply;
-    return show(request, reply, visit.membership.company);
+  /** The side with its callback as just saved, for the page that answers the change. */
+  const changed = (at: { company: Company; side: EventSide }, change: Partial<Company>) => ({
+    company: at.company,
+    side: { ...at.side, holder: { ...at.side.holder, ...change } },
   });
 
-  app.post('/company/:companyId/callback', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const { company } = visit.membership;
+  app.get(`${prefix}/callback`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
+    return show(request, reply, at);
+  });
+
+  app.post(`${prefix}/callback`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
+    const { visit } = at;
+    const holder = at.side.holder;
     const value = textField(request.body, 'callback_url').trim();
     const choice = HELD_FORM.safeParse({
       held: textField(request.body, 'held') || undefined,
       held_up_to: textField(request.body, 'held_up_to') || undefined,
     });
-    const held = company.callback_url ? null : await heldEvents(ctx, company.id);
+    const held = holder.callback_url ? null : await heldEvents(ctx, holder.id);
     const heldChoice = choice.success ? choice.data.held : undefined;
     // Both problems at once, in the form's order: the address (checked here too when the question is
     // unanswered, since nothing will be saved), then the question.
@@ -120,18 +145,12 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       errors.held = `Choose whether to send the ${held.count === 1 ? 'event' : `${held.count} events`} waiting, or drop ${held.count === 1 ? 'it' : 'them'}.`;
     }
     if (Object.keys(errors).length > 0) {
-      return show(
-        request,
-        reply,
-        company,
-        { value, errors, held, ...(heldChoice ? { heldChoice } : {}) },
-        400,
-      );
+      return show(request, reply, at, { value, errors, held, ...(heldChoice ? { heldChoice } : {}) }, 400);
     }
     // Only what the page showed is dropped: an event written since stays, and goes to the new address.
     const upTo = choice.success && choice.data.held === 'drop' ? choice.data.held_up_to : undefined;
     const saved = await onForm(reply, ['callback_refused'], () =>
-      saveCallbackAddress(ctx, company.id, value, {
+      saveCallbackAddress(ctx, holder.id, value, {
         by: actorOf(visit),
         ...(upTo === undefined ? {} : { dropHeldUpTo: upTo }),
       }),
@@ -141,7 +160,7 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       return show(
         request,
         reply,
-        company,
+        at,
         { value, errors: { callback_url: saved.message }, held, ...kept },
         saved.status,
       );
@@ -152,72 +171,67 @@ export async function callbackRoutes(app: FastifyInstance, deps: CompanyAreaDeps
       : upTo !== undefined
         ? 'Callback address saved. The events that were waiting are dropped; events from now on go to it.'
         : 'Callback address saved. The events that were waiting go to it first, oldest first.';
-    return show(request, reply, { ...company, callback_url: saved.value.url }, { notice, signing });
+    return show(request, reply, changed(at, { callback_url: saved.value.url }), { notice, signing });
   });
 
   /** The kinds the callback takes; the events waiting that it will not get are passed over (callback-kinds.ts). */
-  app.post('/company/:companyId/callback/kinds', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const { company } = visit.membership;
+  app.post(`${prefix}/callback/kinds`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
     const posted = { take: textField(request.body, 'take'), kinds: listField(request.body, 'kinds') };
     const form = KINDS_FORM.safeParse(posted);
     if (!form.success) {
       const errors: FieldErrors = { kinds: form.error.issues[0]?.message ?? 'Choose the kinds again.' };
       const take = posted.take === 'every' ? 'every' : 'these';
-      return show(request, reply, company, { errors, kinds: { take, kinds: posted.kinds } }, 400);
+      return show(request, reply, at, { errors, kinds: { take, kinds: posted.kinds } }, 400);
     }
     const kinds =
       form.data.take === 'every' ? null : CHOOSABLE_KINDS.filter((kind) => form.data.kinds.includes(kind));
-    const passed = await saveCallbackKinds(ctx, company.id, kinds, actorOf(visit));
+    const passed = await saveCallbackKinds(ctx, at.side.holder.id, kinds, actorOf(at.visit));
     const notice =
       passed === 0
         ? 'The kinds are saved.'
         : `The kinds are saved. ${passed === 1 ? 'One event waiting was' : `${passed} events waiting were`} of a kind your callback no longer takes: ${passed === 1 ? 'it is' : 'they are'} not sent.`;
-    return show(request, reply, { ...company, callback_kinds: kinds }, { notice });
+    return show(request, reply, changed(at, { callback_kinds: kinds }), { notice });
   });
 
   /** The new secret is shown on the answer to this POST only; the form names the secret it replaces. */
-  app.post('/company/:companyId/callback/signing-secret', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const { company } = visit.membership;
+  app.post(`${prefix}/callback/signing-secret`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
     const form = SIGNING_FORM.safeParse({ replaces: textField(request.body, 'replaces') || undefined });
     const made = form.success
-      ? await rotateSigningSecret(ctx, company.id, form.data.replaces, actorOf(visit))
+      ? await rotateSigningSecret(ctx, at.side.holder.id, form.data.replaces, actorOf(at.visit))
       : null;
     if (made === null) {
       const problem =
         'This form was sent before (a reload, perhaps): the secret it made was shown once and is not shown again. If you did not copy it, rotate again.';
-      return show(request, reply, company, { signing: { problem } }, 409);
+      return show(request, reply, at, { signing: { problem } }, 409);
     }
-    return show(request, reply, company, { signing: { shown: made } });
+    return show(request, reply, at, { signing: { shown: made } });
   });
 
   /** A replaced secret stops signing before its 24 hours are over (a leaked one). */
-  app.post('/company/:companyId/callback/signing-secret/:secretId/expire', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const { company } = visit.membership;
+  app.post(`${prefix}/callback/signing-secret/:secretId/expire`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
     const secretId = SECRET_ID.safeParse((request.params as { secretId?: unknown }).secretId);
     if (
       !secretId.success ||
-      !(await expireRetiringSigningSecret(ctx, company.id, secretId.data, actorOf(visit)))
+      !(await expireRetiringSigningSecret(ctx, at.side.holder.id, secretId.data, actorOf(at.visit)))
     ) {
       const problem = 'That secret no longer signs your events: the list below is up to date.';
-      return show(request, reply, company, { signing: { problem } }, 409);
+      return show(request, reply, at, { signing: { problem } }, 409);
     }
-    return show(request, reply, company, { notice: 'The old signing secret no longer signs your events.' });
+    return show(request, reply, at, { notice: 'The old signing secret no longer signs your events.' });
   });
 
-  app.post('/company/:companyId/callback/remove', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const { company } = visit.membership;
-    await saveCallbackAddress(ctx, company.id, null, { by: actorOf(visit) });
-    return show(
-      request,
-      reply,
-      { ...company, callback_url: null },
-      {
-        notice: 'Callback address removed: events are no longer sent.',
-      },
-    );
+  app.post(`${prefix}/callback/remove`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
+    await saveCallbackAddress(ctx, at.side.holder.id, null, { by: actorOf(at.visit) });
+    return show(request, reply, changed(at, { callback_url: null }), {
+      notice: 'Callback address removed: events are no longer sent.',
+    });
   });
 }

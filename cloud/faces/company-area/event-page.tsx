@@ -4,7 +4,8 @@ import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { AttemptRecord, EventRecord } from '../../rules/events/delivery-log.js';
-import { CompanyFrame, companyPath } from './company-frame.js';
+import { CompanyFrame } from './company-frame.js';
+import { type EventSide, sidePath, sideSection } from './event-side.js';
 import { OUTCOME_WORDS } from './events-page.js';
 
 /**
@@ -15,16 +16,24 @@ import { OUTCOME_WORDS } from './events-page.js';
  */
 export interface EventPageProps {
   page: PageContext;
+  /** The company whose area this is. */
   company: Company;
+  /** Whose event: the company's, or its sandbox's (docs/design.md section 11.9). */
+  side: EventSide;
   event: EventRecord;
   notice?: { tone: 'ok' | 'error'; text: string } | undefined;
 }
 
 export function EventPage(props: EventPageProps): VNode {
   const { event } = props;
-  const path = companyPath(props.company, 'events');
+  const path = sidePath(props.side, 'events');
   return (
-    <CompanyFrame page={props.page} company={props.company} section="events" title={`Event ${event.type}`}>
+    <CompanyFrame
+      page={props.page}
+      company={props.company}
+      section={sideSection(props.side, 'events')}
+      title={`${props.side.sandbox ? 'Sandbox event' : 'Event'} ${event.type}`}
+    >
       {props.notice ? (
         <div class={`notice ${props.notice.tone}`} role={props.notice.tone === 'ok' ? 'status' : 'alert'}>
           {props.notice.text}

@@ -6,15 +6,20 @@ import { Moment, useReaderZone, zoneWords } from '../../foundation/web/readable-
 import { wallClockOf } from '../../foundation/zones/wall-clock.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { EndpointState, LogFilter, LoggedAttempt } from '../../rules/events/delivery-log.js';
-import { CompanyFrame, companyPath } from './company-frame.js';
+import { CompanyFrame } from './company-frame.js';
+import { type EventSide, sidePath, sideSection } from './event-side.js';
 
 /**
  * `/company/<id>/events` (docs/design.md section 6): whether the company's callback address receives its
- * events, the delivery log newest first in pages, a test event, and a retry once the endpoint is failing.
+ * events, the delivery log newest first in pages, a test event, and a retry once the endpoint is failing;
+ * `/company/<id>/sandbox/events` the same for its sandbox's (section 11.9).
  */
 export interface EventsPageProps {
   page: PageContext;
+  /** The company whose area this is. */
   company: Company;
+  /** Whose events: the company's, or its sandbox's. */
+  side: EventSide;
   endpoint: EndpointState;
   log: LoggedAttempt[];
   /** The log row the next (older) page starts before, when there is one. */
@@ -55,12 +60,24 @@ function logHref(path: string, filter: LogFilter, zone: string, before?: number)
 }
 
 export function EventsPage(props: EventsPageProps): VNode {
-  const path = companyPath(props.company, 'events');
+  const { side } = props;
+  const path = sidePath(side, 'events');
   const zone = useReaderZone();
   const { filter } = props;
   const narrowed = filter.kind || filter.outcome || filter.from || filter.until;
   return (
-    <CompanyFrame page={props.page} company={props.company} section="events" title="Events">
+    <CompanyFrame
+      page={props.page}
+      company={props.company}
+      section={sideSection(side, 'events')}
+      title={side.sandbox ? 'Sandbox events' : 'Events'}
+    >
+      {side.sandbox ? (
+        <p>
+          Your sandbox's events, each marked <code>"sandbox": true</code>, apart from your live ones. Back to
+          the <a href={side.base}>sandbox</a>.
+        </p>
+      ) : null}
       {props.notice ? (
         <div class={`notice ${props.notice.tone}`} role={props.notice.tone === 'ok' ? 'status' : 'alert'}>
           {props.notice.text}
@@ -91,15 +108,17 @@ export function EventsPage(props: EventsPageProps): VNode {
 }
 
 function Endpoint(props: EventsPageProps): VNode {
-  const { endpoint } = props;
-  const path = companyPath(props.company, 'events');
+  const { endpoint, side } = props;
+  const path = sidePath(side, 'events');
+  const callback = sidePath(side, 'callback');
   if (endpoint.url === null) {
     return (
       <section class="card" aria-labelledby="endpoint-title">
         <h3 id="endpoint-title">No callback address</h3>
         <p>
-          Set a <a href={companyPath(props.company, 'callback')}>callback address</a> to receive the company's
-          events. Until then they are kept for about three days and then dropped.
+          Set a <a href={callback}>callback address</a> to receive{' '}
+          {side.sandbox ? "the sandbox's" : "the company's"} events. Until then they are kept for about three
+          days and then dropped.
         </p>
       </section>
     );
@@ -119,7 +138,7 @@ function Endpoint(props: EventsPageProps): VNode {
             {endpoint.kinds.join(', ')}, and test events.
           </>
         )}{' '}
-        <a href={`${companyPath(props.company, 'callback')}#kinds`}>Choose the kinds</a>
+        <a href={`${callback}#kinds`}>Choose the kinds</a>
       </p>
       {endpoint.failingSince ? (
         <p>

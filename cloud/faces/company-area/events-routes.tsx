@@ -6,6 +6,7 @@ import { onForm } from '../../foundation/web/form-problem.js';
 import { readerZone, sendPage } from '../../foundation/web/page.js';
 import { pageContext, type WebDeps } from '../../foundation/web/web-deps.js';
 import { instantOf } from '../../foundation/zones/wall-clock.js';
+import type { Company } from '../../rules/companies/companies.js';
 import {
   deliveryLog,
   endpointState,
@@ -17,9 +18,9 @@ import { resendEvent, retryNow } from '../../rules/events/delivery-store.js';
 import { ping } from '../../rules/events/event-data.js';
 import { enqueueEvent } from '../../rules/events/outbox.js';
 import { recordMemberAction } from '../../rules/member-actions/member-actions.js';
-import { actorOf, companyVisit } from './company-access.js';
-import { companyPath } from './company-frame.js';
+import { actorOf } from './company-access.js';
 import { EventPage } from './event-page.js';
+import { type EventSide, onBothSides, type SideOf, sidePath, sideVisit } from './event-side.js';
 import { EventsPage, type EventsPageProps, UNTIL_MINUTE_MS } from './events-page.js';
 
 /**
@@ -73,28 +74,42 @@ const RESENT_HERE = 'The event is sent again, with the same webhook-id and body;
 const EVENT_ID = z.uuid();
 const UNKNOWN_EVENT = 'No such event of the company: it may be over 30 days old.';
 
+/** The company's events, and under `/company/<id>/sandbox/events` its sandbox's (docs/design.md section 11.9). */
 export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  await onBothSides(deps.ctx, (prefix, sideOf) => sideRoutes(app, deps, prefix, sideOf));
+}
+
+/** Where a side's pages are, and how the company's side is found (null: it has none yet, see the sandbox page). */
+async function sideRoutes(
+  app: FastifyInstance,
+  deps: WebDeps,
+  prefix: string,
+  sideOf: SideOf,
+): Promise<void> {
   const { ctx } = deps;
 
+  const visiting = (request: FastifyRequest, reply: FastifyReply) => sideVisit(deps, request, reply, sideOf);
+
   const props = async (
-    company: EventsPageProps['company'],
+    at: { company: Company; side: EventSide },
     before: number | undefined,
     filter: LogFilter = {},
   ): Promise<Omit<EventsPageProps, 'page'>> => {
+    const holderId = at.side.holder.id;
     const [endpoint, rows] = await Promise.all([
-      endpointState(ctx, company.id),
-      deliveryLog(ctx, company.id, { before, limit: LOG_PAGE + 1, ...filter }),
+      endpointState(ctx, holderId),
+      deliveryLog(ctx, holderId, { before, limit: LOG_PAGE + 1, ...filter }),
     ]);
     const log = rows.slice(0, LOG_PAGE);
     const older = rows.length > LOG_PAGE ? log[log.length - 1]?.id : undefined;
-    return { company, endpoint, log, older, before, filter };
+    return { company: at.company, side: at.side, endpoint, log, older, before, filter };
   };
 
   /** The page again, its newest log unfiltered, with why the form was refused. */
   const refused = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    company: EventsPageProps['company'],
+    at: { company: Company; side: EventSide },
     status: number,
     text: string,
   ) =>
@@ -102,15 +117,15 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
       reply,
       <EventsPage
         page={pageContext(request, reply)}
-        {...(await props(company, undefined))}
+        {...(await props(at, undefined))}
         notice={{ tone: 'error', text }}
       />,
       status,
     );
 
-  app.get('/company/:companyId/events', async (request, reply) => {
-    const visit = await companyVisit(deps, request, reply);
-    if (!visit) return reply;
+  app.get(`${prefix}/events`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
     const query = pageQuery.parse(request.query);
     const notice = query.done ? { tone: 'ok' as const, text: DONE[query.done] } : undefined;
     const page = pageContext(request, reply);
@@ -120,7 +135,7 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
       reply,
       <EventsPage
         page={page}
-        {...(await props(visit.membership.company, query.before, {
+        {...(await props(at, query.before, {
           kind: query.kind,
           outcome: query.outcome,
           from: localMoment(query.from, zone),
@@ -131,69 +146,71 @@ export async function eventsRoutes(app: FastifyInstance, deps: WebDeps): Promise
     );
   });
 
-  app.get('/company/:companyId/events/:eventId', async (request, reply) => {
-    const visit = await companyVisit(deps, request, reply);
-    if (!visit) return reply;
-    const company = visit.membership.company;
+  app.get(`${prefix}/events/:eventId`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
     const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
-    const event = eventId.success ? await eventRecord(ctx, company.id, eventId.data) : null;
-    if (!event) return refused(request, reply, company, 404, UNKNOWN_EVENT);
+    const event = eventId.success ? await eventRecord(ctx, at.holder.id, eventId.data) : null;
+    if (!event) return refused(request, reply, at, 404, UNKNOWN_EVENT);
     const query = eventQuery.parse(request.query);
     return sendPage(
       reply,
       <EventPage
         page={pageContext(request, reply)}
-        company={company}
+        company={at.company}
+        side={at.side}
         event={event}
         notice={query.done ? { tone: 'ok', text: RESENT_HERE } : undefined}
       />,
     );
   });
 
-  app.post('/company/:companyId/events/test', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const company = visit.membership.company;
-    const refuse = (status: number, text: string) => refused(request, reply, company, status, text);
-    const endpoint = await endpointState(ctx, company.id);
+  app.post(`${prefix}/events/test`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
+    const { holder } = at;
+    const refuse = (status: number, text: string) => refused(request, reply, at, status, text);
+    const endpoint = await endpointState(ctx, holder.id);
     if (endpoint.url === null) return refuse(409, 'Set a callback address first: a test event goes there.');
     const counted = await onForm(reply, ['too_many_attempts'], () =>
-      countAttempt(ctx, TEST_EVENTS, String(company.id)),
+      countAttempt(ctx, TEST_EVENTS, String(holder.id)),
     );
     if (!counted.ok) return refuse(counted.status, counted.message);
-    const at = ctx.clock.now();
+    const now = ctx.clock.now();
     await ctx.db.transaction().execute(async (trx) => {
-      const id = await enqueueEvent(trx, { companyId: company.id, type: 'ping', at, data: ping() });
-      await recordMemberAction(trx, at, {
-        companyId: company.id,
-        by: actorOf(visit),
+      const id = await enqueueEvent(trx, { companyId: holder.id, type: 'ping', at: now, data: ping() });
+      await recordMemberAction(trx, now, {
+        companyId: holder.id,
+        by: actorOf(at.visit),
         name: 'test-event',
         detail: id,
       });
     });
-    return reply.redirect(`${companyPath(company, 'events')}?done=test`, 303);
+    return reply.redirect(`${sidePath(at.side, 'events')}?done=test`, 303);
   });
 
-  app.post('/company/:companyId/events/:eventId/resend', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const company = visit.membership.company;
-    const refuse = (status: number, text: string) => refused(request, reply, company, status, text);
+  app.post(`${prefix}/events/:eventId/resend`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
+    const { holder } = at;
+    const refuse = (status: number, text: string) => refused(request, reply, at, status, text);
     const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
     if (!eventId.success) return refuse(404, UNKNOWN_EVENT);
     const counted = await onForm(reply, ['too_many_attempts'], () =>
-      countAttempt(ctx, RESENDS, String(company.id)),
+      countAttempt(ctx, RESENDS, String(holder.id)),
     );
     if (!counted.ok) return refuse(counted.status, counted.message);
-    const resent = await resendEvent(ctx, company.id, eventId.data, actorOf(visit));
+    const resent = await resendEvent(ctx, holder.id, eventId.data, actorOf(at.visit));
     if (resent === 'unknown') return refuse(404, UNKNOWN_EVENT);
     if (resent === 'waiting')
       return refuse(409, 'That event is not delivered yet: it is on its way already.');
-    return reply.redirect(`${companyPath(company, 'events')}/${eventId.data}?done=resent`, 303);
+    return reply.redirect(`${sidePath(at.side, 'events')}/${eventId.data}?done=resent`, 303);
   });
 
-  app.post('/company/:companyId/events/retry', async (request, reply) => {
-    const visit = (await companyVisit(deps, request, reply))!;
-    const company = visit.membership.company;
-    await retryNow(ctx, company.id, actorOf(visit));
-    return reply.redirect(`${companyPath(company, 'events')}?done=retry`, 303);
+  app.post(`${prefix}/events/retry`, async (request, reply) => {
+    const at = await visiting(request, reply);
+    if (!at) return reply;
+    await retryNow(ctx, at.holder.id, actorOf(at.visit));
+    return reply.redirect(`${sidePath(at.side, 'events')}?done=retry`, 303);
   });
 }

@@ -21,6 +21,8 @@ export interface SandboxPageProps {
   /** Null until the company's first sandbox call. */
   state: { outcome: SandboxOutcomeName; requests: SandboxRequest[] } | null;
   openings: CompanyJournalEntry[];
+  /** The sandbox's own callback address, if it has one (null: events go to `listen` only). */
+  callbackUrl: string | null;
   notice?: string | undefined;
   problem?: string | undefined;
 }
@@ -54,6 +56,7 @@ export function SandboxPage(props: SandboxPageProps): VNode {
         <>
           <Requests page={props.page} company={company} requests={state.requests} />
           <NextOutcome page={props.page} company={company} outcome={state.outcome} />
+          <SandboxEvents company={company} callbackUrl={props.callbackUrl} />
           <section class="card" aria-labelledby="sandbox-openings-title">
             <h3 id="sandbox-openings-title">Openings</h3>
             {props.openings.length === 0 ? (
@@ -139,6 +142,33 @@ function NextOutcome(props: { page: PageContext; company: Company; outcome: Sand
           <button type="submit">Save</button>
         </p>
       </ChangeForm>
+    </section>
+  );
+}
+
+/** Where the sandbox's events go: `listen --sandbox`, and its own callback address with its own log. */
+function SandboxEvents(props: { company: Company; callbackUrl: string | null }): VNode {
+  const path = companyPath(props.company, 'sandbox');
+  return (
+    <section class="card" aria-labelledby="sandbox-events-title">
+      <h3 id="sandbox-events-title">Events</h3>
+      <p>
+        The sandbox's events, each marked <code>"sandbox": true</code>, stream to{' '}
+        <code>npm run company -- listen --sandbox</code>
+        {props.callbackUrl ? (
+          <>
+            {' '}
+            and go to <span class="address">{props.callbackUrl}</span>
+          </>
+        ) : null}
+        .
+      </p>
+      <p class="actions">
+        <a href={`${path}/callback`}>
+          {props.callbackUrl ? 'Sandbox callback address' : 'Set a callback address for the sandbox'}
+        </a>
+        <a href={`${path}/events`}>Sandbox events and deliveries</a>
+      </p>
     </section>
   );
 }

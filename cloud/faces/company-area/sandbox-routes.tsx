@@ -8,9 +8,10 @@ import type { Company } from '../../rules/companies/companies.js';
 import { companyJournal } from '../../rules/journal/company-journal.js';
 import { moveSandbox, sandboxState } from '../../rules/sandbox/sandbox-customer.js';
 import { sandboxCompany } from '../../rules/sandbox/sandbox-world.js';
-import { companyVisit } from './company-access.js';
+import { actorOf, companyVisit } from './company-access.js';
 import type { CompanyAreaDeps } from './company-area-context.js';
 import { companyPath } from './company-frame.js';
+import { sandboxSide } from './event-side.js';
 import { SandboxPage } from './sandbox-page.js';
 
 /** The sandbox's openings the page shows; the rest go on in `listen` and the events. */
@@ -50,7 +51,7 @@ export async function sandboxRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
       if (!call.success)
         return show(request, reply, company, { problem: 'That is not a move of the sandbox.' }, 400);
       const moved = await onForm(reply, ['not_found', 'invalid_state', 'org_not_approved'], async () =>
-        moveSandbox(ctx, await sandboxCompany(ctx, company), call.data),
+        moveSandbox(ctx, await sandboxCompany(ctx, company), call.data, actorOf(visit)),
       );
       if (!moved.ok) return show(request, reply, company, { problem: moved.message }, moved.status);
       return reply.redirect(`${companyPath(company, 'sandbox')}?done=${done}`, 303);
@@ -66,7 +67,7 @@ export async function sandboxRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
     view: { notice?: string | undefined; problem?: string },
     status = 200,
   ): Promise<FastifyReply> {
-    const state = await sandboxState(ctx, company.id);
+    const [state, side] = await Promise.all([sandboxState(ctx, company.id), sandboxSide(ctx, company)]);
     const openings = state
       ? (await companyJournal(ctx.db, state.sandboxId, {})).entries.slice(0, OPENINGS_SHOWN)
       : [];
@@ -77,6 +78,7 @@ export async function sandboxRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
         company={company}
         state={state}
         openings={openings}
+        callbackUrl={side?.holder.callback_url ?? null}
         {...view}
       />,
       status,

@@ -1,0 +1,206 @@
+import { resolve } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
+import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
+import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
+import { verifyWebhook } from '../../company/client/index.js';
+import { BrowserClient, visibleText } from '../support/browser-client.js';
+import { FakeClock } from '../support/clock.js';
+import { startTestCloud, type TestCloud } from '../support/cloud.js';
+import { type CompanyOwner, companyOwner } from '../support/company-area.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { runProgram } from '../support/program-run.js';
+import { type Received, WebhookReceiver } from '../support/webhook-receiver.js';
+
+/**
+ * The sandbox's own callback address and events (docs/design.md section 11.9), and its moves in the members'
+ * record (section 11.8): the company area's callback and events pages serve the sandbox under
+ * `/company/<id>/sandbox/`, apart from the live ones; a sandbox delivery is marked and verifies with the
+ * sandbox's signing secret (`standardwebhooks`, v1) and the service's key (v1a); every move a member makes
+ * there is in the company's record, marked. Deliveries go to a receiver on loopback, with a fake clock.
+ */
+const SECRET = /whsec_[A-Za-z0-9+/]{43}=/g;
+const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
+let database: TestDatabase;
+let cloud: TestCloud;
+let receiver: WebhookReceiver;
+let serviceKey: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  cloud = await startTestCloud({ database, clock, env: { GATELINK_DEV_ALLOW_PRIVATE_CALLBACKS: '1' } });
+  const published = await cloud.app.inject({ method: 'GET', url: '/.well-known/service.json' });
+  serviceKey = (JSON.parse(published.body) as { key: string }).key;
+  receiver = new WebhookReceiver();
+  await receiver.start(serviceKey);
+});
+
+afterAll(async () => {
+  await receiver?.stop();
+  await cloud?.stop();
+  await database?.close();
+});
+
+/** What `standardwebhooks` makes of a delivery, its clock set to the cloud's (it reads the time itself). */
+function standardVerify(secret: string, got: Received): unknown {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(clock.now());
+  try {
+    return new Webhook(secret).verify(got.body, got.headers as Record<string, string>);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** The lines of the members' record, newest first, as the activity page lists them. */
+async function activity(owner: CompanyOwner): Promise<string[]> {
+  const page = await owner.client.get(`/company/${owner.companyId}/activity`);
+  const card =
+    /<section[^>]*aria-labelledby="member-actions-heading"[\s\S]*?<\/section>/.exec(page.html)?.[0] ?? '';
+  return [...card.matchAll(/<li[^>]*>([\s\S]*?)<\/li>/g)].map((match) => visibleText(match[1]!));
+}
+
+describe('the sandbox’s callback and events', () => {
+  it('wait for the sandbox: before its first call, their pages lead to the sandbox page', async () => {
+    const owner = await companyOwner(cloud, { name: 'Early Couriers' });
+    for (const page of ['callback', 'events']) {
+      const answer = await owner.client.get(`/company/${owner.companyId}/sandbox/${page}`);
+      expect(answer.status, page).toBe(303);
+      expect(answer.location, page).toBe(`/company/${owner.companyId}/sandbox`);
+    }
+  });
+
+  it('deliver the sandbox’s events, marked and signed with its own secret, to its own address; the live side stays apart', async () => {
+    const owner = await companyOwner(cloud, { name: 'Trying Couriers', email: 'tia@example.com' });
+    const base = `/company/${owner.companyId}`;
+    const { secret: apiSecret } = await issueSandboxSecret(cloud.ctx, owner.companyId);
+    const auth = { org_id: owner.companyId, secret: apiSecret, sandbox: true };
+    const code = (await cloud.call('request', { ...auth, ref: 'TRY-9' })).body.code as string;
+
+    const sandboxPage = visibleText((await owner.client.get(`${base}/sandbox`)).html);
+    expect(sandboxPage).toContain('Set a callback address for the sandbox');
+    const form = visibleText((await owner.client.get(`${base}/sandbox/callback`)).html);
+    expect(form).toContain('Sandbox callback address');
+    expect(form).toContain(
+      'Your sandbox\'s events go here, apart from your live ones, each marked "sandbox": true',
+    );
+    const saved = await owner.client.post(`${base}/sandbox/callback`, { callback_url: receiver.url });
+    expect(saved.status).toBe(200);
+    const shown = saved.html.match(SECRET) ?? [];
+    expect(shown).toHaveLength(1);
+    const signingSecret = shown[0]!;
+    expect((await owner.client.get(`${base}/sandbox/callback`)).html).not.toMatch(SECRET);
+    // The live callback has no address and no signing secret of its own from this.
+    const live = visibleText((await owner.client.get(`${base}/callback`)).html);
+    expect(live).not.toContain(receiver.url);
+    expect(live).toContain('Your first signing secret is made when you save an address');
+
+    const granted = await owner.client.post(`${base}/sandbox/grant`, { code });
+    expect(granted.status).toBe(303);
+    expect(await deliverDue(cloud.ctx, { allowPrivateAddresses: true })).toEqual({ delivered: 2, failed: 0 });
+    expect(receiver.received.map((got) => got.event.type)).toEqual(['request.claimed', 'request.issued']);
+    for (const got of receiver.received) {
+      expect(JSON.parse(got.body)).toMatchObject({ sandbox: true });
+      expect(standardVerify(signingSecret, got)).toMatchObject({ type: got.event.type, sandbox: true });
+      expect(got.verified).toBe(true);
+      const event = verifyWebhook({
+        headers: got.headers,
+        body: got.body,
+        publicKey: serviceKey,
+        now: clock.now(),
+      });
+      expect(event.id).toBe(got.id);
+    }
+    const issuedId = receiver.received[1]!.id;
+
+    // The sandbox's events page logs both deliveries; the live one has no address and nothing in its log.
+    const events = visibleText((await owner.client.get(`${base}/sandbox/events`)).html);
+    expect(events).toContain('Sandbox events');
+    expect(events).toContain(receiver.url);
+    expect(events).toContain('request.issued');
+    const liveEvents = visibleText((await owner.client.get(`${base}/events`)).html);
+    expect(liveEvents).toContain('No callback address');
+    expect(liveEvents).toContain('No attempts yet.');
+    const one = await owner.client.get(`${base}/sandbox/events/${issuedId}`);
+    expect(one.status).toBe(200);
+    expect(visibleText(one.html)).toContain('Sandbox event request.issued');
+    // The live side does not know the sandbox's event.
+    expect((await owner.client.get(`${base}/events/${issuedId}`)).status).toBe(404);
+
+    // Sent again from the sandbox's page, it comes with the same webhook-id, marked as before.
+    receiver.received.length = 0;
+    const resent = await owner.client.post(`${base}/sandbox/events/${issuedId}/resend`, {});
+    expect(resent.location).toBe(`${base}/sandbox/events/${issuedId}?done=resent`);
+    expect(await deliverDue(cloud.ctx, { allowPrivateAddresses: true })).toEqual({ delivered: 1, failed: 0 });
+    expect(receiver.received[0]).toMatchObject({ id: issuedId });
+    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ sandbox: true });
+    receiver.received.length = 0;
+
+    const record = (await activity(owner)).join('\n');
+    expect(record).toContain(
+      `In the sandbox, Owner <tia@example.com> set the callback address to ${receiver.url}`,
+    );
+    expect(record).toMatch(
+      new RegExp(`In the sandbox, Owner <tia@example.com> granted the request ${code} \\(key \\d+\\)`),
+    );
+    expect(record).toContain(`In the sandbox, Owner <tia@example.com> sent an event again ${issuedId}`);
+  });
+
+  it('records each move a member makes on the sandbox page, in the move’s words, and none made by API', async () => {
+    const owner = await companyOwner(cloud, { name: 'Moving Couriers', email: 'mo@example.com' });
+    const base = `/company/${owner.companyId}`;
+    const { secret } = await issueSandboxSecret(cloud.ctx, owner.companyId);
+    const auth = { org_id: owner.companyId, secret, sandbox: true };
+    const code = (await cloud.call('request', { ...auth })).body.code as string;
+    await owner.client.get(`${base}/sandbox`);
+    expect((await owner.client.post(`${base}/sandbox/grant`, { code })).status).toBe(303);
+    const status = await cloud.call('status', { ...auth, code });
+    expect(status.body).toMatchObject({ state: 'issued' });
+    const keyRef = status.body.key_ref as number;
+    expect((await owner.client.post(`${base}/sandbox/outcome`, { outcome: 'busy' })).status).toBe(303);
+    expect((await owner.client.post(`${base}/sandbox/withdraw`, { key_ref: String(keyRef) })).status).toBe(
+      303,
+    );
+    // The company's own call moves the sandbox too, and is no member's action.
+    const other = (await cloud.call('request', { ...auth })).body.code as string;
+    expect((await cloud.call('sandbox', { ...auth, do: 'grant', code: other })).status).toBe(200);
+
+    const lines = (await activity(owner)).filter((line) => line.startsWith('In the sandbox'));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef} `);
+    expect(lines[1]).toContain(
+      "In the sandbox, Owner <mo@example.com> chose what the barrier's next openings come to: busy ",
+    );
+    expect(lines[2]).toContain(
+      `In the sandbox, Owner <mo@example.com> granted the request ${code} (key ${keyRef}) `,
+    );
+    // The operator API gives the same actions, each marked.
+    const shown = await cloud.ops('GET', `/ops/companies/${owner.companyId}`);
+    const marked = (shown.body.member_actions as { action: string; sandbox: boolean }[]).filter(
+      (action) => action.sandbox,
+    );
+    expect(marked.map((action) => action.action)).toEqual([
+      'sandbox-withdrawn',
+      'sandbox-outcome',
+      'sandbox-granted',
+    ]);
+    // The console and gatelink-admin say them in the same words.
+    const console = new BrowserClient(cloud.app);
+    console.setCookie('gatelink-console', await startOperatorSession(cloud.ctx));
+    const consolePage = visibleText((await console.get(`/console/companies/${owner.companyId}`)).html);
+    expect(consolePage).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef}`);
+    const { OPERATOR_TOKEN: _token, GATELINK_URL: _url, ...env } = process.env;
+    const root = resolve(import.meta.dirname, '../..');
+    const args = ['--url', cloud.baseUrl, '--token', cloud.operatorToken, 'company', 'show'];
+    const printed = await runProgram(
+      [resolve(root, 'bin/gatelink-admin.mjs'), ...args, String(owner.companyId)],
+      {
+        cwd: root,
+        env,
+      },
+    );
+    expect(printed, printed.stderr).toMatchObject({ code: 0 });
+    expect(printed.stdout).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef}`);
+  });
+});
