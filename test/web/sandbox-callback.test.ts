@@ -147,6 +147,45 @@ describe('the sandbox’s callback and events', () => {
     expect(record).toContain(`In the sandbox, Owner <tia@example.com> sent an event again ${issuedId}`);
   });
 
+  it('keep the two sides apart when both have an address: each receives only its own side’s events', async () => {
+    const liveReceiver = new WebhookReceiver();
+    await liveReceiver.start(serviceKey);
+    try {
+      const owner = await companyOwner(cloud, { name: 'Two-sided Couriers' });
+      const base = `/company/${owner.companyId}`;
+      const { secret } = await issueSandboxSecret(cloud.ctx, owner.companyId);
+      await cloud.call('request', { org_id: owner.companyId, secret, sandbox: true });
+      await owner.client.get(`${base}/callback`);
+      expect((await owner.client.post(`${base}/callback`, { callback_url: liveReceiver.url })).status).toBe(
+        200,
+      );
+      const sandboxSaved = await owner.client.post(`${base}/sandbox/callback`, {
+        callback_url: receiver.url,
+      });
+      expect(sandboxSaved.status).toBe(200);
+      // Each side's test event, from its own events page.
+      for (const side of ['', '/sandbox']) {
+        await owner.client.get(`${base}${side}/events`);
+        const sent = await owner.client.post(`${base}${side}/events/test`, {});
+        expect(sent.location, side).toBe(`${base}${side}/events?done=test`);
+      }
+      expect(await deliverDue(cloud.ctx, { allowPrivateAddresses: true })).toEqual({
+        delivered: 2,
+        failed: 0,
+      });
+      expect(
+        liveReceiver.received.map((got) => JSON.parse(got.body) as { type: string; sandbox?: boolean }),
+      ).toEqual([expect.not.objectContaining({ sandbox: true })]);
+      expect(receiver.received.map((got) => JSON.parse(got.body) as { sandbox?: boolean })).toEqual([
+        expect.objectContaining({ type: 'ping', sandbox: true }),
+      ]);
+      expect(liveReceiver.received[0]!.event.type).toBe('ping');
+    } finally {
+      receiver.received.length = 0;
+      await liveReceiver.stop();
+    }
+  });
+
   it('records each move a member makes on the sandbox page, in the move’s words, and none made by API', async () => {
     const owner = await companyOwner(cloud, { name: 'Moving Couriers', email: 'mo@example.com' });
     const base = `/company/${owner.companyId}`;
