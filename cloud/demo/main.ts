@@ -370,8 +370,8 @@ function printCustomerSteps(
   say(`   console at ${base}/console with the operator token (in the file named above); the e-mail that`);
   say('   tells your company so is shown here. Meanwhile its sandbox answers every call that says');
   say('   "sandbox": true, with a simulated customer and barrier: its API access page gives it a sandbox');
-  say('   secret, and its Sandbox page grants, withdraws and makes the barrier fail as a real one can');
-  say('   (cloud/README.md, "The sandbox").');
+  say('   secret, and its Sandbox page grants, withdraws and makes the barrier fail as a real one can,');
+  say('   and sends the sandbox\'s events to an address of their own (cloud/README.md, "The sandbox").');
 }
 
 main().catch((error: unknown) => {
