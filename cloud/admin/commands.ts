@@ -466,6 +466,8 @@ function sandboxLine(sandbox: Row | null): string {
     openings: Number(sandbox.openings),
     lastOpeningAt: sandbox.last_opening_at ? new Date(String(sandbox.last_opening_at)) : null,
     outcome: sandbox.outcome as SandboxUse['outcome'],
+    callbackUrl: typeof sandbox.callback_url === 'string' ? sandbox.callback_url : null,
+    callbackFailing: sandbox.callback_failing === true,
   };
   return `made ${sandbox.made_at}: ${sandboxUseWords(use)}`;
 }

@@ -290,7 +290,7 @@ describe('the sandbox to operators', () => {
     expect(use).toMatchObject({ outcome: 'opened' });
     expect(use.requests).toBeGreaterThanOrEqual(3);
     expect(use.openings).toBeGreaterThanOrEqual(4);
-    const words = `${use.requests} requests, ${use.openings} openings; next openings: opened`;
+    const words = `${use.requests} requests, ${use.openings} openings; next openings: opened; events: no callback address`;
 
     const console = new BrowserClient(cloud.app);
     console.setCookie('gatelink-console', await startOperatorSession(cloud.ctx));

@@ -193,6 +193,9 @@ describe('the sandbox’s callback and events', () => {
     const auth = { org_id: owner.companyId, secret, sandbox: true };
     const code = (await cloud.call('request', { ...auth })).body.code as string;
     await owner.client.get(`${base}/sandbox`);
+    expect((await owner.client.post(`${base}/sandbox/callback`, { callback_url: receiver.url })).status).toBe(
+      200,
+    );
     expect((await owner.client.post(`${base}/sandbox/grant`, { code })).status).toBe(303);
     const status = await cloud.call('status', { ...auth, code });
     expect(status.body).toMatchObject({ state: 'issued' });
@@ -206,7 +209,10 @@ describe('the sandbox’s callback and events', () => {
     expect((await cloud.call('sandbox', { ...auth, do: 'grant', code: other })).status).toBe(200);
 
     const lines = (await activity(owner)).filter((line) => line.startsWith('In the sandbox'));
-    expect(lines).toHaveLength(3);
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toContain(
+      `In the sandbox, Owner <mo@example.com> set the callback address to ${receiver.url} `,
+    );
     expect(lines[0]).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef} `);
     expect(lines[1]).toContain(
       "In the sandbox, Owner <mo@example.com> chose what the barrier's next openings come to: busy ",
@@ -223,6 +229,7 @@ describe('the sandbox’s callback and events', () => {
       'sandbox-withdrawn',
       'sandbox-outcome',
       'sandbox-granted',
+      'callback-saved',
     ]);
     // The console and gatelink-admin say them in the same words.
     const console = new BrowserClient(cloud.app);
@@ -241,5 +248,10 @@ describe('the sandbox’s callback and events', () => {
     );
     expect(printed, printed.stderr).toMatchObject({ code: 0 });
     expect(printed.stdout).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef}`);
+    // Where the sandbox's events go is on its line, alike in all three.
+    const use = '2 requests, 0 openings; next openings: busy; events to ' + receiver.url;
+    expect(shown.body.sandbox).toMatchObject({ callback_url: receiver.url, callback_failing: false });
+    expect(consolePage).toContain(use);
+    expect(printed.stdout).toContain(use);
   });
 });

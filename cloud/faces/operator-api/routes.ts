@@ -114,6 +114,8 @@ export async function opsRoutes(
       openings: use.openings,
       last_opening_at: use.lastOpeningAt?.toISOString() ?? null,
       outcome: use.outcome,
+      callback_url: use.callbackUrl,
+      callback_failing: use.callbackFailing,
     };
     return { company, actions, member_actions, sandbox };
   });

@@ -4,8 +4,8 @@ import type { SandboxOutcome } from '../../foundation/db/schema.js';
 
 /**
  * How a company uses its sandbox (docs/design.md section 11.9), as the console, `GET /ops/companies/:id` and
- * `gatelink-admin company show` say it: when it was made, its requests and openings, the last opening, and what
- * its barrier does with the next one. Null for a company that never called its sandbox.
+ * `gatelink-admin company show` say it: when it was made, its requests and openings, the last opening, what
+ * its barrier does with the next one, and where its events go. Null for a company that never called its sandbox.
  */
 export interface SandboxUse {
   madeAt: Date;
@@ -13,6 +13,10 @@ export interface SandboxUse {
   openings: number;
   lastOpeningAt: Date | null;
   outcome: SandboxOutcome;
+  /** The sandbox's own callback address; null: its events go to `listen` only. */
+  callbackUrl: string | null;
+  /** That address is failing: an event went undelivered through every retry (section 6). */
+  callbackFailing: boolean;
 }
 
 export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<SandboxUse | null> {
@@ -22,6 +26,11 @@ export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<
     .select([
       'sandboxes.created_at',
       'sandboxes.outcome',
+      'companies.callback_url',
+      sql<boolean>`companies.callback_failing_since is not null
+                   and companies.callback_failing_url is not distinct from companies.callback_url`.as(
+        'callback_failing',
+      ),
       sql<string>`(select count(*) from requests where requests.company_id = sandboxes.company_id)`.as(
         'requests',
       ),
@@ -41,6 +50,8 @@ export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<
     openings: Number(row.openings),
     lastOpeningAt: row.last_opening_at === null ? null : new Date(row.last_opening_at),
     outcome: row.outcome,
+    callbackUrl: row.callback_url,
+    callbackFailing: row.callback_failing,
   };
 }
 
@@ -49,5 +60,8 @@ export function sandboxUseWords(use: SandboxUse | null): string {
   if (!use) return 'never used';
   const requests = `${use.requests} ${use.requests === 1 ? 'request' : 'requests'}`;
   const openings = `${use.openings} ${use.openings === 1 ? 'opening' : 'openings'}`;
-  return `${requests}, ${openings}; next openings: ${use.outcome.replaceAll('_', ' ')}`;
+  const events = !use.callbackUrl
+    ? 'events: no callback address'
+    : `events to ${use.callbackUrl}${use.callbackFailing ? ', failing' : ''}`;
+  return `${requests}, ${openings}; next openings: ${use.outcome.replaceAll('_', ' ')}; ${events}`;
 }
