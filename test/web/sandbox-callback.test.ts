@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
+import { changeCompany } from '../../cloud/rules/company-changes/company-changes.js';
 import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
 import { verifyWebhook } from '../../company/client/index.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
@@ -62,13 +63,23 @@ async function activity(owner: CompanyOwner): Promise<string[]> {
 }
 
 describe('the sandbox’s callback and events', () => {
-  it('wait for the sandbox: before its first call, their pages lead to the sandbox page', async () => {
+  it('wait for the sandbox: before its first call, and once the company is suspended, their pages lead to the sandbox page', async () => {
     const owner = await companyOwner(cloud, { name: 'Early Couriers' });
-    for (const page of ['callback', 'events']) {
-      const answer = await owner.client.get(`/company/${owner.companyId}/sandbox/${page}`);
-      expect(answer.status, page).toBe(303);
-      expect(answer.location, page).toBe(`/company/${owner.companyId}/sandbox`);
-    }
+    const ledAway = async () => {
+      for (const page of ['callback', 'events']) {
+        const answer = await owner.client.get(`/company/${owner.companyId}/sandbox/${page}`);
+        expect(answer.status, page).toBe(303);
+        expect(answer.location, page).toBe(`/company/${owner.companyId}/sandbox`);
+      }
+    };
+    await ledAway();
+    const { secret } = await issueSandboxSecret(cloud.ctx, owner.companyId);
+    await cloud.call('request', { org_id: owner.companyId, secret, sandbox: true });
+    expect((await owner.client.get(`/company/${owner.companyId}/sandbox/callback`)).status).toBe(200);
+    await changeCompany(cloud.ctx, owner.companyId, ({ db }) =>
+      db.updateTable('companies').set({ status: 'suspended' }).where('id', '=', owner.companyId).execute(),
+    );
+    await ledAway();
   });
 
   it('deliver the sandbox’s events, marked and signed with its own secret, to its own address; the live side stays apart', async () => {
