@@ -9,6 +9,7 @@ import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { enqueuePings } from '../support/event-company.js';
+import { standardVerifier } from '../support/standard-webhooks.js';
 import { type Received, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -65,16 +66,7 @@ async function delivered(companyId: number): Promise<Received> {
   return receiver.received.pop()!;
 }
 
-/** What `standardwebhooks` makes of a delivery, its clock set to the cloud's (it reads the time itself). */
-function standardVerify(secret: string, got: Received): unknown {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(clock.now());
-  try {
-    return new Webhook(secret).verify(got.body, got.headers as Record<string, string>);
-  } finally {
-    vi.useRealTimers();
-  }
-}
+const standardVerify = standardVerifier(clock);
 
 function rotationForm(html: string): string {
   const replaces = /name="replaces" value="(\d+)"/.exec(html)?.[1];

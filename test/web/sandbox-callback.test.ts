@@ -12,6 +12,7 @@ import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { runProgram } from '../support/program-run.js';
+import { standardVerifier } from '../support/standard-webhooks.js';
 import { type Received, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -43,16 +44,7 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** What `standardwebhooks` makes of a delivery, its clock set to the cloud's (it reads the time itself). */
-function standardVerify(secret: string, got: Received): unknown {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(clock.now());
-  try {
-    return new Webhook(secret).verify(got.body, got.headers as Record<string, string>);
-  } finally {
-    vi.useRealTimers();
-  }
-}
+const standardVerify = standardVerifier(clock);
 
 /** The lines of the members' record, newest first, as the activity page lists them. */
 async function activity(owner: CompanyOwner): Promise<string[]> {

@@ -65,7 +65,6 @@ export interface SideVisit {
   visit: CompanyVisit;
   company: Company;
   side: EventSide;
-  holder: Company;
 }
 
 /**
@@ -86,5 +85,5 @@ export async function sideVisit(
     await reply.redirect(companyPath(company, 'sandbox'), 303);
     return null;
   }
-  return { visit, company, side, holder: side.holder };
+  return { visit, company, side };
 }

@@ -150,7 +150,7 @@ async function sideRoutes(
     const at = await visiting(request, reply);
     if (!at) return reply;
     const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
-    const event = eventId.success ? await eventRecord(ctx, at.holder.id, eventId.data) : null;
+    const event = eventId.success ? await eventRecord(ctx, at.side.holder.id, eventId.data) : null;
     if (!event) return refused(request, reply, at, 404, UNKNOWN_EVENT);
     const query = eventQuery.parse(request.query);
     return sendPage(
@@ -168,7 +168,7 @@ async function sideRoutes(
   app.post(`${prefix}/events/test`, async (request, reply) => {
     const at = await visiting(request, reply);
     if (!at) return reply;
-    const { holder } = at;
+    const { holder } = at.side;
     const refuse = (status: number, text: string) => refused(request, reply, at, status, text);
     const endpoint = await endpointState(ctx, holder.id);
     if (endpoint.url === null) return refuse(409, 'Set a callback address first: a test event goes there.');
@@ -192,7 +192,7 @@ async function sideRoutes(
   app.post(`${prefix}/events/:eventId/resend`, async (request, reply) => {
     const at = await visiting(request, reply);
     if (!at) return reply;
-    const { holder } = at;
+    const { holder } = at.side;
     const refuse = (status: number, text: string) => refused(request, reply, at, status, text);
     const eventId = EVENT_ID.safeParse((request.params as { eventId?: unknown }).eventId);
     if (!eventId.success) return refuse(404, UNKNOWN_EVENT);
@@ -210,7 +210,7 @@ async function sideRoutes(
   app.post(`${prefix}/events/retry`, async (request, reply) => {
     const at = await visiting(request, reply);
     if (!at) return reply;
-    await retryNow(ctx, at.holder.id, actorOf(at.visit));
+    await retryNow(ctx, at.side.holder.id, actorOf(at.visit));
     return reply.redirect(`${sidePath(at.side, 'events')}?done=retry`, 303);
   });
 }
