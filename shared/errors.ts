@@ -273,6 +273,14 @@ export const ERRORS = {
     status: 400,
     message: 'The callback address must be an https address on a public host.',
   },
+  too_many_endpoints: {
+    status: 409,
+    message: 'A company has at most 10 callback endpoints; remove one before adding another.',
+  },
+  endpoint_exists: {
+    status: 409,
+    message: 'You have an endpoint at this address already: manage it in the list.',
+  },
   key_proof_failed: {
     status: 400,
     message:

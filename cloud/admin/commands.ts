@@ -1,3 +1,4 @@
+import { endpointHealthWords } from '../rules/events/endpoint-health.js';
 import { isMemberActionName, memberActionSentence } from '../rules/member-actions/member-action-words.js';
 import { type SandboxUse, sandboxUseWords } from '../rules/sandbox/sandbox-use.js';
 import { backupInto, restoreFrom } from './backup/backup-commands.js';
@@ -405,30 +406,43 @@ export const COMMANDS: readonly AdminCommand[] = [
   {
     name: 'events',
     args: '--company ID [--limit N]',
-    help: "a company's callback endpoint and its delivery log, newest first",
+    help: "a company's endpoints and their delivery log, newest first",
     async run({ connection, flags }) {
       const id = positiveId(required(flags.company, '--company', 'events'), 'events --company');
       const query = new URLSearchParams(flags.limit ? { limit: flags.limit } : {});
       const answer = await call(connection, 'GET', `/ops/companies/${id}/events?${query}`);
-      const endpoint = answer.endpoint as Row;
-      // The company area's words for the same state (faces/company-area/events-page.tsx).
-      const state = !endpoint.url
-        ? 'no callback address: nothing is sent'
-        : endpoint.failing_since
-          ? `FAILING since ${endpoint.failing_since}: nothing is sent until the company changes the address or asks for a retry`
-          : endpoint.paused_until
-            ? `retrying: paused after a failure until ${endpoint.paused_until}`
-            : 'working';
-      const head = [
-        `Callback address  ${endpoint.url ?? '(none: events are kept for about three days, then dropped)'}`,
-        `State             ${state}`,
-        ...(endpoint.last_error ? [`Last error        ${endpoint.last_error}`] : []),
-        `Takes             ${Array.isArray(endpoint.kinds) ? `${endpoint.kinds.join(', ')}, ping` : 'every kind'}`,
-        `Waiting           ${endpoint.waiting} event(s), ${endpoint.retrying} of them retried`,
-        '',
+      const endpoints = Array.isArray(answer.endpoints) ? (answer.endpoints as Row[]) : [];
+      // The console's words for the same state (faces/console/company-page.tsx), one line per endpoint
+      // (docs/design.md section 6.2).
+      const head =
+        endpoints.length === 0
+          ? [
+              `${'Events'.padEnd(18)}no callback address: nothing is sent`,
+              `${'Waiting'.padEnd(18)}${(answer.endpoint as Row).waiting} event(s), kept for about three days, then dropped`,
+            ]
+          : [
+              `${'Events'.padEnd(18)}${endpointHealthWords(
+                endpoints.map((endpoint) => ({
+                  kinds: Array.isArray(endpoint.kinds) ? (endpoint.kinds as string[]) : null,
+                  failing: Boolean(endpoint.failing_since),
+                })),
+              )}`,
+              ...endpoints.map(
+                (endpoint) => `${`Endpoint ${endpoint.id}`.padEnd(17)} ${endpointLine(endpoint)}`,
+              ),
+            ];
+      const columns = [
+        'at',
+        'url',
+        'event_id',
+        'type',
+        'attempt',
+        'outcome',
+        'status',
+        'error',
+        'next_attempt_at',
       ];
-      const columns = ['at', 'event_id', 'type', 'attempt', 'outcome', 'status', 'error', 'next_attempt_at'];
-      return { answer, text: () => [...head, table(answer.deliveries as Row[], columns)].join('\n') };
+      return { answer, text: () => [...head, '', table(answer.deliveries as Row[], columns)].join('\n') };
     },
   },
 ];
@@ -457,6 +471,18 @@ export function commandUsage(
     .join('\n');
 }
 
+/** An endpoint as the operator API answers it: its address, state, what waits there and the kinds it takes. */
+function endpointLine(endpoint: Row): string {
+  const error = endpoint.last_error ? `: ${endpoint.last_error}` : '';
+  const state = endpoint.failing_since
+    ? `FAILING since ${endpoint.failing_since}${error}; nothing is sent there until the company changes the address or asks for a retry`
+    : endpoint.paused_until
+      ? `retrying, paused until ${endpoint.paused_until}${error}`
+      : 'working';
+  const kinds = Array.isArray(endpoint.kinds) ? `${endpoint.kinds.join(', ')}, ping` : 'every kind';
+  return `${endpoint.url} · ${state} · ${endpoint.waiting} waiting, ${endpoint.retrying} of them retried · takes ${kinds}`;
+}
+
 /** The sandbox's use as the operator API answers it, in the console's words (rules/sandbox/sandbox-use.ts). */
 function sandboxLine(sandbox: Row | null): string {
   if (!sandbox) return sandboxUseWords(null);
@@ -466,8 +492,12 @@ function sandboxLine(sandbox: Row | null): string {
     openings: Number(sandbox.openings),
     lastOpeningAt: sandbox.last_opening_at ? new Date(String(sandbox.last_opening_at)) : null,
     outcome: sandbox.outcome as SandboxUse['outcome'],
-    callbackUrl: typeof sandbox.callback_url === 'string' ? sandbox.callback_url : null,
-    callbackFailing: sandbox.callback_failing === true,
+    endpoints: Array.isArray(sandbox.endpoints)
+      ? sandbox.endpoints.map((endpoint: Row) => ({
+          url: String(endpoint.url),
+          failing: endpoint.failing === true,
+        }))
+      : [],
   };
   return `made ${sandbox.made_at}: ${sandboxUseWords(use)}`;
 }

@@ -683,6 +683,12 @@ export const ATTACKS: readonly Attack[] = [
     source: 'issue 31; docs/design.md section 11.4',
   },
   {
+    id: 'web.endpoint-of-another-company',
+    attack:
+      "a member of one company reads, readdresses, removes, retries or sends events to another company's callback endpoint by naming its id under its own company, or under the sandbox's",
+    source: 'docs/design.md section 6.2',
+  },
+  {
     id: 'web.key-proof-forged',
     attack:
       "a proof of holding the domain's key signed by another key, made for another company, over other text, or malformed; or a key rotation confirmed without holding the new key",

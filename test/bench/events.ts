@@ -11,9 +11,9 @@ import { DEFAULT_DELIVERY, EventDelivery } from '../../cloud/links/event-deliver
 import { createCompany } from '../../cloud/rules/companies/companies.js';
 import { ping } from '../../cloud/rules/events/event-data.js';
 import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
-import { rotateSigningSecret } from '../../cloud/rules/events/signing-secrets.js';
 import { localCloudConfig } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { firstSigningSecret } from '../support/event-company.js';
 import { percentile } from './measure.js';
 
 /**
@@ -45,9 +45,8 @@ export async function benchEvents(label: string, serverUrl: string | undefined):
     const companies: number[] = [];
     for (let i = 0; i < COMPANIES; i++) {
       const company = await createCompany(ctx, { name: `Bench ${i}` });
-      await ctx.db.updateTable('companies').set({ callback_url: url }).where('id', '=', company.id).execute();
-      // As every company that saves an address now has: each delivery is signed v1 as well as v1a.
-      await rotateSigningSecret(ctx, company.id, 0);
+      // As every endpoint has: each delivery is signed v1 as well as v1a.
+      await firstSigningSecret(ctx, company.id, url);
       companies.push(company.id);
     }
     console.log(`\n## events on ${label} (${COMPANIES} companies, receiver in its own process)`);

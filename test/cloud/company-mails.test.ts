@@ -7,14 +7,14 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { enqueuePings, setCallback } from '../support/event-company.js';
+import { addEndpointRow, enqueuePings, outbox, setCallback } from '../support/event-company.js';
 import { type ReceivedMail, startMailServer, type TestMailServer } from '../support/mail-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The e-mails to a company's members (docs/design.md section 11.7), from the change to a real SMTP server on
- * loopback: an operator approves or refuses the company, or the delivery marks its callback address failing;
- * every member with an account hears of it once, in their zone, and one invited but not signed up yet does not.
+ * loopback: an operator approves or refuses the company, or the delivery marks one of its endpoints failing
+ * (section 6.2); every member with an account hears of it once, in their zone, and one invited but not signed up yet does not.
  */
 const clock = new FakeClock(new Date('2026-11-27T14:02:00Z'));
 const LOCAL = { allowPrivateAddresses: true, timeoutMs: 500, random: () => 0.5 };
@@ -142,7 +142,7 @@ describe("e-mails to a company's members", () => {
     expect(body).toContain(`${cloud.baseUrl}/company/${company.companyId}`);
   });
 
-  it("tells when the callback address is marked failing, in each reader's zone; not once it was mended", async () => {
+  it("tells when the callback address is marked failing, in each reader's zone; not once it was mended or removed", async () => {
     const company = await companyWithMembers('Failing Hooks');
     await cloud.ops('POST', `/ops/companies/${company.companyId}/approve`);
     await deliverMails();
@@ -162,7 +162,9 @@ describe("e-mails to a company's members", () => {
     const failedAt = clock.now();
     expect(await deliverMails()).toEqual({ sent: 2, failed: 0, gaveUp: 0 });
     const owner = readMail(mail.lastTo(`owner@${company.domain}`)!);
-    expect(owner.subject).toBe("Failing Hooks's callback address is failing");
+    expect(owner.subject).toBe(
+      `Failing Hooks's callback address at ${new URL(receiver.url).host} is failing`,
+    );
     expect(owner.body).toContain(`could not deliver an event to ${receiver.url}`);
     expect(owner.body).toContain('the last attempt: answered 500; only a 2xx status is a delivery');
     expect(owner.body).toContain(`${cloud.baseUrl}/company/${company.companyId}/events`);
@@ -177,24 +179,67 @@ describe("e-mails to a company's members", () => {
 
     // Failing again, but "Retry now" pressed before the e-mail went: it is not sent.
     mail.messages.length = 0;
+    const endpoint = await cloud.ctx.db
+      .updateTable('endpoints')
+      .set({ failing_since: null, failing_url: null, paused_until: null })
+      .where('company_id', '=', company.companyId)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const failingMail = {
+      company_id: company.companyId,
+      endpoint_id: endpoint.id,
+      customer_id: company.customerId,
+      kind: 'endpoint_failing' as const,
+      detail: 'answered 500',
+      created_at: clock.now(),
+      next_attempt_at: clock.now(),
+    };
+    await cloud.ctx.db.insertInto('company_mails').values(failingMail).execute();
+    expect(await deliverMails()).toEqual({ sent: 0, failed: 1, gaveUp: 1 });
+    // Nor once the endpoint was removed, failing as it was.
     await cloud.ctx.db
-      .updateTable('companies')
-      .set({ callback_failing_since: null, callback_failing_url: null, callback_paused_until: null })
-      .where('id', '=', company.companyId)
+      .updateTable('endpoints')
+      .set((eb) => ({ failing_since: clock.now(), failing_url: eb.ref('url') }))
+      .where('id', '=', endpoint.id)
       .execute();
-    await cloud.ctx.db
-      .insertInto('company_mails')
-      .values({
-        company_id: company.companyId,
-        customer_id: company.customerId,
-        kind: 'endpoint_failing',
-        detail: 'answered 500',
-        created_at: clock.now(),
-        next_attempt_at: clock.now(),
-      })
-      .execute();
+    await cloud.ctx.db.insertInto('company_mails').values(failingMail).execute();
+    await setCallback(cloud.ctx, company.companyId, null);
     expect(await deliverMails()).toEqual({ sent: 0, failed: 1, gaveUp: 1 });
     expect(mail.messages).toEqual([]);
+  });
+
+  it('names the failing endpoint alone when one of two fails, and the other goes on', async () => {
+    const company = await companyWithMembers('Split Hooks');
+    await cloud.ops('POST', `/ops/companies/${company.companyId}/approve`);
+    await deliverMails();
+    mail.messages.length = 0;
+    receiver.answer = () => ({ status: 204 });
+    await setCallback(cloud.ctx, company.companyId, receiver.url);
+    const down = 'http://127.0.0.1:9/split-hooks';
+    const downId = await addEndpointRow(cloud.ctx, company.companyId, down);
+    await enqueuePings(cloud.ctx, company.companyId);
+    await deliverDue(cloud.ctx, LOCAL);
+    for (const delay of RETRY_DELAYS_MS) {
+      clock.advance(delay);
+      await deliverDue(cloud.ctx, LOCAL);
+    }
+    // The working endpoint took the event at once; only the other one fails.
+    expect((await outbox(cloud.ctx, company.companyId))[0]?.delivered_at).not.toBeNull();
+    expect((await outbox(cloud.ctx, company.companyId, downId))[0]?.delivered_at).toBeNull();
+    expect(await deliverMails()).toEqual({ sent: 2, failed: 0, gaveUp: 0 });
+    const rows = await cloud.ctx.db
+      .selectFrom('company_mails')
+      .select('endpoint_id')
+      .where('company_id', '=', company.companyId)
+      .where('kind', '=', 'endpoint_failing')
+      .execute();
+    expect(rows.map((row) => row.endpoint_id)).toEqual([downId, downId]);
+    const owner = readMail(mail.lastTo(`owner@${company.domain}`)!);
+    expect(owner.subject).toBe(`Split Hooks's callback address at ${new URL(down).host} is failing`);
+    expect(owner.body).toContain(`could not deliver an event to ${down}\n`);
+    expect(owner.body).toContain('the last attempt: could not connect: ECONNREFUSED');
+    expect(owner.body).not.toContain(receiver.url);
+    expect(readMail(mail.lastTo(`dev@${company.domain}`)!).body).not.toContain(receiver.url);
   });
 
   it('tries again when the mail server fails, and sends once it answers', async () => {

@@ -75,6 +75,9 @@ describe('what each function returns', () => {
       'event_time',
       'seconds_between',
       'event_to_callback',
+      'events_to_endpoints',
+      'previous_release_callback',
+      'previous_release_secret',
       'key_openings_used',
       'grant_shape_refusal',
       'open_attempt',
@@ -165,9 +168,17 @@ describe('a database migrated by an earlier release (migrations 0001 to 0004 alo
     }
     const fresh = await catalogFunctions(database.db);
     // The migrations made open_attempt and complete_entry, building the event payload themselves, and the
-    // trigger functions that wake the event and push deliveries (migrations 0007 and 0022 make the triggers,
-    // which need them); migration 0019 drops open_attempt again, since its result gained a column.
-    expect(migrated.map((fn) => fn.name)).toEqual(['complete_entry', 'events_notify', 'push_wake']);
+    // trigger functions that wake the event and push deliveries and give events their places at the endpoints
+    // and carry a previous release's writes over (migrations 0007, 0022 and 0036 make the triggers, which need
+    // them); migration 0019 drops open_attempt again, since its result gained a column.
+    expect(migrated.map((fn) => fn.name)).toEqual([
+      'complete_entry',
+      'events_notify',
+      'events_to_endpoints',
+      'previous_release_callback',
+      'previous_release_secret',
+      'push_wake',
+    ]);
     for (const fn of migrated) expect(fn.definition).not.toContain('open_event_data');
     expect(opened).toEqual(fresh);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jsonb } from '../../cloud/foundation/db/database.js';
-import { saveCallbackAddress } from '../../cloud/rules/companies/callback-address.js';
+import { addEndpoint } from '../../cloud/rules/events/endpoints.js';
 import { ping } from '../../cloud/rules/events/event-data.js';
 import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
 import { EVENT_EXAMPLES } from '../../shared/company-api/events.js';
@@ -106,7 +106,7 @@ describe('an event committed', () => {
         enqueueEvent(trx, { companyId: company, type: 'ping', at: cloud.ctx.clock.now(), data: ping() }),
       );
     await heard(1);
-    await saveCallbackAddress(cloud.ctx, company, 'https://127.0.0.1/in');
+    await addEndpoint(cloud.ctx, company, 'https://127.0.0.1/in');
     expect(await heard(2)).toEqual(['no_callback', '']);
   });
 });

@@ -5,8 +5,9 @@ import { jsonb } from '../../cloud/foundation/db/database.js';
 import { type DeliveryOptions, deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
 import { saveCallbackKinds } from '../../cloud/rules/events/callback-kinds.js';
-import { deliveryLog, endpointState, eventRecord } from '../../cloud/rules/events/delivery-log.js';
+import { deliveryLog, endpointStates, eventRecord } from '../../cloud/rules/events/delivery-log.js';
 import { purgeEvents, resendEvent, retryNow } from '../../cloud/rules/events/delivery-store.js';
+import { removeEndpoint } from '../../cloud/rules/events/endpoints.js';
 import { heldEvents } from '../../cloud/rules/events/held-events.js';
 import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
 import {
@@ -20,7 +21,14 @@ import { EVENT_EXAMPLES, type EventKind } from '../../shared/company-api/events.
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { callbackCompany, endpointRow, enqueuePings, outbox, setCallback } from '../support/event-company.js';
+import {
+  callbackCompany,
+  endpointRow,
+  enqueuePings,
+  firstEndpointOf,
+  outbox,
+  setCallback,
+} from '../support/event-company.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -54,7 +62,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // Each test's companies stop receiving, so that what one left undelivered never reaches the next one's tally.
-  await cloud.ctx.db.updateTable('companies').set({ callback_url: null }).execute();
+  await cloud.ctx.db.deleteFrom('endpoints').execute();
   receiver.answer = () => ({ status: 204 });
   receiver.received.length = 0;
   other.received.length = 0;
@@ -155,7 +163,8 @@ describe('the kinds a callback takes', () => {
     await write(companyId, 'request.issued');
     expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
 
-    await saveCallbackKinds(cloud.ctx, companyId, ['open.succeeded', 'open.failed'], member);
+    const endpoint = await firstEndpointOf(cloud.ctx, companyId);
+    await saveCallbackKinds(cloud.ctx, endpoint, ['open.succeeded', 'open.failed'], member);
     const skipped = await write(companyId, 'request.revoked');
     await write(companyId, 'open.succeeded');
     await enqueuePings(cloud.ctx, companyId);
@@ -163,47 +172,62 @@ describe('the kinds a callback takes', () => {
     expect(sent()).toEqual(['request.issued', 'ping', 'open.succeeded']);
 
     // Not sent, nor waiting: the endpoint has nothing on the way, the event's page says why.
-    expect(await endpointState(cloud.ctx, companyId)).toMatchObject({
-      kinds: ['open.succeeded', 'open.failed'],
-      waiting: 0,
-    });
+    expect(await endpointStates(cloud.ctx, companyId)).toMatchObject([
+      { kinds: ['open.succeeded', 'open.failed'], waiting: 0 },
+    ]);
     expect(await eventRecord(cloud.ctx, companyId, skipped)).toMatchObject({
-      deliveredAt: null,
-      toCallback: false,
-      nextAttemptAt: null,
+      endpoints: [{ sent: false, deliveredAt: null, nextAttemptAt: null }],
     });
     expect(await deliver()).toEqual({ delivered: 0, failed: 0 });
   });
 
   it('taken again later, never sends the events passed over meanwhile, days late', async () => {
-    const companyId = await callbackCompany(cloud.ctx, 'Fickle Ltd', null);
-    await saveCallbackKinds(cloud.ctx, companyId, ['open.succeeded'], member);
+    const companyId = await callbackCompany(cloud.ctx, 'Fickle Ltd', receiver.url);
+    const endpoint = await firstEndpointOf(cloud.ctx, companyId);
+    await saveCallbackKinds(cloud.ctx, endpoint, ['open.succeeded'], member);
     await write(companyId, 'request.revoked');
     await write(companyId, 'open.failed');
     await write(companyId, 'open.succeeded');
-    expect(await heldEvents(cloud.ctx, companyId)).toMatchObject({ count: 1 });
+    expect(await endpointStates(cloud.ctx, companyId)).toMatchObject([{ waiting: 1 }]);
 
     // Dropping a kind passes over its waiting events too: 'open.succeeded' is waiting, and no longer taken.
-    const passed = await saveCallbackKinds(cloud.ctx, companyId, ['open.failed'], member);
-    expect(passed).toBe(3);
-    await saveCallbackKinds(cloud.ctx, companyId, null, member);
+    expect(await saveCallbackKinds(cloud.ctx, endpoint, ['open.failed'], member)).toBe(1);
+    expect(await saveCallbackKinds(cloud.ctx, endpoint, null, member)).toBe(0);
     const after = await write(companyId, 'request.revoked');
-    await setCallback(cloud.ctx, companyId, receiver.url);
 
     expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
     expect(receiver.received.map((got) => got.id)).toEqual([after]);
+    // Not taken by its one endpoint, an event is not held for a later first endpoint either; one still
+    // waiting there when it goes is.
+    receiver.answer = () => ({ status: 503 });
+    const waiting = await write(companyId, 'open.failed');
+    await deliver();
+    await write(companyId, 'key.expired');
+    expect(await saveCallbackKinds(cloud.ctx, endpoint, ['open.failed'], member)).toBe(1);
+    await write(companyId, 'request.revoked');
+    await removeEndpoint(cloud.ctx, companyId, endpoint.endpointId, member);
+    expect(await heldEvents(cloud.ctx, companyId)).toMatchObject({ count: 1 });
+    receiver.answer = () => ({ status: 204 });
+    await setCallback(cloud.ctx, companyId, receiver.url);
+    expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
+    expect(receiver.received.at(-1)!.id).toBe(waiting);
   });
 
   it('do not hold back an event a member asks to have sent: that one goes, whatever its kind', async () => {
     const companyId = await callbackCompany(cloud.ctx, 'Anyway Ltd', receiver.url);
-    await saveCallbackKinds(cloud.ctx, companyId, ['open.failed'], member);
+    const endpoint = await firstEndpointOf(cloud.ctx, companyId);
+    await saveCallbackKinds(cloud.ctx, endpoint, ['open.failed'], member);
     const skipped = await write(companyId, 'key.expired');
     expect(await deliver()).toEqual({ delivered: 0, failed: 0 });
 
-    expect(await resendEvent(cloud.ctx, companyId, skipped, member)).toBe('resent');
+    expect(await resendEvent(cloud.ctx, endpoint, skipped, member)).toBe('resent');
+    // Asked for by name, a later change of kinds leaves it on its way.
+    expect(await saveCallbackKinds(cloud.ctx, endpoint, ['open.succeeded'], member)).toBe(0);
     expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
     expect(sent()).toEqual(['key.expired']);
-    expect(await eventRecord(cloud.ctx, companyId, skipped)).toMatchObject({ toCallback: true });
+    expect(await eventRecord(cloud.ctx, companyId, skipped)).toMatchObject({
+      endpoints: [{ sent: true, deliveredAt: clock.now() }],
+    });
   });
 });
 
@@ -257,9 +281,9 @@ describe('retries', () => {
     );
     expect(log[0]).toMatchObject({ outcome: 'failing', status: 503, nextAttemptAt: null });
     expect(log[1]).toMatchObject({ outcome: 'retry', status: 503 });
-    const state = await endpointState(cloud.ctx, companyId);
-    expect(state.failingSince).toEqual(clock.now());
-    expect(state.lastError).toMatch(/answered 503/);
+    const [state] = await endpointStates(cloud.ctx, companyId);
+    expect(state!.failingSince).toEqual(clock.now());
+    expect(state!.lastError).toMatch(/answered 503/);
 
     receiver.answer = () => ({ status: 204 });
     await enqueuePings(cloud.ctx, companyId);
@@ -270,7 +294,7 @@ describe('retries', () => {
     // The company asks for a retry: the schedule begins again from its first delay, and the log goes on
     // counting the attempts rather than numbering the next one 1 again.
     receiver.answer = () => ({ status: 503 });
-    expect(await retryNow(cloud.ctx, companyId)).toBe(2);
+    expect(await retryNow(cloud.ctx, await firstEndpointOf(cloud.ctx, companyId))).toBe(2);
     expect(await deliver()).toEqual({ delivered: 0, failed: 1 });
     const [again] = await deliveryLog(cloud.ctx, companyId);
     expect(again).toMatchObject({ attempt: MAX_ATTEMPTS + 1, outcome: 'retry' });
@@ -286,7 +310,7 @@ describe('retries', () => {
       1,
       MAX_ATTEMPTS + 2,
     ]);
-    expect((await endpointState(cloud.ctx, companyId)).failingSince).toBeNull();
+    expect((await endpointStates(cloud.ctx, companyId))[0]!.failingSince).toBeNull();
   });
 
   it('resume when the company changes its callback address', async () => {
@@ -295,7 +319,7 @@ describe('retries', () => {
     expect((await endpointRow(cloud.ctx, companyId)).callback_failing_since).not.toBeNull();
 
     await setCallback(cloud.ctx, companyId, other.url);
-    expect((await endpointState(cloud.ctx, companyId)).failingSince).toBeNull();
+    expect((await endpointStates(cloud.ctx, companyId))[0]!.failingSince).toBeNull();
     expect(await deliver()).toEqual({ delivered: 1, failed: 0 });
     expect(other.received).toHaveLength(1);
     expect(other.received[0]!.verified).toBe(true);

@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
-import { rotateSigningSecret } from '../../cloud/rules/events/signing-secrets.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { callbackCompany, enqueuePings } from '../support/event-company.js';
+import { callbackCompany, enqueuePings, firstSigningSecret } from '../support/event-company.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -39,7 +38,7 @@ beforeAll(async () => {
   receiver = new WebhookReceiver();
   await receiver.start(key);
   const companyId = await callbackCompany(cloud.ctx, 'Readme Ltd', receiver.url);
-  secret = (await rotateSigningSecret(cloud.ctx, companyId, 0))!;
+  secret = await firstSigningSecret(cloud.ctx, companyId);
   await enqueuePings(cloud.ctx, companyId);
   await deliverDue(cloud.ctx, { allowPrivateAddresses: true, timeoutMs: 2000 });
   const got = receiver.received[0]!;

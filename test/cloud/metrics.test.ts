@@ -6,7 +6,7 @@ import type { Controller } from '../../device/runtime/controller.js';
 import { FakeClock } from '../support/clock.js';
 import { secretCompany, signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { callbackCompany, enqueuePings } from '../support/event-company.js';
+import { addEndpointRow, callbackCompany, enqueuePings } from '../support/event-company.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { parseSamples, type Sample, sampleValue } from '../support/prometheus-text.js';
 import { type ProvisionedGate, provisionGate } from '../support/provisioned-gate.js';
@@ -180,17 +180,19 @@ describe('/metrics', () => {
     expect(sampleValue(during, 'gatelink_nonces')).toBeDefined();
   });
 
-  it('shows events pending while an endpoint fails, then failing once its retries are spent', async () => {
+  it('shows events pending while an endpoint fails, then failing once its retries are spent, once per endpoint', async () => {
     const deliver = () =>
       deliverDue(eventsCloud.ctx, { allowPrivateAddresses: true, timeoutMs: 300, random: () => 0.5 });
     receiver.answer = () => ({ status: 503 });
     const companyId = await callbackCompany(eventsCloud.ctx, 'Down Ltd', receiver.url);
+    // A second endpoint, down too (docs/design.md section 6.2): each event waits there as well.
+    const second = await addEndpointRow(eventsCloud.ctx, companyId, `${receiver.url}/second`);
     const before = await scrape(eventsCloud);
     await enqueuePings(eventsCloud.ctx, companyId, 2);
 
     const waiting = await scrape(eventsCloud);
-    expect(value(waiting, 'gatelink_events_pending')).toBe(value(before, 'gatelink_events_pending') + 2);
-    expect(await deliver()).toEqual({ delivered: 0, failed: 1 });
+    expect(value(waiting, 'gatelink_events_pending')).toBe(value(before, 'gatelink_events_pending') + 4);
+    expect(await deliver()).toEqual({ delivered: 0, failed: 2 });
     for (const delay of RETRY_DELAYS_MS) {
       clock.advance(delay);
       await deliver();
@@ -198,6 +200,16 @@ describe('/metrics', () => {
 
     const failing = await scrape(eventsCloud);
     expect(value(failing, 'gatelink_events_pending')).toBe(value(before, 'gatelink_events_pending'));
-    expect(value(failing, 'gatelink_events_failing')).toBe(value(before, 'gatelink_events_failing') + 2);
+    expect(value(failing, 'gatelink_events_failing')).toBe(value(before, 'gatelink_events_failing') + 4);
+
+    // Moved to another address, the second endpoint is failing no more: its events are pending again.
+    await eventsCloud.ctx.db
+      .updateTable('endpoints')
+      .set({ url: `${receiver.url}/moved` })
+      .where('id', '=', second)
+      .execute();
+    const moved = await scrape(eventsCloud);
+    expect(value(moved, 'gatelink_events_pending')).toBe(value(before, 'gatelink_events_pending') + 2);
+    expect(value(moved, 'gatelink_events_failing')).toBe(value(before, 'gatelink_events_failing') + 2);
   });
 });

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
-import { rotateSigningSecret } from '../../cloud/rules/events/signing-secrets.js';
 import { verifyWebhook } from '../../company/client/index.js';
 import { runCompanyTool } from '../../company/tool.js';
 import { secretCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { firstSigningSecret } from '../support/event-company.js';
 import { type Received, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -31,7 +31,7 @@ beforeAll(async () => {
   receiver = new WebhookReceiver();
   await receiver.start(serviceKey);
   company = await secretCompany(cloud, 'Laptop Couriers');
-  signingSecret = (await rotateSigningSecret(cloud.ctx, company.org_id, 0))!;
+  signingSecret = await firstSigningSecret(cloud.ctx, company.org_id);
 });
 
 afterAll(async () => {

@@ -24,7 +24,7 @@ import { pngLogo } from '../support/logo-files.js';
  * passkey and registers their company with its domain; the pending company's page says what happens next; the
  * owner adds a colleague; the company makes its key pair with the project's tool (`gatelink-company`), publishes
  * it on a local key-file server, checks it and proves it holds the key; an operator signs in to the console with
- * the operator token and approves it; the company uploads its logo and sets its callback address; a call signed
+ * the operator token and approves it; the company uploads its logo and adds a callback endpoint; a call signed
  * by the tool then works, and the customer's page of that request shows the logo; the company's requests and
  * openings list it. Every page is saved at a phone's and a desktop's size under test/artifacts/ and checked with
  * axe.
@@ -147,8 +147,8 @@ describe.skipIf(chromiumMissing)('a company registers and sets itself up', () =>
     await shot('company-07-logo');
     await page.getByRole('link', { name: 'Callback' }).click();
     await page.getByLabel('Callback address').fill('https://93.184.216.34/gatelink');
-    await page.getByRole('button', { name: 'Save address' }).click();
-    await page.getByText('Callback address saved.').waitFor();
+    await page.getByRole('button', { name: 'Add the endpoint' }).click();
+    await page.getByText('Endpoint added.').waitFor();
     await shot('company-08-callback');
     await page.getByRole('link', { name: 'Events', exact: true }).click();
     await page.getByRole('button', { name: 'Send a test event' }).click();

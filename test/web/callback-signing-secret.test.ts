@@ -1,4 +1,4 @@
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { SIGNING_SECRET_OVERLAP_MS } from '../../cloud/rules/events/signing-secrets.js';
@@ -8,12 +8,12 @@ import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
 import { type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { enqueuePings } from '../support/event-company.js';
+import { enqueuePings, setCallback } from '../support/event-company.js';
 import { standardVerifier } from '../support/standard-webhooks.js';
 import { type Received, WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The callback's signing secrets (docs/design.md sections 6 and 11.4): the first is made with the first address
+ * An endpoint's signing secrets (docs/design.md sections 6, 6.2 and 11.4): the first is made with the endpoint
  * and shown once; each delivery then verifies with the `standardwebhooks` package, as a company's receiver
  * would, and with the company client's `v1a` check; a rotation signs with both secrets for the overlap, and
  * "Expire it now" ends the old one at once. Deliveries go to a receiver on loopback, with a fake clock.
@@ -45,8 +45,11 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** A company whose first address was saved through its page, and the secret that answer showed. */
-async function savedWithSecret(name: string): Promise<{ owner: CompanyOwner; secret: string }> {
+/**
+ * A company whose first endpoint was added through its page, the secret that answer showed, and the endpoint's
+ * page, which that answer is.
+ */
+async function savedWithSecret(name: string): Promise<{ owner: CompanyOwner; secret: string; path: string }> {
   const owner = await companyOwner(cloud, { name });
   await owner.client.get(`/company/${owner.companyId}/callback`);
   const saved = await owner.client.post(`/company/${owner.companyId}/callback`, {
@@ -55,7 +58,9 @@ async function savedWithSecret(name: string): Promise<{ owner: CompanyOwner; sec
   expect(saved.status).toBe(200);
   const shown = saved.html.match(SECRET) ?? [];
   expect(shown).toHaveLength(1);
-  return { owner, secret: shown[0]! };
+  const path = /action="(\/company\/\d+\/callback\/\d+)\/signing-secret"/.exec(saved.html)?.[1];
+  expect(path).toBeDefined();
+  return { owner, secret: shown[0]!, path: path! };
 }
 
 /** One test event delivered now, as the receiver got it. */
@@ -75,9 +80,9 @@ function rotationForm(html: string): string {
 }
 
 describe('the signing secret', () => {
-  it('is made with the first address and shown once; a delivery verifies with standardwebhooks (v1) and our client (v1a)', async () => {
-    const { owner, secret } = await savedWithSecret('Signed Couriers');
-    const page = await owner.client.get(`/company/${owner.companyId}/callback`);
+  it('is made with the endpoint and shown once; a delivery verifies with standardwebhooks (v1) and our client (v1a)', async () => {
+    const { owner, secret, path } = await savedWithSecret('Signed Couriers');
+    const page = await owner.client.get(path);
     expect(page.html).not.toMatch(SECRET);
     expect(visibleText(page.html)).toContain(`whsec_…${secret.slice(-4)} In use`);
     // Kept sealed: the database holds no copy of it a leaked table would give away.
@@ -102,17 +107,37 @@ describe('the signing secret', () => {
     expect(() => standardVerify(secret, { ...got, body: got.body.replace('"ping"', '"pong"') })).toThrow(
       WebhookVerificationError,
     );
-    // Saving another address later makes no new secret.
-    const again = await owner.client.post(`/company/${owner.companyId}/callback`, {
-      callback_url: receiver.url,
-    });
+    // Moving the endpoint to another address makes no new secret; the one shown goes on signing.
+    const moved = await owner.client.post(path, { callback_url: `${receiver.url}?moved=1` });
+    expect(moved.status).toBe(200);
+    expect(visibleText(moved.html)).toContain('Address saved.');
+    expect(moved.html).not.toMatch(SECRET);
+    const there = await delivered(owner.companyId);
+    expect(standardVerify(secret, there)).toMatchObject({ type: 'ping' });
+  });
+
+  it('[attack:web.signing-secret-shown-twice] the add form sent again adds no second endpoint and shows no second secret', async () => {
+    const owner = await companyOwner(cloud, { name: 'Double Couriers' });
+    const list = `/company/${owner.companyId}/callback`;
+    await owner.client.get(list);
+    const first = await owner.client.post(list, { callback_url: receiver.url });
+    expect(first.html.match(SECRET)).toHaveLength(1);
+    const again = await owner.client.post(list, { callback_url: receiver.url });
+    expect(again.status).toBe(409);
     expect(again.html).not.toMatch(SECRET);
+    expect(visibleText(again.html)).toContain('You have an endpoint at this address already');
+    const rows = await cloud.ctx.db
+      .selectFrom('endpoints')
+      .select('id')
+      .where('company_id', '=', owner.companyId)
+      .execute();
+    expect(rows).toHaveLength(1);
   });
 
   it('rotated, signs with both secrets for the overlap and then with the new one only', async () => {
-    const { owner, secret: old } = await savedWithSecret('Rotating Couriers');
-    const path = `/company/${owner.companyId}/callback/signing-secret`;
-    const page = await owner.client.get(`/company/${owner.companyId}/callback`);
+    const { owner, secret: old, path: endpoint } = await savedWithSecret('Rotating Couriers');
+    const path = `${endpoint}/signing-secret`;
+    const page = await owner.client.get(endpoint);
     expect(page.html).toContain('data-confirm="Rotate the signing secret?');
     const rotated = await owner.client.post(path, { replaces: rotationForm(page.html) });
     expect(rotated.status).toBe(200);
@@ -132,15 +157,13 @@ describe('the signing secret', () => {
     const after = await delivered(owner.companyId);
     expect(standardVerify(fresh!, after)).toMatchObject({ type: 'ping' });
     expect(() => standardVerify(old, after)).toThrow('No matching signature found');
-    expect(visibleText((await owner.client.get(`/company/${owner.companyId}/callback`)).html)).not.toContain(
-      old.slice(-4),
-    );
+    expect(visibleText((await owner.client.get(endpoint)).html)).not.toContain(old.slice(-4));
   });
 
   it('a replaced secret expired now stops signing at once', async () => {
-    const { owner, secret: old } = await savedWithSecret('Leaky Couriers');
-    const page = await owner.client.get(`/company/${owner.companyId}/callback`);
-    const rotated = await owner.client.post(`/company/${owner.companyId}/callback/signing-secret`, {
+    const { owner, secret: old, path } = await savedWithSecret('Leaky Couriers');
+    const page = await owner.client.get(path);
+    const rotated = await owner.client.post(`${path}/signing-secret`, {
       replaces: rotationForm(page.html),
     });
     const [fresh] = rotated.html.match(SECRET) ?? [];
@@ -148,7 +171,9 @@ describe('the signing secret', () => {
     expect(rotated.html).toContain(`data-confirm="Stop signing with the old secret …${old.slice(-4)} now?`);
     const expired = await owner.client.post(expire!);
     expect(expired.status).toBe(200);
-    expect(visibleText(expired.html)).toContain('The old signing secret no longer signs your events.');
+    expect(visibleText(expired.html)).toContain(
+      'The old signing secret no longer signs this endpoint’s events.',
+    );
 
     const got = await delivered(owner.companyId);
     expect(got.signature.split(' ').map((part) => part.split(',')[0])).toEqual(['v1', 'v1a']);
@@ -159,11 +184,9 @@ describe('the signing secret', () => {
   });
 
   it('[attack:web.signing-secret-shown-twice] the rotation form sent again shows no secret and makes none', async () => {
-    const { owner } = await savedWithSecret('Reloading Couriers');
-    const path = `/company/${owner.companyId}/callback/signing-secret`;
-    const form = {
-      replaces: rotationForm((await owner.client.get(`/company/${owner.companyId}/callback`)).html),
-    };
+    const { owner, path: endpoint } = await savedWithSecret('Reloading Couriers');
+    const path = `${endpoint}/signing-secret`;
+    const form = { replaces: rotationForm((await owner.client.get(endpoint)).html) };
     const first = await owner.client.post(path, form);
     expect(first.html.match(SECRET)).toHaveLength(1);
     const resent = await owner.client.post(path, form);
@@ -179,22 +202,32 @@ describe('the signing secret', () => {
   });
 
   it("[attack:web.signing-secret-of-another-company] another company can neither expire nor rotate a company's secret", async () => {
-    const { owner: ours } = await savedWithSecret('Our Couriers');
-    const rotated = await ours.client.post(`/company/${ours.companyId}/callback/signing-secret`, {
-      replaces: rotationForm((await ours.client.get(`/company/${ours.companyId}/callback`)).html),
+    const { owner: ours, path: ourEndpoint } = await savedWithSecret('Our Couriers');
+    const rotated = await ours.client.post(`${ourEndpoint}/signing-secret`, {
+      replaces: rotationForm((await ours.client.get(ourEndpoint)).html),
     });
-    const expire = /action="\/company\/\d+\/callback\/signing-secret\/(\d+)\/expire"/.exec(rotated.html)?.[1];
-    const { owner: theirs } = await savedWithSecret('Their Couriers');
-    await theirs.client.get(`/company/${theirs.companyId}/callback`);
-    // Their own company's form, naming our secret: not theirs, so nothing ends.
-    const mine = await theirs.client.post(
-      `/company/${theirs.companyId}/callback/signing-secret/${expire}/expire`,
-    );
+    const expire = /action="\/company\/\d+\/callback\/\d+\/signing-secret\/(\d+)\/expire"/.exec(
+      rotated.html,
+    )?.[1];
+    expect(expire).toBeDefined();
+    const { owner: theirs, path: theirEndpoint } = await savedWithSecret('Their Couriers');
+    await theirs.client.get(theirEndpoint);
+    // Their own endpoint's form, naming our secret: not theirs, so nothing ends.
+    const mine = await theirs.client.post(`${theirEndpoint}/signing-secret/${expire}/expire`);
     expect(mine.status).toBe(409);
+    // Our endpoint under their company's address, and under ours: neither is theirs.
+    const ourId = ourEndpoint.split('/').at(-1);
+    const borrowed = `/company/${theirs.companyId}/callback/${ourId}`;
+    expect((await theirs.client.post(`${borrowed}/signing-secret/${expire}/expire`)).status).toBe(404);
+    expect((await theirs.client.post(`${borrowed}/signing-secret`, { replaces: '0' })).status).toBe(404);
+    expect((await theirs.client.post(`${ourEndpoint}/signing-secret`, { replaces: '0' })).status).toBe(404);
     expect(
-      (await theirs.client.post(`/company/${ours.companyId}/callback/signing-secret`, { replaces: '0' }))
-        .status,
-    ).toBe(404);
+      await cloud.ctx.db
+        .selectFrom('callback_secrets')
+        .select('id')
+        .where('company_id', '=', ours.companyId)
+        .execute(),
+    ).toHaveLength(2);
     const live = await cloud.ctx.db
       .selectFrom('callback_secrets')
       .select('retires_at')
@@ -203,20 +236,18 @@ describe('the signing secret', () => {
     expect(live.retires_at!.getTime()).toBeGreaterThan(clock.now().getTime());
   });
 
-  it('a company that had an address before secrets existed is told so, and makes one', async () => {
+  it('an endpoint that had its address before secrets existed is told so, and makes one', async () => {
     const owner = await companyOwner(cloud, { name: 'Early Couriers' });
-    await cloud.ctx.db
-      .updateTable('companies')
-      .set({ callback_url: receiver.url })
-      .where('id', '=', owner.companyId)
-      .execute();
-    const page = await owner.client.get(`/company/${owner.companyId}/callback`);
+    await setCallback(cloud.ctx, owner.companyId, receiver.url);
+    const list = await owner.client.get(`/company/${owner.companyId}/callback`);
+    const path = /href="(\/company\/\d+\/callback\/\d+)"/.exec(list.html)?.[1];
+    const page = await owner.client.get(path!);
     expect(visibleText(page.html)).toContain(
-      'You have no signing secret: your events carry only the v1a signature.',
+      'This endpoint has no signing secret: its events carry only the v1a signature.',
     );
     const before = await delivered(owner.companyId);
     expect(before.signature).toMatch(/^v1a,/);
-    const made = await owner.client.post(`/company/${owner.companyId}/callback/signing-secret`, {
+    const made = await owner.client.post(`${path}/signing-secret`, {
       replaces: rotationForm(page.html),
     });
     const [secret] = made.html.match(SECRET) ?? [];

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
 import { approve, reject } from '../../cloud/rules/companies/review.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { enqueueEvent } from '../../cloud/rules/events/outbox.js';
 import { OPERATOR_TOKEN } from '../../cloud/rules/operators/actions.js';
 import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
+import { EVENT_EXAMPLES } from '../../shared/company-api/events.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { FakeClock } from '../support/clock.js';
 import { startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -91,9 +93,12 @@ describe('the activity page', () => {
     await owner.client.post(`${base}/callback`, { callback_url: 'https://hooks.example.com/gatelink' });
     const dora = await member(owner, 'Dora', 'dora@example.com', 'member');
     clock.advance(60_000);
+    // "Retry now" shows only while an endpoint is failing or retrying: the form is sent as its page would.
+    const endpoint = /href="\/company\/\d+\/callback\/(\d+)"/;
     await dora.get(`${base}/events`);
     await dora.post(`${base}/events/test`);
-    await dora.post(`${base}/events/retry`);
+    const events = await dora.get(`${base}/events`);
+    await dora.post(`${base}/events/retry`, { endpoint: endpoint.exec(events.html)![1]! });
     const doraRow = await cloud.ctx.db
       .selectFrom('company_members')
       .select('id')
@@ -118,10 +123,10 @@ describe('the activity page', () => {
       `${olga} details the name to Record Couriers Ltd`,
       `${olga} asked-again`,
       `${olga} secret-issued …${secret.slice(-4)}`,
-      `${olga} callback-saved https://hooks.example.com/gatelink`,
+      `${olga} endpoint-added https://hooks.example.com/gatelink`,
       `${olga} member-added dora@example.com as developer`,
       `Dora <dora@example.com> test-event ${event.id}`,
-      'Dora <dora@example.com> retry-now 1 waiting event',
+      'Dora <dora@example.com> retry-now 1 waiting event at https://hooks.example.com/gatelink',
       `${olga} member-role dora@example.com a viewer`,
       `${olga} member-removed dora@example.com`,
     ]);
@@ -134,7 +139,9 @@ describe('the activity page', () => {
       .execute();
     const lines = await activityLines(owner.client, owner.companyId);
     expect(lines[0]).toMatch(/^Owner <olga@example\.com> removed dora@example\.com .*17:03/);
-    expect(lines[2]).toContain('Dora <dora@example.com> pressed Retry now, for 1 waiting event');
+    expect(lines[2]).toContain(
+      'Dora <dora@example.com> pressed Retry now, for 1 waiting event at https://hooks.example.com/gatelink',
+    );
     expect(lines.at(-1)).toMatch(/^Owner <olga@example\.com> registered the company Record Couriers .*17:00/);
     const page = visibleText((await owner.client.get(`${base}/activity`)).html);
     expect(page).toContain('Times are in Asia/Tokyo');
@@ -144,6 +151,53 @@ describe('the activity page', () => {
     // The company reads Gatelink, never which operator or how they signed in; the secret never shows whole.
     expect(page).not.toContain('operator token');
     expect(page).not.toContain(secret);
+  });
+
+  it('says what a member did to each endpoint, naming its address', async () => {
+    const owner = await companyOwner(cloud, { name: 'Endpoint Couriers', email: 'eve@example.com' });
+    const base = `/company/${owner.companyId}`;
+    await owner.client.get(`${base}/callback`);
+    const added = await owner.client.post(`${base}/callback`, {
+      callback_url: 'https://hooks.example.com/a',
+    });
+    const path = /action="(\/company\/\d+\/callback\/(\d+))\/kinds"/.exec(added.html)!;
+    const [, endpoint, endpointId] = path as unknown as [string, string, string];
+    await owner.client.post(endpoint, { callback_url: 'https://hooks.example.com/b' });
+    await owner.client.post(`${endpoint}/kinds`, { take: 'these', kinds: ['open.succeeded', 'open.failed'] });
+    const replaces = /name="replaces" value="(\d+)"/.exec((await owner.client.get(endpoint)).html)![1]!;
+    const rotated = await owner.client.post(`${endpoint}/signing-secret`, { replaces });
+    const hint = /whsec_[A-Za-z0-9+/]{43}=/.exec(rotated.html)![0].slice(-4);
+    await owner.client.get(`${base}/events`);
+    await owner.client.post(`${base}/events/test`);
+    await owner.client.post(`${base}/events/retry`, { endpoint: endpointId });
+    // An event of a kind it does not take, sent to it anyway.
+    const issued = await cloud.ctx.db.transaction().execute((trx) =>
+      enqueueEvent(trx, {
+        companyId: owner.companyId,
+        type: 'request.issued',
+        at: clock.now(),
+        data: EVENT_EXAMPLES['request.issued'].data,
+      }),
+    );
+    expect(
+      (await owner.client.post(`${base}/events/${issued}/resend`, { endpoint: endpointId })).status,
+    ).toBe(303);
+    await owner.client.post(`${endpoint}/remove`);
+
+    const eve = 'Owner <eve@example.com>';
+    const lines = (await activityLines(owner.client, owner.companyId)).map((line) =>
+      line.replace(/ \d+ \w{3} \d{4}, .*$/, ''),
+    );
+    expect(lines.slice(0, -1)).toEqual([
+      `${eve} removed the callback address https://hooks.example.com/b`,
+      `${eve} sent an event again ${issued} to https://hooks.example.com/b`,
+      `${eve} pressed Retry now, for 1 waiting event at https://hooks.example.com/b`,
+      expect.stringMatching(new RegExp(`^${eve} sent a test event [0-9a-f-]{36}$`)),
+      `${eve} made a signing secret …${hint} for https://hooks.example.com/b`,
+      `${eve} chose the kinds of event the callback takes: open.succeeded, open.failed, at https://hooks.example.com/b`,
+      `${eve} set the callback address to https://hooks.example.com/b (was https://hooks.example.com/a)`,
+      `${eve} added the callback address https://hooks.example.com/a`,
+    ]);
   });
 
   it('writes nothing for what was refused or changed nothing: a viewer’s forms, a form sent twice, a stranger', async () => {

@@ -12,9 +12,9 @@ import { enqueuePings, outbox, setCallback } from '../support/event-company.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * `/company/<id>/events` (docs/design.md section 6): a member sees whether the callback address receives the
- * company's events and the delivery log, sends a test event that arrives signed like any other, watches a
- * failing endpoint and resumes it with "Retry now"; a member of another company sees none of it.
+ * `/company/<id>/events` (docs/design.md sections 6 and 6.2): a member sees whether the company's endpoint
+ * receives its events and the delivery log, sends a test event that arrives signed like any other, watches a
+ * failing endpoint and resumes it with its "Retry now"; a member of another company sees none of it.
  */
 const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
 const LOCAL = { allowPrivateAddresses: true, timeoutMs: 500, random: () => 0.5 };
@@ -40,16 +40,26 @@ afterAll(async () => {
 
 const path = () => `/company/${owner.companyId}/events`;
 
+/** The company's one endpoint, as the page's forms name it. */
+async function endpointId(): Promise<string> {
+  const row = await cloud.ctx.db
+    .selectFrom('endpoints')
+    .select('id')
+    .where('company_id', '=', owner.companyId)
+    .executeTakeFirstOrThrow();
+  return String(row.id);
+}
+
 describe("a company's events page", () => {
-  it('says where to set an address while there is none, and refuses a test event', async () => {
+  it('says nothing is sent and where to add an endpoint while there is none, and refuses a test event', async () => {
     const page = await owner.client.get(path());
     expect(page.status).toBe(200);
-    expect(visibleText(page.html)).toContain('No callback address');
+    expect(visibleText(page.html)).toContain('No endpoint Nothing is sent. Add an endpoint');
     expect(page.html).toContain(`href="/company/${owner.companyId}/callback"`);
     expect(page.html).toContain('aria-current="page"');
     const refused = await owner.client.post(`${path()}/test`);
     expect(refused.status).toBe(409);
-    expect(visibleText(refused.html)).toContain('Set a callback address first');
+    expect(visibleText(refused.html)).toContain('Add an endpoint first');
   });
 
   it('sends a test event through the outbox, signed, and logs its attempt', async () => {
@@ -66,9 +76,10 @@ describe("a company's events page", () => {
     const page = await owner.client.get(sent.location!);
     const text = visibleText(page.html);
     expect(text).toContain('A test event joined');
-    expect(text).toContain('Working');
-    expect(text).toContain(receiver.url);
+    expect(text).toContain(`${receiver.url} Working`);
+    expect(page.html).toContain(`href="/company/${owner.companyId}/callback/${await endpointId()}"`);
     expect(text).toContain('ping · attempt 1 · Delivered');
+    expect(text).toContain(`To ${receiver.url}`);
     expect(page.html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/);
   });
 
@@ -77,7 +88,9 @@ describe("a company's events page", () => {
     const page = await owner.client.get(path());
     const action = `${path()}/${first.id}/resend`;
     expect(page.html).toContain(`action="${action}"`);
-    const resent = await owner.client.post(action);
+    const endpoint = await endpointId();
+    expect(page.html).toContain(`name="endpoint" value="${endpoint}"`);
+    const resent = await owner.client.post(action, { endpoint });
     expect(resent.status).toBe(303);
     expect(resent.location).toBe(`${path()}/${first.id}?done=resent`);
     await deliverDue(cloud.ctx, LOCAL);
@@ -90,30 +103,36 @@ describe("a company's events page", () => {
     expect(text).toContain('The event is sent again, with the same webhook-id and body');
     expect(text).toContain('Attempt 2 · Delivered');
     expect(text).toContain('Attempt 1 · Delivered');
-    // An event of another company, one made up, and one not delivered yet are each told so; nothing is sent.
+    // An event of another company, one made up, one not delivered yet, and an endpoint that is not the
+    // company's are each told so; nothing is sent.
     const waiting = await cloud.ctx.db
       .selectFrom('events')
       .select('id')
       .where('company_id', '=', owner.companyId)
       .executeTakeFirstOrThrow();
-    await cloud.ctx.db
-      .updateTable('events')
-      .set({ delivered_at: null })
-      .where('id', '=', waiting.id)
-      .execute();
-    expect((await owner.client.post(`${path()}/${waiting.id}/resend`)).status).toBe(409);
-    await cloud.ctx.db
-      .updateTable('events')
-      .set({ delivered_at: clock.now() })
-      .where('id', '=', waiting.id)
-      .execute();
-    expect((await owner.client.post(`${path()}/00000000-0000-4000-8000-000000000000/resend`)).status).toBe(
-      404,
-    );
-    expect((await owner.client.post(`${path()}/not-an-id/resend`)).status).toBe(404);
+    const place = cloud.ctx.db
+      .updateTable('endpoint_events')
+      .where('event_id', '=', waiting.id)
+      .where('endpoint_id', '=', Number(endpoint));
+    await place.set({ delivered_at: null }).execute();
+    const notYet = await owner.client.post(`${path()}/${waiting.id}/resend`, { endpoint });
+    expect(notYet.status).toBe(409);
+    expect(visibleText(notYet.html)).toContain(`That event is not delivered to ${receiver.url} yet`);
+    await place.set({ delivered_at: clock.now() }).execute();
+    expect(
+      (await owner.client.post(`${path()}/00000000-0000-4000-8000-000000000000/resend`, { endpoint })).status,
+    ).toBe(404);
+    expect((await owner.client.post(`${path()}/not-an-id/resend`, { endpoint })).status).toBe(404);
+    for (const other of [undefined, '0', 'x', '99999999', '2147483648']) {
+      const refused = await owner.client.post(action, other === undefined ? {} : { endpoint: other });
+      expect(refused.status, other).toBe(404);
+      expect(visibleText(refused.html)).toContain('No such endpoint of the company');
+    }
     const stranger = await companyOwner(cloud, { name: 'Stranger Events' });
     await stranger.client.get(`/company/${stranger.companyId}/events`);
-    const foreign = await stranger.client.post(`/company/${stranger.companyId}/events/${first.id}/resend`);
+    const foreign = await stranger.client.post(`/company/${stranger.companyId}/events/${first.id}/resend`, {
+      endpoint,
+    });
     expect(foreign.status).toBe(404);
     expect(await deliverDue(cloud.ctx, LOCAL)).toEqual({ delivered: 0, failed: 0 });
   });
@@ -123,7 +142,7 @@ describe("a company's events page", () => {
     await enqueuePings(cloud.ctx, owner.companyId);
     await deliverDue(cloud.ctx, LOCAL);
     let text = visibleText((await owner.client.get(path())).html);
-    expect(text).toContain('Retrying');
+    expect(text).toMatch(/Paused until [^·]*\b\d{2}:\d{2}:\d{2} UTC/);
     expect(text).toContain('Last error: answered 500; only a 2xx status is a delivery');
     expect(text).toContain('Failed, will retry');
     // To the second, in the reader's zone (UTC here): the retry is seconds away, not minutes.
@@ -133,13 +152,23 @@ describe("a company's events page", () => {
       clock.advance(delay);
       await deliverDue(cloud.ctx, LOCAL);
     }
-    text = visibleText((await owner.client.get(path())).html);
-    expect(text).toContain('Failing');
+    const failing = await owner.client.get(path());
+    text = visibleText(failing.html);
+    expect(text).toMatch(/Failing since [^·]*\b\d{2}:\d{2}:\d{2} UTC/);
     expect(text).toContain('Failed, last attempt');
     expect(text).toContain('1 event is waiting');
+    const endpoint = await endpointId();
+    expect(failing.html).toContain(`aria-label="Retry now: ${receiver.url}"`);
+    expect(failing.html).toContain(`name="endpoint" value="${endpoint}"`);
+    // A form naming no endpoint of the company resumes nothing.
+    const unknown = await owner.client.post(`${path()}/retry`, { endpoint: '99999999' });
+    expect(unknown.status).toBe(404);
+    expect(visibleText(unknown.html)).toContain('No such endpoint of the company');
+    expect((await owner.client.post(`${path()}/retry`)).status).toBe(404);
+    expect(visibleText((await owner.client.get(path())).html)).toContain('Failing since');
 
     receiver.answer = () => ({ status: 204 });
-    const retried = await owner.client.post(`${path()}/retry`);
+    const retried = await owner.client.post(`${path()}/retry`, { endpoint });
     expect(retried.location).toBe(`${path()}?done=retry`);
     await deliverDue(cloud.ctx, LOCAL);
     text = visibleText((await owner.client.get(retried.location!)).html);

@@ -2,6 +2,8 @@ import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCompany } from '../../cloud/rules/companies/companies.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { addEndpoint } from '../../cloud/rules/events/endpoints.js';
+import { liveSigningSecrets, rotateSigningSecret } from '../../cloud/rules/events/signing-secrets.js';
 import { sandboxCompany } from '../../cloud/rules/sandbox/sandbox-world.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
 import { signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
@@ -284,7 +286,7 @@ describe('members', () => {
     expect(removing.status).toBe(403);
   });
 
-  it('[attack:web.viewer-changes-nothing] a viewer reads every page and sends no form: not a secret rotated, an address set, an event sent', async () => {
+  it('[attack:web.viewer-changes-nothing] a viewer reads every page and sends no form: not a secret rotated, an endpoint added, changed or removed, an event sent', async () => {
     const owner = await companyOwner(cloud, { name: 'Watched Couriers' });
     await approveDirectly(cloud, owner.companyId);
     await owner.client.get(`/company/${owner.companyId}/members`);
@@ -297,6 +299,41 @@ describe('members', () => {
     await vic.client.get('/company');
     const base = `/company/${owner.companyId}`;
     const sandbox = await sandboxCompany(cloud.ctx, await getCompany(cloud.ctx, owner.companyId));
+    // An endpoint on each side, with a signing secret retiring beside the one in use.
+    const publicHost = { ...cloud.ctx, resolveHost: async () => [{ address: '93.184.215.14', family: 4 }] };
+    const endpoints: Record<'live' | 'sandbox', { id: number; secret: number }> = {
+      live: { id: 0, secret: 0 },
+      sandbox: { id: 0, secret: 0 },
+    };
+    for (const [side, holder] of [
+      ['live', owner.companyId],
+      ['sandbox', sandbox.id],
+    ] as const) {
+      const url = `https://hooks.example.com/${side}`;
+      const { endpoint } = await addEndpoint(publicHost, holder, url);
+      const [first] = await liveSigningSecrets(cloud.ctx, endpoint.id);
+      await rotateSigningSecret(cloud.ctx, { companyId: holder, endpointId: endpoint.id, url }, first!.id);
+      endpoints[side] = { id: endpoint.id, secret: first!.id };
+    }
+    const live = `/callback/${endpoints.live.id}`;
+    const sandboxed = `/sandbox/callback/${endpoints.sandbox.id}`;
+    const stored = async () => ({
+      endpoints: await cloud.ctx.db
+        .selectFrom('endpoints')
+        .select(['id', 'url', 'kinds', 'failing_since', 'paused_until'])
+        .where('company_id', 'in', [owner.companyId, sandbox.id])
+        .orderBy('id')
+        .execute(),
+      secrets: await cloud.ctx.db
+        .selectFrom('callback_secrets')
+        .select(['id', 'endpoint_id', 'retires_at'])
+        .where('company_id', 'in', [owner.companyId, sandbox.id])
+        .orderBy('id')
+        .execute(),
+    });
+    const before = await stored();
+    expect(before.endpoints).toHaveLength(2);
+    expect(before.secrets).toHaveLength(4);
     for (const path of [
       '',
       '/members',
@@ -305,9 +342,11 @@ describe('members', () => {
       '/journal',
       '/logo',
       '/callback',
+      live,
       '/events',
       '/sandbox',
       '/sandbox/callback',
+      sandboxed,
       '/sandbox/events',
     ]) {
       expect((await vic.client.get(`${base}${path}`)).status, path).toBe(200);
@@ -321,8 +360,10 @@ describe('members', () => {
       '/access',
       '/logo',
       '/callback',
+      live,
       '/events',
       '/sandbox/callback',
+      sandboxed,
       '/sandbox/events',
     ]) {
       const theirs = (await vic.client.get(`${base}${path}`)).html;
@@ -331,14 +372,32 @@ describe('members', () => {
     }
     const owners = (await owner.client.get(`${base}/logo`)).html;
     expect(owners).toMatch(/<form method="post" action="\/company\/\d+\/logo"/);
+    // The viewer reads the endpoint's address, its kinds and its secrets, with nothing to send.
+    const endpointPage = visibleText((await vic.client.get(`${base}${live}`)).html);
+    expect(endpointPage).toContain('https://hooks.example.com/live Working');
+    expect(endpointPage).toContain('Every kind of event:');
+    expect(endpointPage).toMatch(/whsec_….{4} In use/);
+    expect(endpointPage).toContain('Retiring');
+    const someEvent = '00000000-0000-4000-8000-000000000000';
+    const address = { callback_url: 'https://hooks.example.com/gatelink' };
     const posts = [
-      ['/callback', { url: 'https://hooks.example.com/gatelink' }],
-      ['/callback/signing-secret', {}],
+      ['/callback', address],
+      [live, address],
+      [`${live}/kinds`, { take: 'these', kinds: 'ping' }],
+      [`${live}/signing-secret`, { replaces: String(endpoints.live.secret + 1) }],
+      [`${live}/signing-secret/${endpoints.live.secret}/expire`, {}],
+      [`${live}/remove`, {}],
       ['/events/test', {}],
-      ['/events/retry', {}],
-      ['/sandbox/callback', { url: 'https://hooks.example.com/gatelink' }],
-      ['/sandbox/callback/signing-secret', {}],
+      ['/events/retry', { endpoint: String(endpoints.live.id) }],
+      [`/events/${someEvent}/resend`, { endpoint: String(endpoints.live.id) }],
+      ['/sandbox/callback', address],
+      [sandboxed, address],
+      [`${sandboxed}/kinds`, { take: 'every' }],
+      [`${sandboxed}/signing-secret`, { replaces: String(endpoints.sandbox.secret + 1) }],
+      [`${sandboxed}/signing-secret/${endpoints.sandbox.secret}/expire`, {}],
+      [`${sandboxed}/remove`, {}],
       ['/sandbox/events/test', {}],
+      ['/sandbox/events/retry', { endpoint: String(endpoints.sandbox.id) }],
       ['/sandbox/outcome', { outcome: 'busy' }],
       ['/access/secret', {}],
       ['/logo/remove', {}],
@@ -351,16 +410,11 @@ describe('members', () => {
     }
     const company = await cloud.ctx.db
       .selectFrom('companies')
-      .select(['name', 'callback_url'])
+      .select(['name'])
       .where('id', '=', owner.companyId)
       .executeTakeFirstOrThrow();
-    expect(company).toEqual({ name: 'Watched Couriers', callback_url: null });
-    const sandboxRow = await cloud.ctx.db
-      .selectFrom('companies')
-      .select('callback_url')
-      .where('id', '=', sandbox.id)
-      .executeTakeFirstOrThrow();
-    expect(sandboxRow.callback_url).toBeNull();
+    expect(company).toEqual({ name: 'Watched Couriers' });
+    expect(await stored()).toEqual(before);
     expect(
       await cloud.ctx.db
         .selectFrom('events')

@@ -21,8 +21,9 @@ import { signedInCustomer } from '../support/customer-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
- * The callback, requests and openings pages in real Chromium at a phone's and a desktop's size (docs/design.md
- * section 11.4): each view passes axe, reaches no other host and leaves a screenshot under test/artifacts/.
+ * The callback endpoints, events, requests and openings pages in real Chromium at a phone's and a desktop's size
+ * (docs/design.md sections 6.2 and 11.4): each view passes axe, reaches no other host and leaves a screenshot
+ * under test/artifacts/.
  */
 const resolveHost = async (): Promise<ResolvedAddress[]> => [{ address: '93.184.215.14', family: 4 }];
 
@@ -63,11 +64,18 @@ describe.skipIf(chromiumMissing)(
         .where('company_id', '=', companyId)
         .orderBy('seq')
         .executeTakeFirstOrThrow();
+      const endpoint = await cloud.ctx.db
+        .selectFrom('endpoints')
+        .select('id')
+        .where('company_id', '=', companyId)
+        .orderBy('id')
+        .executeTakeFirstOrThrow();
       const body = JSON.stringify({ error: 'signature did not verify', request_id: 'req-7f3a' }, null, 2);
       await cloud.ctx.db
         .insertInto('event_deliveries')
         .values({
           company_id: companyId,
+          endpoint_id: endpoint.id,
           event_id: event.id,
           type: event.type,
           attempt: 1,
@@ -136,25 +144,25 @@ describe.skipIf(chromiumMissing)(
     }
 
     for (const viewport of ['phone', 'desktop'] as const) {
-      it(`at ${viewport} size: sets a callback address, lists requests and openings with filters`, async () => {
+      it(`at ${viewport} size: adds callback endpoints, lists requests and openings with filters`, async () => {
         const { context, page, foreignRequests } = await newProfile(browser, cloud.baseUrl, viewport);
         const owner = await busyCompany(viewport);
         await signIn(context, owner.customerId);
         const base = `/company/${owner.companyId}`;
 
         await page.goto(`${base}/callback`);
-        await look(page, 'Callback address', 'callback-empty', viewport);
+        await look(page, 'Callback endpoints', 'callback-empty', viewport);
         await page.getByLabel('Callback address').fill('http://hooks.example.com/gatelink');
-        await page.getByRole('button', { name: 'Save address' }).click();
+        await page.getByRole('button', { name: 'Add the endpoint' }).click();
         await page.getByText('There is a problem').waitFor();
-        await look(page, 'Callback address', 'callback-refused', viewport);
-        // The claims and the grant above are events kept while there was no address: the first save asks.
+        await look(page, 'Callback endpoints', 'callback-refused', viewport);
+        // The claims and the grant above are events kept while there was no endpoint: the first one asks.
         await page.getByLabel('Callback address').fill('https://hooks.example.com/gatelink');
         await page.getByLabel('Send them to this address too, oldest first').check();
-        await page.getByRole('button', { name: 'Save address' }).click();
-        await page.getByText('Callback address saved. The events that were waiting go to it first').waitFor();
-        await look(page, 'Callback address', 'callback-saved', viewport);
-        // The first address brings the signing secret, shown this once, with a Copy button from our script.
+        await page.getByRole('button', { name: 'Add the endpoint' }).click();
+        await page.getByText('Endpoint added. The events that were waiting go to it first').waitFor();
+        await look(page, 'Callback endpoint', 'endpoint-added', viewport);
+        // The endpoint brings its signing secret, shown this once, with a Copy button from our script.
         const secret = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
         expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
         await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cloud.baseUrl });
@@ -167,21 +175,49 @@ describe.skipIf(chromiumMissing)(
         await page.getByText('Retiring').waitFor();
         const rotated = await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue();
         expect(rotated).not.toBe(secret);
-        await look(page, 'Callback address', 'callback-secret-rotated', viewport);
+        await look(page, 'Callback endpoint', 'endpoint-secret-rotated', viewport);
         // The kinds it takes: none ticked is refused, two are kept; the grant's event waiting is passed over.
         await page.getByLabel('Only the kinds ticked below').check();
         for (const box of await page.locator('.kinds input[type="checkbox"]').all()) await box.uncheck();
         await page.getByRole('button', { name: 'Save the kinds' }).click();
         await page.getByText('Tick at least one kind, or choose every kind.').first().waitFor();
-        await look(page, 'Callback address', 'callback-kinds-refused', viewport);
+        await look(page, 'Callback endpoint', 'endpoint-kinds-refused', viewport);
         expect(await page.getByLabel('Only the kinds ticked below').isChecked()).toBe(true);
         await page.getByLabel(/^open\.succeeded:/).check();
         await page.getByLabel(/^open\.failed:/).check();
         await page.getByRole('button', { name: 'Save the kinds' }).click();
         await page
-          .getByText(/The kinds are saved\. \d+ events waiting were of a kind your callback no longer takes/)
+          .getByText(/The kinds are saved\. \d+ events waiting were of a kind this endpoint no longer takes/)
           .waitFor();
-        await look(page, 'Callback address', 'callback-kinds', viewport);
+        await look(page, 'Callback endpoint', 'endpoint-kinds', viewport);
+        // A second endpoint beside it, for the ERP: no question about the events waiting this time.
+        await page.getByRole('link', { name: 'All endpoints' }).click();
+        expect(await page.locator('input[name="held"]').count()).toBe(0);
+        await page
+          .getByLabel('Callback address')
+          .fill('https://erp.example.com/webhooks/gatelink/deliveries');
+        await page.getByRole('button', { name: 'Add the endpoint' }).click();
+        await page.getByText('Endpoint added.').waitFor();
+        // It has been failing for a while, as an ERP that is down would (the addresses here reach nothing).
+        const erp = await cloud.ctx.db
+          .updateTable('endpoints')
+          .set({
+            failing_since: new Date(cloud.ctx.clock.now().getTime() - 3600_000),
+            failing_url: 'https://erp.example.com/webhooks/gatelink/deliveries',
+            last_error: 'could not connect: ECONNREFUSED',
+          })
+          .where('company_id', '=', owner.companyId)
+          .where('url', '=', 'https://erp.example.com/webhooks/gatelink/deliveries')
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await page.getByRole('link', { name: 'All endpoints' }).click();
+        await page.getByText('2 endpoints').waitFor();
+        await look(page, 'Callback endpoints', 'callback-list', viewport);
+        const list = await page.locator('main').innerText();
+        expect(list).toContain('Working');
+        expect(list).toMatch(/Failing since \d+ \w{3} \d{4}, \d{2}:\d{2}:\d{2} UTC/);
+        expect(list).toContain('2 of 14 kinds');
+        expect(list).toContain('Every kind · Nothing waiting');
         const issued = await cloud.ctx.db
           .selectFrom('events')
           .select('id')
@@ -189,18 +225,26 @@ describe.skipIf(chromiumMissing)(
           .where('type', '=', 'request.issued')
           .executeTakeFirstOrThrow();
         await page.goto(`${base}/events/${issued.id}`);
-        await page.getByText('Not sent: your callback does not take request.issued events').waitFor();
+        await page.getByText('Not sent: this endpoint does not take request.issued events').first().waitFor();
         await look(page, 'Event', 'event-not-sent', viewport);
-        await page.getByRole('button', { name: 'Send it anyway' }).click();
+        await page
+          .getByRole('button', { name: 'Send it anyway: https://hooks.example.com/gatelink' })
+          .click();
         await page.getByText('On its way').waitFor();
-        // The Events page with its log's filters, chosen and shown.
+        // The Events page: each endpoint's state, its own Retry now, and the log's filters, chosen and shown.
         await page.getByRole('link', { name: 'Events', exact: true }).click();
         await page
           .getByText('It takes 2 kinds of event: open.succeeded, open.failed, and test events.')
           .waitFor();
+        await page
+          .getByRole('button', { name: 'Retry now: https://erp.example.com/webhooks/gatelink/deliveries' })
+          .waitFor();
+        await look(page, 'Events', 'events-endpoints', viewport);
+        await page.getByLabel('Endpoint', { exact: true }).selectOption(String(erp.id));
         await page.getByLabel('Kind').selectOption('open.succeeded');
         await page.getByRole('button', { name: 'Show' }).click();
         await page.getByText('No attempts match these filters.').waitFor();
+        expect(page.url()).toContain(`endpoint=${erp.id}`);
         expect(page.url()).toContain('kind=open.succeeded');
         await look(page, 'Events', 'events-filtered', viewport);
         // An event's page: its body, and an attempt that a receiver refused, with what it answered.
@@ -253,9 +297,12 @@ describe.skipIf(chromiumMissing)(
         await context.clearCookies();
         await signIn(context, vic.id);
         await page.goto(`${base}/callback`);
-        await look(page, 'Callback address', 'callback-viewer', viewport);
+        await look(page, 'Callback endpoints', 'callback-viewer', viewport);
         expect(await page.getByText('You are a viewer').count()).toBe(1);
-        expect(await page.locator('.facts').innerText()).toContain('https://hooks.example.com/gatelink');
+        expect(await page.locator('main').innerText()).toContain('https://hooks.example.com/gatelink');
+        expect(await page.getByRole('heading', { name: 'Add an endpoint' }).count()).toBe(0);
+        await page.getByRole('link', { name: 'Manage https://hooks.example.com/gatelink' }).click();
+        await look(page, 'Callback endpoint', 'endpoint-viewer', viewport);
         expect(await page.locator('#kinds').innerText()).toContain(
           'Only these kinds of event, and test events:',
         );

@@ -10,8 +10,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { enqueuePings, outbox } from '../support/event-company.js';
 
 /**
- * A company's callback address, its requests and its openings in its area (docs/design.md section 11.4): the
- * address rules when saved, the lists with their filters and pages, and nothing of another company shown.
+ * A company's callback endpoints, its requests and its openings in its area (docs/design.md sections 6.2 and
+ * 11.4): the address rules when saved, the lists with their filters and pages, and nothing of another company
+ * shown.
  */
 let database: TestDatabase;
 let cloud: TestCloud;
@@ -37,47 +38,86 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** The newest waiting event the callback form says it would drop up to. */
+/** The newest waiting event the add form says it would drop up to. */
 function heldUpTo(html: string): string | undefined {
   return /name="held_up_to" value="(\d+)"/.exec(html)?.[1];
 }
 
-async function storedCallback(companyId: number): Promise<string | null> {
-  const row = await cloud.ctx.db
-    .selectFrom('companies')
-    .select('callback_url')
-    .where('id', '=', companyId)
-    .executeTakeFirstOrThrow();
-  return row.callback_url;
+/** The company's endpoints' addresses, oldest first. */
+async function storedEndpoints(companyId: number): Promise<string[]> {
+  const rows = await cloud.ctx.db
+    .selectFrom('endpoints')
+    .select('url')
+    .where('company_id', '=', companyId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.url);
 }
 
-describe('the callback address', () => {
+/** An endpoint's page, as the list links it: the n-th, oldest first. */
+function endpointLink(html: string, n = 0): string {
+  const links = [...html.matchAll(/href="(\/company\/\d+\/callback\/\d+)"/g)].map((match) => match[1]!);
+  expect(links.length).toBeGreaterThan(n);
+  return links[n]!;
+}
+
+describe('the callback endpoints', () => {
   let owner: CompanyOwner;
   beforeAll(async () => {
     owner = await companyOwner(cloud, { name: 'Hook Couriers' });
   });
 
-  it('lists every kind of event the cloud sends, the test event among them', async () => {
-    const page = visibleText((await owner.client.get(`/company/${owner.companyId}/callback`)).html);
-    for (const kind of EVENT_KINDS) expect(page).toContain(`${kind} :`);
-    expect(page).toContain('ping : a test event');
-  });
-
-  it('saves an https address whose host resolves only to public addresses, and removes it', async () => {
-    const page = await owner.client.get(`/company/${owner.companyId}/callback`);
-    expect(visibleText(page.html)).toContain('Gatelink will send events here');
-    const saved = await owner.client.post(`/company/${owner.companyId}/callback`, {
+  it('adds an https address whose host resolves only to public addresses, lists it, and removes it', async () => {
+    const list = `/company/${owner.companyId}/callback`;
+    const page = visibleText((await owner.client.get(list)).html);
+    expect(page).toContain('Gatelink sends events to each endpoint');
+    expect(page).toContain('No endpoint yet Nothing is sent.');
+    const saved = await owner.client.post(list, {
       callback_url: 'https://hooks.parcels.example/gatelink?source=1',
     });
     expect(saved.status).toBe(200);
-    expect(visibleText(saved.html)).toContain('Callback address saved.');
-    expect(await storedCallback(owner.companyId)).toBe('https://hooks.parcels.example/gatelink?source=1');
-    const removed = await owner.client.post(`/company/${owner.companyId}/callback/remove`);
-    expect(visibleText(removed.html)).toContain('Callback address removed');
-    expect(await storedCallback(owner.companyId)).toBeNull();
+    expect(visibleText(saved.html)).toContain('Endpoint added.');
+    expect(visibleText(saved.html)).toContain('https://hooks.parcels.example/gatelink?source=1 Working');
+    expect(await storedEndpoints(owner.companyId)).toEqual([
+      'https://hooks.parcels.example/gatelink?source=1',
+    ]);
+    const listed = await owner.client.get(list);
+    expect(visibleText(listed.html)).toContain(
+      '1 endpoint https://hooks.parcels.example/gatelink?source=1 Working Every kind · Nothing waiting Manage',
+    );
+    const endpoint = endpointLink(listed.html);
+    expect(listed.html).toContain(`aria-label="Manage https://hooks.parcels.example/gatelink?source=1"`);
+    const removed = await owner.client.post(`${endpoint}/remove`);
+    expect(removed.status).toBe(200);
+    expect(visibleText(removed.html)).toContain(
+      'Endpoint removed: events are no longer sent to https://hooks.parcels.example/gatelink?source=1.',
+    );
+    expect(visibleText(removed.html)).toContain('No endpoint yet');
+    expect(await storedEndpoints(owner.companyId)).toEqual([]);
+    // Its page is gone with it, and its forms with it.
+    expect((await owner.client.get(endpoint)).status).toBe(404);
+    expect((await owner.client.post(`${endpoint}/remove`)).status).toBe(404);
   });
 
-  it('on the first save, asks what becomes of the events waiting, and drops only those the page showed', async () => {
+  it("lists every kind of event the cloud sends on an endpoint's page, the test event among them, and moves it", async () => {
+    const list = `/company/${owner.companyId}/callback`;
+    await owner.client.get(list);
+    const added = await owner.client.post(list, { callback_url: 'https://hooks.parcels.example/kinds' });
+    const page = visibleText(added.html);
+    for (const kind of EVENT_KINDS) expect(page).toContain(`${kind} :`);
+    expect(page).toContain('ping : a test event');
+    const endpoint = endpointLink((await owner.client.get(list)).html);
+    const moved = await owner.client.post(endpoint, { callback_url: 'https://hooks.parcels.example/moved' });
+    expect(moved.status).toBe(200);
+    expect(visibleText(moved.html)).toContain('Address saved.');
+    expect(await storedEndpoints(owner.companyId)).toEqual(['https://hooks.parcels.example/moved']);
+    const empty = await owner.client.post(endpoint, { callback_url: ' ' });
+    expect(empty.status).toBe(400);
+    expect(visibleText(empty.html)).toContain('Enter the address, or remove the endpoint below.');
+    await owner.client.post(`${endpoint}/remove`);
+  });
+
+  it('on the first endpoint, asks what becomes of the events waiting, and drops only those the page showed', async () => {
     const held = await companyOwner(cloud, { name: 'Held Couriers' });
     await enqueuePings(cloud.ctx, held.companyId, 3);
     const path = `/company/${held.companyId}/callback`;
@@ -94,7 +134,7 @@ describe('the callback address', () => {
     const both = await held.client.post(path, { callback_url: 'http://hooks.parcels.example/new' });
     expect(visibleText(both.html)).toContain('must start with https://');
     expect(visibleText(both.html)).toContain('Choose whether to send the 3 events waiting');
-    expect(await storedCallback(held.companyId)).toBeNull();
+    expect(await storedEndpoints(held.companyId)).toEqual([]);
 
     await enqueuePings(cloud.ctx, held.companyId);
     const dropped = await held.client.post(path, {
@@ -104,13 +144,14 @@ describe('the callback address', () => {
     });
     expect(dropped.status).toBe(200);
     expect(visibleText(dropped.html)).toContain('The events that were waiting are dropped');
-    expect(await storedCallback(held.companyId)).toBe('https://hooks.parcels.example/new');
-    // The one written after the page was shown stays, and goes to the new address.
+    expect(await storedEndpoints(held.companyId)).toEqual(['https://hooks.parcels.example/new']);
+    // The one written after the page was shown stays, and goes to the new endpoint.
     expect(await outbox(cloud.ctx, held.companyId)).toHaveLength(1);
-    expect(dropped.html).not.toContain('name="held"');
+    expect(visibleText(dropped.html)).toContain('1 event waiting');
+    expect((await held.client.get(path)).html).not.toContain('name="held"');
   });
 
-  it('sends the events waiting when the company chooses so, and a later save asks nothing', async () => {
+  it('sends the events waiting when the company chooses so, and a second endpoint asks nothing and gets none', async () => {
     const kept = await companyOwner(cloud, { name: 'Kept Couriers' });
     await enqueuePings(cloud.ctx, kept.companyId, 2);
     const path = `/company/${kept.companyId}/callback`;
@@ -123,9 +164,17 @@ describe('the callback address', () => {
     expect(sent.status).toBe(200);
     expect(visibleText(sent.html)).toContain('The events that were waiting go to it first');
     expect(await outbox(cloud.ctx, kept.companyId)).toHaveLength(2);
-    const again = await kept.client.post(path, { callback_url: 'https://hooks.parcels.example/moved' });
+    const again = await kept.client.post(path, { callback_url: 'https://hooks.parcels.example/second' });
     expect(again.status).toBe(200);
-    expect(await storedCallback(kept.companyId)).toBe('https://hooks.parcels.example/moved');
+    expect(visibleText(again.html)).toContain('Endpoint added. ');
+    expect(visibleText(again.html)).toContain('Nothing waiting');
+    expect(await storedEndpoints(kept.companyId)).toEqual([
+      'https://hooks.parcels.example/kept',
+      'https://hooks.parcels.example/second',
+    ]);
+    expect(visibleText((await kept.client.get(path)).html)).toContain(
+      'https://hooks.parcels.example/kept Working Every kind · 2 events waiting',
+    );
   });
 
   const refusals: [string, string][] = [
@@ -143,18 +192,22 @@ describe('the callback address', () => {
     ['https://nowhere.example/hook', 'nowhere.example has no address in DNS'],
   ];
   for (const [address, words] of refusals) {
-    it(`[attack:web.callback-private] refuses ${address}, says why, and keeps the saved address`, async () => {
-      await owner.client.get(`/company/${owner.companyId}/callback`);
-      await owner.client.post(`/company/${owner.companyId}/callback`, {
-        callback_url: 'https://hooks.parcels.example/ok',
-      });
-      const refused = await owner.client.post(`/company/${owner.companyId}/callback`, {
-        callback_url: address,
-      });
+    it(`[attack:web.callback-private] refuses ${address} as a new endpoint and as a new address, says why, and keeps the saved one`, async () => {
+      const list = `/company/${owner.companyId}/callback`;
+      await owner.client.get(list);
+      if ((await storedEndpoints(owner.companyId)).length === 0) {
+        await owner.client.post(list, { callback_url: 'https://hooks.parcels.example/ok' });
+      }
+      const refused = await owner.client.post(list, { callback_url: address });
       expect(refused.status).toBe(400);
       expect(visibleText(refused.html)).toContain(words);
       expect(refused.html).toContain('aria-invalid="true"');
-      expect(await storedCallback(owner.companyId)).toBe('https://hooks.parcels.example/ok');
+      const endpoint = endpointLink(refused.html);
+      const moved = await owner.client.post(endpoint, { callback_url: address });
+      expect(moved.status).toBe(400);
+      expect(visibleText(moved.html)).toContain(words);
+      expect(moved.html).toContain('aria-invalid="true"');
+      expect(await storedEndpoints(owner.companyId)).toEqual(['https://hooks.parcels.example/ok']);
     });
   }
 });
@@ -281,12 +334,34 @@ describe("the company's openings", () => {
     for (const path of ['/journal', '/requests', '/callback']) {
       expect((await theirs.client.get(`/company/${ours.companyId}${path}`)).status).toBe(404);
     }
-    await theirs.client.get(`/company/${theirs.companyId}/callback`);
-    const hijack = await theirs.client.post(`/company/${ours.companyId}/callback`, {
-      callback_url: 'https://hooks.parcels.example/steal',
+    const list = `/company/${ours.companyId}/callback`;
+    // The grant above is an event held while there is no endpoint: the first one asks about it.
+    const held_up_to = heldUpTo((await ours.client.get(list)).html)!;
+    const added = await ours.client.post(list, {
+      callback_url: 'https://hooks.parcels.example/ours',
+      held: 'send',
+      held_up_to,
     });
+    expect(added.status).toBe(200);
+    const endpoint = endpointLink((await ours.client.get(list)).html);
+    const endpointId = endpoint.split('/').at(-1)!;
+    await theirs.client.get(`/company/${theirs.companyId}/callback`);
+    const hijack = await theirs.client.post(list, { callback_url: 'https://hooks.parcels.example/steal' });
     expect(hijack.status).toBe(404);
-    expect((await theirs.client.post(`/company/${ours.companyId}/callback/remove`)).status).toBe(404);
-    expect(await storedCallback(ours.companyId)).toBeNull();
+    // Our endpoint's page and forms, under our company's address and under theirs.
+    for (const path of [endpoint, `/company/${theirs.companyId}/callback/${endpointId}`]) {
+      expect((await theirs.client.get(path)).status, path).toBe(404);
+      const forms: [string, Record<string, string>][] = [
+        ['', { callback_url: 'https://hooks.parcels.example/steal' }],
+        ['/kinds', { take: 'these', kinds: 'ping' }],
+        ['/signing-secret', { replaces: '0' }],
+        ['/remove', {}],
+      ];
+      for (const [form, fields] of forms) {
+        expect((await theirs.client.post(`${path}${form}`, fields)).status, `${path}${form}`).toBe(404);
+      }
+    }
+    expect(await storedEndpoints(ours.companyId)).toEqual(['https://hooks.parcels.example/ours']);
+    expect(await storedEndpoints(theirs.companyId)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { createCustomer } from '../../cloud/rules/customers/customers.js';
+import { CHOOSABLE_KINDS } from '../../cloud/rules/events/callback-kinds.js';
 import { startOperatorSession } from '../../cloud/rules/operators/operator-sessions.js';
 import { SigningKey } from '../../shared/crypto/ed25519.js';
 import { BrowserClient, visibleText } from '../support/browser-client.js';
@@ -10,7 +11,7 @@ import { FakeClock } from '../support/clock.js';
 import { secretCompany, signatureCompany, startTestCloud, type TestCloud } from '../support/cloud.js';
 import { companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { enqueuePings, setCallback } from '../support/event-company.js';
+import { addEndpointRow, enqueuePings, setCallback } from '../support/event-company.js';
 import { KeyFileServer } from '../support/keyfile-server.js';
 import { type ProgramRun, runProgram } from '../support/program-run.js';
 
@@ -268,6 +269,75 @@ describe('the list of companies', () => {
   });
 });
 
+/** Marks an endpoint failing at `url` (its own address unless given), as the delivery does after every retry. */
+async function markFailing(endpointId: number, url?: string) {
+  await cloud.ctx.db
+    .updateTable('endpoints')
+    .set((eb) => ({
+      failing_since: clock.now(),
+      failing_url: url ?? eb.ref('url'),
+      last_error: 'answered 500; only a 2xx status is a delivery',
+    }))
+    .where('id', '=', endpointId)
+    .execute();
+}
+
+async function firstEndpointId(companyId: number): Promise<number> {
+  const row = await cloud.ctx.db
+    .selectFrom('endpoints')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+describe("the list's line on events", () => {
+  it("says how the events fare at each company's endpoints, from none to several, for the whole list at once", async () => {
+    const company = async (name: string, url: string | null) => {
+      const { org_id } = await secretCompany(cloud, `Endpoint Health ${name}`);
+      await setCallback(cloud.ctx, org_id, url);
+      return org_id;
+    };
+    await company('None', null);
+    await company('Every Kind', 'https://every.example/hook');
+    const chosen = await company('Chosen Kinds', 'https://chosen.example/hook');
+    await cloud.ctx.db
+      .updateTable('endpoints')
+      .set({ kinds: ['open.succeeded', 'open.failed'] })
+      .where('company_id', '=', chosen)
+      .execute();
+    const failing = await company('Failing', 'https://failing.example/hook');
+    await markFailing(await firstEndpointId(failing));
+    // Failing at an address since changed: the next claim gives the new one a fresh start.
+    const moved = await company('Moved', 'https://moved.example/hook');
+    await markFailing(await firstEndpointId(moved), 'https://old.example/hook');
+    const two = await company('Two', 'https://two-a.example/hook');
+    await addEndpointRow(cloud.ctx, two, 'https://two-b.example/hook');
+    const three = await company('Three', 'https://three-a.example/hook');
+    await markFailing(await addEndpointRow(cloud.ctx, three, 'https://three-b.example/hook'));
+    await markFailing(await addEndpointRow(cloud.ctx, three, 'https://three-c.example/hook'));
+
+    const client = await tokenConsole();
+    const text = visibleText((await client.get('/console?q=Endpoint%20Health')).html);
+    // Each company's line: its name, its facts, the events' words, then its state.
+    for (const [name, words] of [
+      ['None', 'Events: no callback address, nothing is sent'],
+      ['Every Kind', 'Events: sent to its callback address, every kind'],
+      ['Chosen Kinds', `Events: sent to its callback address, 2 kinds of ${CHOOSABLE_KINDS.length}`],
+      ['Failing', 'Events: failing, nothing is sent until it is fixed or retried'],
+      ['Moved', 'Events: sent to its callback address, every kind'],
+      ['Two', 'Events: 2 endpoints, none failing'],
+      ['Three', 'Events: 3 endpoints, 2 failing: nothing is sent to them until they are fixed or retried'],
+    ] as const) {
+      const start = text.indexOf(`Endpoint Health ${name} id`);
+      expect(start, name).toBeGreaterThan(-1);
+      expect(text.slice(start, text.indexOf(' Approved', start)).endsWith(` ${words}`), name).toBe(true);
+    }
+  });
+});
+
 describe("a company's page", () => {
   it('shows its members, and how its events fare with the newest attempts', async () => {
     const owner = await companyOwner(cloud, { name: 'Watched Couriers', email: 'watch@owner.example' });
@@ -280,9 +350,29 @@ describe("a company's page", () => {
     await setCallback(cloud.ctx, owner.companyId, 'http://127.0.0.1:9/hook');
     await deliverDue(cloud.ctx, { allowPrivateAddresses: true, random: () => 0.5 });
     text = visibleText((await client.get(`/console/companies/${owner.companyId}`)).html);
-    expect(text).toContain('http://127.0.0.1:9/hook');
-    expect(text).toMatch(/Retrying after .* · 2 waiting, 1 of them retried/);
-    expect(text).toMatch(/ping · attempt 1 · failed/);
+    expect(text).toContain('Sent to its callback address, every kind.');
+    expect(text).toMatch(
+      /http:\/\/127\.0\.0\.1:9\/hook Retrying after .* · 2 waiting, 1 of them retried · takes every kind/,
+    );
+    expect(text).toMatch(/ping to http:\/\/127\.0\.0\.1:9\/hook · attempt 1 · failed/);
+
+    // A second endpoint, failing: each is told with its own state, and the line above says one of two fails.
+    const second = await addEndpointRow(cloud.ctx, owner.companyId, 'https://second.example/hook', [
+      'key.expired',
+    ]);
+    await markFailing(second);
+    text = visibleText((await client.get(`/console/companies/${owner.companyId}`)).html);
+    expect(text).toContain('2 endpoints, 1 failing: nothing is sent to it until it is fixed or retried.');
+    expect(text).toMatch(
+      /127\.0\.0\.1:9\/hook Retrying after .* · 2 waiting, 1 of them retried · takes every kind/,
+    );
+    expect(text).toMatch(
+      /https:\/\/second\.example\/hook Failing since .* · 0 waiting, 0 of them retried · takes key\.expired, ping Last error: answered 500/,
+    );
+    const list = visibleText((await client.get(`/console?q=${owner.companyId}`)).html);
+    expect(list).toContain(
+      'Events: 2 endpoints, 1 failing: nothing is sent to it until it is fixed or retried',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSession } from '../../cloud/foundation/web/sessions.js';
+import type { ResolvedAddress } from '../../cloud/links/outbound-http/safe-connection.js';
 import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
 import {
   BROWSER_STORY_TIMEOUT_MS,
@@ -18,9 +19,11 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 /**
  * The sandbox page in real Chromium at a phone's and a desktop's size (docs/design.md section 11.9): a developer
  * of a company still waiting for approval grants a sandbox request as the simulated customer, makes the barrier
- * stick and withdraws the key, each move seen by the API, then opens the sandbox's callback and events pages;
- * each step passes axe and leaves a screenshot.
+ * stick and withdraws the key, each move seen by the API, then opens the sandbox's callback and events pages
+ * and adds the sandbox an endpoint; each step passes axe and leaves a screenshot.
  */
+const resolveHost = async (): Promise<ResolvedAddress[]> => [{ address: '93.184.215.14', family: 4 }];
+
 describe.skipIf(chromiumMissing)(
   'the sandbox page in Chromium',
   { timeout: BROWSER_STORY_TIMEOUT_MS },
@@ -31,7 +34,7 @@ describe.skipIf(chromiumMissing)(
 
     beforeAll(async () => {
       database = await createTestDatabase();
-      cloud = await startTestCloud({ database });
+      cloud = await startTestCloud({ database, resolveHost });
       browser = await launchChromium();
     });
 
@@ -88,14 +91,31 @@ describe.skipIf(chromiumMissing)(
         expect((await open()).body.error).toBe('revoked');
         await look(page, 'sandbox-withdrawn', viewport);
 
-        // The sandbox's own callback address and events: the live pages' forms, framed under Sandbox.
-        await page.getByRole('link', { name: 'Set a callback address for the sandbox' }).click();
+        // The sandbox's own endpoints and events: the live pages' forms, framed under Sandbox.
+        await page.getByRole('link', { name: 'Add a callback endpoint for the sandbox' }).click();
         await look(page, 'sandbox-callback', viewport);
         expect(await page.getByRole('textbox', { name: 'Callback address' }).inputValue()).toBe('');
         await page.getByRole('link', { name: 'sandbox', exact: true }).click();
         await page.getByRole('link', { name: 'Sandbox events and deliveries' }).click();
         await look(page, 'sandbox-events', viewport);
-        expect(await page.locator('main').innerText()).toContain('No callback address');
+        expect(await page.locator('main').innerText()).toContain('No endpoint');
+        await page.getByRole('link', { name: 'Add an endpoint' }).click();
+        await page.getByLabel('Callback address').fill('https://staging.example.com/hooks/sandbox');
+        // Its events so far (the grant's, the withdrawal's) are held until a first endpoint: it asks.
+        await page.getByLabel(/^Drop them/).check();
+        await page.getByRole('button', { name: 'Add the endpoint' }).click();
+        await page.getByText('Endpoint added. The events that were waiting are dropped').waitFor();
+        await look(page, 'sandbox-endpoint', viewport);
+        expect(await page.getByRole('textbox', { name: 'Signing secret', exact: true }).inputValue()).toMatch(
+          /^whsec_/,
+        );
+        await page
+          .getByRole('navigation', { name: 'Company' })
+          .getByRole('link', { name: 'Sandbox' })
+          .click();
+        await page.getByText('and go to its endpoint:').waitFor();
+        expect(await page.locator('main').innerText()).toContain('https://staging.example.com/hooks/sandbox');
+        await look(page, 'sandbox-with-endpoint', viewport);
         expect(foreignRequests).toEqual([]);
         await context.close();
       });

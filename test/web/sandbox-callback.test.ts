@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDue } from '../../cloud/links/event-delivery/delivery-worker.js';
 import { issueSandboxSecret } from '../../cloud/rules/call-auth/secret.js';
 import { changeCompany } from '../../cloud/rules/company-changes/company-changes.js';
@@ -13,13 +12,13 @@ import { type CompanyOwner, companyOwner } from '../support/company-area.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { runProgram } from '../support/program-run.js';
 import { standardVerifier } from '../support/standard-webhooks.js';
-import { type Received, WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The sandbox's own callback address and events (docs/design.md section 11.9), and its moves in the members'
+ * The sandbox's own endpoints and events (docs/design.md sections 6.2 and 11.9), and its moves in the members'
  * record (section 11.8): the company area's callback and events pages serve the sandbox under
- * `/company/<id>/sandbox/`, apart from the live ones; a sandbox delivery is marked and verifies with the
- * sandbox's signing secret (`standardwebhooks`, v1) and the service's key (v1a); every move a member makes
+ * `/company/<id>/sandbox/`, apart from the live ones; a sandbox delivery is marked and verifies with its
+ * endpoint's signing secret (`standardwebhooks`, v1) and the service's key (v1a); every move a member makes
  * there is in the company's record, marked. Deliveries go to a receiver on loopback, with a fake clock.
  */
 const SECRET = /whsec_[A-Za-z0-9+/]{43}=/g;
@@ -82,22 +81,29 @@ describe('the sandbox’s callback and events', () => {
     const code = (await cloud.call('request', { ...auth, ref: 'TRY-9' })).body.code as string;
 
     const sandboxPage = visibleText((await owner.client.get(`${base}/sandbox`)).html);
-    expect(sandboxPage).toContain('Set a callback address for the sandbox');
+    expect(sandboxPage).toContain('Add a callback endpoint for the sandbox');
     const form = visibleText((await owner.client.get(`${base}/sandbox/callback`)).html);
-    expect(form).toContain('Sandbox callback address');
+    expect(form).toContain('Sandbox callback endpoints');
     expect(form).toContain(
-      'Your sandbox\'s events go here, apart from your live ones, each marked "sandbox": true',
+      'Your sandbox\'s events go to these endpoints, apart from your live ones, each marked "sandbox": true',
     );
     const saved = await owner.client.post(`${base}/sandbox/callback`, { callback_url: receiver.url });
     expect(saved.status).toBe(200);
     const shown = saved.html.match(SECRET) ?? [];
     expect(shown).toHaveLength(1);
     const signingSecret = shown[0]!;
-    expect((await owner.client.get(`${base}/sandbox/callback`)).html).not.toMatch(SECRET);
-    // The live callback has no address and no signing secret of its own from this.
+    expect(visibleText(saved.html)).toContain('Sandbox callback endpoint');
+    const list = await owner.client.get(`${base}/sandbox/callback`);
+    expect(list.html).not.toMatch(SECRET);
+    expect(visibleText(list.html)).toContain(`1 endpoint ${receiver.url} Working`);
+    // The sandbox page lists where its events go.
+    expect(visibleText((await owner.client.get(`${base}/sandbox`)).html)).toContain(
+      `and go to its endpoint: ${receiver.url} Sandbox callback endpoints`,
+    );
+    // The live side has no endpoint and no signing secret of its own from this.
     const live = visibleText((await owner.client.get(`${base}/callback`)).html);
     expect(live).not.toContain(receiver.url);
-    expect(live).toContain('Your first signing secret is made when you save an address');
+    expect(live).toContain('No endpoint yet');
 
     const granted = await owner.client.post(`${base}/sandbox/grant`, { code });
     expect(granted.status).toBe(303);
@@ -123,7 +129,7 @@ describe('the sandbox’s callback and events', () => {
     expect(events).toContain(receiver.url);
     expect(events).toContain('request.issued');
     const liveEvents = visibleText((await owner.client.get(`${base}/events`)).html);
-    expect(liveEvents).toContain('No callback address');
+    expect(liveEvents).toContain('No endpoint Nothing is sent.');
     expect(liveEvents).toContain('No attempts yet.');
     const one = await owner.client.get(`${base}/sandbox/events/${issuedId}`);
     expect(one.status).toBe(200);
@@ -133,7 +139,8 @@ describe('the sandbox’s callback and events', () => {
 
     // Sent again from the sandbox's page, it comes with the same webhook-id, marked as before.
     receiver.received.length = 0;
-    const resent = await owner.client.post(`${base}/sandbox/events/${issuedId}/resend`, {});
+    const endpoint = /name="endpoint" value="(\d+)"/.exec(one.html)![1]!;
+    const resent = await owner.client.post(`${base}/sandbox/events/${issuedId}/resend`, { endpoint });
     expect(resent.location).toBe(`${base}/sandbox/events/${issuedId}?done=resent`);
     expect(await deliverDue(cloud.ctx, { allowPrivateAddresses: true })).toEqual({ delivered: 1, failed: 0 });
     expect(receiver.received[0]).toMatchObject({ id: issuedId });
@@ -142,15 +149,17 @@ describe('the sandbox’s callback and events', () => {
 
     const record = (await activity(owner)).join('\n');
     expect(record).toContain(
-      `In the sandbox, Owner <tia@example.com> set the callback address to ${receiver.url}`,
+      `In the sandbox, Owner <tia@example.com> added the callback address ${receiver.url}`,
     );
     expect(record).toMatch(
       new RegExp(`In the sandbox, Owner <tia@example.com> granted the request ${code} \\(key \\d+\\)`),
     );
-    expect(record).toContain(`In the sandbox, Owner <tia@example.com> sent an event again ${issuedId}`);
+    expect(record).toContain(
+      `In the sandbox, Owner <tia@example.com> sent an event again ${issuedId} to ${receiver.url}`,
+    );
   });
 
-  it('keep the two sides apart when both have an address: each receives only its own side’s events', async () => {
+  it('[attack:web.endpoint-of-another-company] keep the two sides apart when both have an endpoint: each receives only its own side’s events, and an endpoint is no page on the other side', async () => {
     const liveReceiver = new WebhookReceiver();
     await liveReceiver.start(serviceKey);
     try {
@@ -159,13 +168,23 @@ describe('the sandbox’s callback and events', () => {
       const { secret } = await issueSandboxSecret(cloud.ctx, owner.companyId);
       await cloud.call('request', { org_id: owner.companyId, secret, sandbox: true });
       await owner.client.get(`${base}/callback`);
-      expect((await owner.client.post(`${base}/callback`, { callback_url: liveReceiver.url })).status).toBe(
-        200,
-      );
+      const liveSaved = await owner.client.post(`${base}/callback`, { callback_url: liveReceiver.url });
+      expect(liveSaved.status).toBe(200);
       const sandboxSaved = await owner.client.post(`${base}/sandbox/callback`, {
         callback_url: receiver.url,
       });
       expect(sandboxSaved.status).toBe(200);
+      // Each side's endpoint is known on its own side only: the other side's address of it is no page.
+      const idOf = (html: string) =>
+        /action="\/company\/\d+(?:\/sandbox)?\/callback\/(\d+)\/kinds"/.exec(html)![1]!;
+      const liveId = idOf(liveSaved.html);
+      const sandboxId = idOf(sandboxSaved.html);
+      expect((await owner.client.get(`${base}/callback/${liveId}`)).status).toBe(200);
+      expect((await owner.client.get(`${base}/sandbox/callback/${sandboxId}`)).status).toBe(200);
+      expect((await owner.client.get(`${base}/sandbox/callback/${liveId}`)).status).toBe(404);
+      expect((await owner.client.get(`${base}/callback/${sandboxId}`)).status).toBe(404);
+      expect((await owner.client.post(`${base}/callback/${sandboxId}/remove`)).status).toBe(404);
+      expect((await owner.client.post(`${base}/sandbox/callback/${liveId}/remove`)).status).toBe(404);
       // Each side's test event, from its own events page.
       for (const side of ['', '/sandbox']) {
         await owner.client.get(`${base}${side}/events`);
@@ -214,7 +233,7 @@ describe('the sandbox’s callback and events', () => {
     const lines = (await activity(owner)).filter((line) => line.startsWith('In the sandbox'));
     expect(lines).toHaveLength(4);
     expect(lines[3]).toContain(
-      `In the sandbox, Owner <mo@example.com> set the callback address to ${receiver.url} `,
+      `In the sandbox, Owner <mo@example.com> added the callback address ${receiver.url} `,
     );
     expect(lines[0]).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef} `);
     expect(lines[1]).toContain(
@@ -232,7 +251,7 @@ describe('the sandbox’s callback and events', () => {
       'sandbox-withdrawn',
       'sandbox-outcome',
       'sandbox-granted',
-      'callback-saved',
+      'endpoint-added',
     ]);
     // The console and gatelink-admin say them in the same words.
     const console = new BrowserClient(cloud.app);
@@ -252,7 +271,7 @@ describe('the sandbox’s callback and events', () => {
     expect(printed, printed.stderr).toMatchObject({ code: 0 });
     expect(printed.stdout).toContain(`In the sandbox, Owner <mo@example.com> withdrew key ${keyRef}`);
     // Where the sandbox's events go is on its line, alike in all three.
-    const use = '2 requests, 0 openings; next openings: busy; events to ' + receiver.url;
+    const use = `2 requests, 0 openings; next openings: busy; events to ${receiver.url}`;
     expect(shown.body.sandbox).toMatchObject({ callback_url: receiver.url, callback_failing: false });
     expect(consolePage).toContain(use);
     expect(printed.stdout).toContain(use);

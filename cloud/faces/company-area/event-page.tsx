@@ -3,16 +3,16 @@ import { ChangeForm } from '../../foundation/web/change-form.js';
 import type { PageContext } from '../../foundation/web/page.js';
 import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
-import type { AttemptRecord, EventRecord } from '../../rules/events/delivery-log.js';
+import type { AttemptRecord, EventAtEndpoint, EventRecord } from '../../rules/events/delivery-log.js';
 import { CompanyFrame } from './company-frame.js';
 import { type EventSide, sidePath, sideSection } from './event-side.js';
 import { OUTCOME_WORDS } from './events-page.js';
 
 /**
- * `/company/<id>/events/<event id>` (docs/design.md section 6): one event as its endpoint receives it, the body
- * every attempt sends, and each attempt with its request and the answer that came back: status, headers, the
- * first KiB of the body and the time taken. What a developer needs to see why a delivery failed without
- * logging anything on their own side. Each attempt folds open without a script.
+ * `/company/<id>/events/<event id>` (docs/design.md sections 6 and 6.2): one event as its endpoints receive it,
+ * where it stands at each, the body every attempt sends, and each attempt with its request and the answer that
+ * came back: status, headers, the first KiB of the body and the time taken. What a developer needs to see why
+ * a delivery failed without logging anything on their own side. Each attempt folds open without a script.
  */
 export interface EventPageProps {
   page: PageContext;
@@ -25,14 +25,14 @@ export interface EventPageProps {
 }
 
 export function EventPage(props: EventPageProps): VNode {
-  const { event } = props;
-  const path = sidePath(props.side, 'events');
+  const { event, side } = props;
+  const path = sidePath(side, 'events');
   return (
     <CompanyFrame
       page={props.page}
       company={props.company}
-      section={sideSection(props.side, 'events')}
-      title={`${props.side.sandbox ? 'Sandbox event' : 'Event'} ${event.type}`}
+      section={sideSection(side, 'events')}
+      title={`${side.sandbox ? 'Sandbox event' : 'Event'} ${event.type}`}
     >
       {props.notice ? (
         <div class={`notice ${props.notice.tone}`} role={props.notice.tone === 'ok' ? 'status' : 'alert'}>
@@ -55,18 +55,26 @@ export function EventPage(props: EventPageProps): VNode {
           <dd>
             <Moment date={event.at} seconds />
           </dd>
-          <dt>Delivery</dt>
-          <dd>
-            <DeliveryWords event={event} />
-          </dd>
         </dl>
-        {event.deliveredAt || !event.toCallback ? (
-          <ChangeForm page={props.page} action={`${path}/${event.id}/resend`}>
-            <button type="submit" class="secondary">
-              {event.deliveredAt ? 'Send again' : 'Send it anyway'}
-            </button>
-          </ChangeForm>
-        ) : null}
+        <h4 id="stands-title">Where it stands</h4>
+        {event.endpoints.length === 0 ? (
+          <p>
+            Nothing is sent: {side.sandbox ? 'the sandbox has' : 'the company has'} no endpoint.{' '}
+            <a href={sidePath(side, 'callback')}>Add one</a> to receive the events from then on.
+          </p>
+        ) : (
+          <ul class="list" aria-labelledby="stands-title">
+            {event.endpoints.map((place) => (
+              <EndpointPlace
+                key={place.endpointId}
+                page={props.page}
+                path={path}
+                event={event}
+                place={place}
+              />
+            ))}
+          </ul>
+        )}
         <h4>Body</h4>
         <p class="muted small">
           Shown indented; every attempt sends it as one line of JSON, the same bytes each time.
@@ -91,39 +99,85 @@ export function EventPage(props: EventPageProps): VNode {
   );
 }
 
-function EventBadge(props: { event: EventRecord }): VNode {
-  const { event } = props;
-  if (event.deliveredAt) return <span class="badge ok">Delivered</span>;
-  if (!event.toCallback) return <span class="badge">Not sent</span>;
-  const last = event.attempts[0];
-  if (last?.outcome === 'failing') return <span class="badge bad">Failed</span>;
-  return <span class="badge wait">{last ? 'Retrying' : 'Waiting'}</span>;
+/** Where the event stands at one endpoint (docs/design.md section 6.2), and sending it there again. */
+function EndpointPlace(props: {
+  page: PageContext;
+  path: string;
+  event: EventRecord;
+  place: EventAtEndpoint;
+}): VNode {
+  const { event, place } = props;
+  // Delivered there, or never sent there: either may be sent (again); one on its way is not sent twice.
+  const again = place.deliveredAt !== null || !place.sent;
+  return (
+    <li class="row">
+      <div class="grow">
+        <p class="address">{place.url}</p>
+        <p class="small">
+          <PlaceWords event={event} place={place} />
+        </p>
+      </div>
+      {again ? (
+        <ChangeForm page={props.page} action={`${props.path}/${event.id}/resend`}>
+          <input type="hidden" name="endpoint" value={String(place.endpointId)} />
+          <button type="submit" class="secondary" aria-label={`${againWords(place)}: ${place.url}`}>
+            {againWords(place)}
+          </button>
+        </ChangeForm>
+      ) : null}
+    </li>
+  );
 }
 
-function DeliveryWords(props: { event: EventRecord }): VNode {
+function againWords(place: EventAtEndpoint): string {
+  return place.deliveredAt ? 'Send again' : 'Send it anyway';
+}
+
+/** The event's last attempt at an endpoint, newest first as the record lists them. */
+function lastAttemptAt(event: EventRecord, endpointId: number): AttemptRecord | undefined {
+  return event.attempts.find((attempt) => attempt.endpointId === endpointId);
+}
+
+/**
+ * The event as a whole: delivered when every endpoint that gets it has it; failed when one gave up on it; not
+ * sent when no endpoint gets it.
+ */
+function EventBadge(props: { event: EventRecord }): VNode {
   const { event } = props;
-  if (event.deliveredAt) {
+  const places = event.endpoints.filter((place) => place.sent);
+  if (places.length === 0) return <span class="badge">Not sent</span>;
+  const waiting = places.filter((place) => place.deliveredAt === null);
+  if (waiting.length === 0) return <span class="badge ok">Delivered</span>;
+  const last = waiting.map((place) => lastAttemptAt(event, place.endpointId));
+  if (last.some((attempt) => attempt?.outcome === 'failing')) return <span class="badge bad">Failed</span>;
+  return <span class="badge wait">{last.some(Boolean) ? 'Retrying' : 'Waiting'}</span>;
+}
+
+function PlaceWords(props: { event: EventRecord; place: EventAtEndpoint }): VNode {
+  const { event, place } = props;
+  if (place.deliveredAt) {
     return (
       <>
-        Delivered <Moment date={event.deliveredAt} seconds />
+        Delivered <Moment date={place.deliveredAt} seconds />
       </>
     );
   }
-  if (!event.toCallback) {
+  if (!place.sent) {
     return (
       <>
-        Not sent: your callback does not take <code>{event.type}</code> events (the kinds it takes are on the
-        Callback page). Sending it anyway sends this one only.
+        Not sent: this endpoint does not take <code>{event.type}</code> events (or was added after). Sending
+        it anyway sends this one only.
       </>
     );
   }
-  if (event.attempts[0]?.outcome === 'failing') {
+  const last = lastAttemptAt(event, place.endpointId);
+  if (last?.outcome === 'failing') {
     return <>Not delivered: its last attempt failed. "Retry now" on the events page sends it again.</>;
   }
-  if (event.nextAttemptAt && event.attempts.length > 0) {
+  if (place.nextAttemptAt && last) {
     return (
       <>
-        Not delivered yet; next attempt after <Moment date={event.nextAttemptAt} seconds />
+        Not delivered yet; next attempt after <Moment date={place.nextAttemptAt} seconds />
       </>
     );
   }

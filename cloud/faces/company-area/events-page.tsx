@@ -7,12 +7,13 @@ import { wallClockOf } from '../../foundation/zones/wall-clock.js';
 import type { Company } from '../../rules/companies/companies.js';
 import type { EndpointState, LogFilter, LoggedAttempt } from '../../rules/events/delivery-log.js';
 import { CompanyFrame } from './company-frame.js';
+import { EndpointBadge } from './endpoint-state.js';
 import { type EventSide, sidePath, sideSection } from './event-side.js';
 
 /**
- * `/company/<id>/events` (docs/design.md section 6): whether the company's callback address receives its
- * events, the delivery log newest first in pages, a test event, and a retry once the endpoint is failing;
- * `/company/<id>/sandbox/events` the same for its sandbox's (section 11.9).
+ * `/company/<id>/events` (docs/design.md sections 6 and 6.2): whether each of the company's endpoints receives
+ * its events, the delivery log newest first in pages, a test event, and a retry of an endpoint once it is
+ * failing; `/company/<id>/sandbox/events` the same for its sandbox's (section 11.9).
  */
 export interface EventsPageProps {
   page: PageContext;
@@ -20,13 +21,14 @@ export interface EventsPageProps {
   company: Company;
   /** Whose events: the company's, or its sandbox's. */
   side: EventSide;
-  endpoint: EndpointState;
+  /** The side's endpoints with their state, oldest first. */
+  endpoints: EndpointState[];
   log: LoggedAttempt[];
   /** The log row the next (older) page starts before, when there is one. */
   older: number | undefined;
   /** This page starts before that row: not the newest. */
   before: number | undefined;
-  /** The kind, outcome and span of time the log is narrowed to. */
+  /** The endpoint, kind, outcome and span of time the log is narrowed to. */
   filter: LogFilter;
   notice?: { tone: 'ok' | 'error'; text: string } | undefined;
 }
@@ -50,6 +52,7 @@ function untilField(until: Date, zone: string): string {
 /** The page's address with the filter kept, and `before` when paging. */
 function logHref(path: string, filter: LogFilter, zone: string, before?: number): string {
   const query = new URLSearchParams();
+  if (filter.endpoint !== undefined) query.set('endpoint', String(filter.endpoint));
   if (filter.kind) query.set('kind', filter.kind);
   if (filter.outcome) query.set('outcome', filter.outcome);
   if (filter.from) query.set('from', localField(filter.from, zone));
@@ -64,7 +67,10 @@ export function EventsPage(props: EventsPageProps): VNode {
   const path = sidePath(side, 'events');
   const zone = useReaderZone();
   const { filter } = props;
-  const narrowed = filter.kind || filter.outcome || filter.from || filter.until;
+  // An attempt to an endpoint removed since, or logged by a previous release, has no endpoint to send to again.
+  const ids = new Set(props.endpoints.map((endpoint) => endpoint.id));
+  const narrowed =
+    filter.endpoint !== undefined || filter.kind || filter.outcome || filter.from || filter.until;
   return (
     <CompanyFrame
       page={props.page}
@@ -83,16 +89,22 @@ export function EventsPage(props: EventsPageProps): VNode {
           {props.notice.text}
         </div>
       ) : null}
-      <Endpoint {...props} />
+      <Endpoints {...props} />
       <section class="card" aria-labelledby="log-title">
         <h3 id="log-title">{props.before === undefined ? 'Delivery log' : 'Delivery log, older attempts'}</h3>
-        <LogFilters path={path} filter={props.filter} />
+        <LogFilters path={path} filter={props.filter} endpoints={props.endpoints} />
         {props.log.length === 0 ? (
           <p class="muted">{narrowed ? 'No attempts match these filters.' : 'No attempts yet.'}</p>
         ) : (
           <ul class="list">
             {props.log.map((attempt) => (
-              <LogLine key={attempt.id} attempt={attempt} page={props.page} path={path} />
+              <LogLine
+                key={attempt.id}
+                attempt={attempt}
+                page={props.page}
+                path={path}
+                resendable={ids.has(attempt.endpointId ?? 0)}
+              />
             ))}
           </ul>
         )}
@@ -107,28 +119,58 @@ export function EventsPage(props: EventsPageProps): VNode {
   );
 }
 
-function Endpoint(props: EventsPageProps): VNode {
-  const { endpoint, side } = props;
+/**
+ * Each endpoint with where it stands, the kinds it takes and what waits for it, and its own "Retry now": a
+ * receiver that is down holds up only its own events (docs/design.md section 6.2).
+ */
+function Endpoints(props: EventsPageProps): VNode {
+  const { endpoints, side } = props;
   const path = sidePath(side, 'events');
   const callback = sidePath(side, 'callback');
-  if (endpoint.url === null) {
+  if (endpoints.length === 0) {
     return (
-      <section class="card" aria-labelledby="endpoint-title">
-        <h3 id="endpoint-title">No callback address</h3>
+      <section class="card" aria-labelledby="endpoints-title">
+        <h3 id="endpoints-title">No endpoint</h3>
         <p>
-          Set a <a href={callback}>callback address</a> to receive{' '}
-          {side.sandbox ? "the sandbox's" : "the company's"} events. Until then they are kept for about three
+          Nothing is sent. <a href={callback}>Add an endpoint</a> to receive{' '}
+          {side.sandbox ? "the sandbox's" : "the company's"} events; until then they are kept for about three
           days and then dropped.
         </p>
       </section>
     );
   }
   return (
-    <section class="card" aria-labelledby="endpoint-title">
-      <h3 id="endpoint-title">
-        Callback address <span class={`badge ${endpointTone(endpoint)}`}>{endpointWords(endpoint)}</span>
-      </h3>
-      <p class="address">{endpoint.url}</p>
+    <section class="card" aria-labelledby="endpoints-title">
+      <h3 id="endpoints-title">{endpoints.length === 1 ? 'Endpoint' : 'Endpoints'}</h3>
+      <ul class="list">
+        {endpoints.map((endpoint) => (
+          <EndpointLine key={endpoint.id} endpoint={endpoint} page={props.page} side={side} />
+        ))}
+      </ul>
+      {props.page.lookOnly ? null : (
+        <div class="actions">
+          <ChangeForm page={props.page} action={`${path}/test`}>
+            <button type="submit" class="secondary">
+              Send a test event
+            </button>
+          </ChangeForm>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function EndpointLine(props: { endpoint: EndpointState; page: PageContext; side: EventSide }): VNode {
+  const { endpoint } = props;
+  const manage = `${sidePath(props.side, 'callback')}/${endpoint.id}`;
+  return (
+    <li>
+      <p>
+        <a class="address" href={manage}>
+          {endpoint.url}
+        </a>{' '}
+        <EndpointBadge state={endpoint} />
+      </p>
       <p class="small">
         {endpoint.kinds === null ? (
           'It takes every kind of event.'
@@ -138,19 +180,18 @@ function Endpoint(props: EventsPageProps): VNode {
             {endpoint.kinds.join(', ')}, and test events.
           </>
         )}{' '}
-        <a href={`${callback}#kinds`}>Choose the kinds</a>
+        <a href={`${manage}#kinds`}>Choose the kinds</a>
       </p>
       {endpoint.failingSince ? (
         <p>
-          Failing since <Moment date={endpoint.failingSince} seconds />: an event could not be delivered for
-          about three days, so nothing more is sent until you change the address or retry. {endpoint.waiting}{' '}
-          event
+          An event could not be delivered here for about three days, so nothing more is sent to it until you
+          change its address or retry. {endpoint.waiting} event
           {endpoint.waiting === 1 ? ' is' : 's are'} waiting.
         </p>
       ) : endpoint.pausedUntil ? (
         <p>
-          The last attempt failed; the next one is made after <Moment date={endpoint.pausedUntil} seconds />.{' '}
-          {endpoint.retrying} event{endpoint.retrying === 1 ? '' : 's'} will be retried.
+          The last attempt failed. {endpoint.retrying} event{endpoint.retrying === 1 ? '' : 's'} will be
+          retried.
         </p>
       ) : (
         <p class="muted">
@@ -162,32 +203,16 @@ function Endpoint(props: EventsPageProps): VNode {
       {endpoint.lastError && (endpoint.failingSince || endpoint.pausedUntil) ? (
         <p class="small">Last error: {endpoint.lastError}</p>
       ) : null}
-      <div class="actions">
-        {endpoint.failingSince || endpoint.retrying > 0 ? (
-          <ChangeForm page={props.page} action={`${path}/retry`}>
-            <button type="submit">Retry now</button>
-          </ChangeForm>
-        ) : null}
-        <ChangeForm page={props.page} action={`${path}/test`}>
-          <button type="submit" class="secondary">
-            Send a test event
+      {endpoint.failingSince || endpoint.retrying > 0 ? (
+        <ChangeForm page={props.page} action={`${sidePath(props.side, 'events')}/retry`} class="actions">
+          <input type="hidden" name="endpoint" value={String(endpoint.id)} />
+          <button type="submit" aria-label={`Retry now: ${endpoint.url}`}>
+            Retry now
           </button>
         </ChangeForm>
-      </div>
-    </section>
+      ) : null}
+    </li>
   );
-}
-
-function endpointWords(endpoint: EndpointState): string {
-  if (endpoint.failingSince) return 'Failing';
-  if (endpoint.pausedUntil) return 'Retrying';
-  return 'Working';
-}
-
-function endpointTone(endpoint: EndpointState): 'ok' | 'bad' | 'wait' {
-  if (endpoint.failingSince) return 'bad';
-  if (endpoint.pausedUntil) return 'wait';
-  return 'ok';
 }
 
 export const OUTCOME_WORDS: Record<LoggedAttempt['outcome'], string> = {
@@ -196,7 +221,13 @@ export const OUTCOME_WORDS: Record<LoggedAttempt['outcome'], string> = {
   failing: 'Failed, last attempt',
 };
 
-function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: string }): VNode {
+function LogLine(props: {
+  attempt: LoggedAttempt;
+  page: PageContext;
+  path: string;
+  /** Its endpoint is still the company's. */
+  resendable: boolean;
+}): VNode {
   const { attempt } = props;
   return (
     <li class="row">
@@ -217,6 +248,7 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
           </a>
           {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''} · {attempt.durationMs} ms
         </div>
+        <div class="small">To {attempt.url}</div>
         {attempt.error ? <div class="small">{attempt.error}</div> : null}
         {attempt.nextAttemptAt ? (
           <div class="muted small">
@@ -224,9 +256,14 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
           </div>
         ) : null}
       </div>
-      {attempt.outcome === 'delivered' ? (
+      {attempt.outcome === 'delivered' && props.resendable ? (
         <ChangeForm page={props.page} action={`${props.path}/${attempt.eventId}/resend`}>
-          <button type="submit" class="secondary" aria-label={`Send again: event ${attempt.eventId}`}>
+          <input type="hidden" name="endpoint" value={String(attempt.endpointId)} />
+          <button
+            type="submit"
+            class="secondary"
+            aria-label={`Send again: event ${attempt.eventId} to ${attempt.url}`}
+          >
             Send again
           </button>
         </ChangeForm>
@@ -236,13 +273,28 @@ function LogLine(props: { attempt: LoggedAttempt; page: PageContext; path: strin
 }
 
 /**
- * The log narrowed to a kind of event, an outcome and a span of time read in the reader's zone; a GET form, so
- * a filtered page can be kept and shared.
+ * The log narrowed to an endpoint, a kind of event, an outcome and a span of time read in the reader's zone; a
+ * GET form, so a filtered page can be kept and shared.
  */
-function LogFilters(props: { path: string; filter: LogFilter }): VNode {
+function LogFilters(props: { path: string; filter: LogFilter; endpoints: EndpointState[] }): VNode {
   const zone = useReaderZone();
   return (
     <form method="get" action={props.path} class="filters">
+      <div>
+        <label for="log-endpoint">Endpoint</label>
+        <select id="log-endpoint" name="endpoint">
+          <option value="">Every endpoint</option>
+          {props.endpoints.map((endpoint) => (
+            <option
+              key={endpoint.id}
+              value={String(endpoint.id)}
+              selected={props.filter.endpoint === endpoint.id}
+            >
+              {endpoint.url}
+            </option>
+          ))}
+        </select>
+      </div>
       <div>
         <label for="log-kind">Kind</label>
         <select id="log-kind" name="kind">

@@ -21,8 +21,8 @@ export interface SandboxPageProps {
   /** Null until the company's first sandbox call. */
   state: { outcome: SandboxOutcomeName; requests: SandboxRequest[] } | null;
   openings: CompanyJournalEntry[];
-  /** The sandbox's own callback address, if it has one (null: events go to `listen` only). */
-  callbackUrl: string | null;
+  /** The sandbox's own endpoints, oldest first (none: its events go to `listen` only). */
+  endpoints: readonly { id: number; url: string }[];
   notice?: string | undefined;
   problem?: string | undefined;
 }
@@ -56,7 +56,7 @@ export function SandboxPage(props: SandboxPageProps): VNode {
         <>
           <Requests page={props.page} company={company} requests={state.requests} />
           <NextOutcome page={props.page} company={company} outcome={state.outcome} />
-          <SandboxEvents company={company} callbackUrl={props.callbackUrl} />
+          <SandboxEvents company={company} endpoints={props.endpoints} />
           <section class="card" aria-labelledby="sandbox-openings-title">
             <h3 id="sandbox-openings-title">Openings</h3>
             {props.openings.length === 0 ? (
@@ -146,26 +146,35 @@ function NextOutcome(props: { page: PageContext; company: Company; outcome: Sand
   );
 }
 
-/** Where the sandbox's events go: `listen --sandbox`, and its own callback address with its own log. */
-function SandboxEvents(props: { company: Company; callbackUrl: string | null }): VNode {
+/** Where the sandbox's events go: `listen --sandbox`, and its own endpoints with their own log (section 6.2). */
+function SandboxEvents(props: {
+  company: Company;
+  endpoints: readonly { id: number; url: string }[];
+}): VNode {
   const path = companyPath(props.company, 'sandbox');
+  const { endpoints } = props;
   return (
     <section class="card" aria-labelledby="sandbox-events-title">
       <h3 id="sandbox-events-title">Events</h3>
       <p>
         The sandbox's events, each marked <code>"sandbox": true</code>, stream to{' '}
         <code>npm run company -- listen --sandbox</code>
-        {props.callbackUrl ? (
-          <>
-            {' '}
-            and go to <span class="address">{props.callbackUrl}</span>
-          </>
-        ) : null}
-        .
+        {endpoints.length === 0
+          ? '.'
+          : ` and go to ${endpoints.length === 1 ? 'its endpoint' : `its ${endpoints.length} endpoints`}:`}
       </p>
+      {endpoints.length > 0 ? (
+        <ul class="list">
+          {endpoints.map((endpoint) => (
+            <li key={endpoint.id} class="address">
+              {endpoint.url}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <p class="actions">
         <a href={`${path}/callback`}>
-          {props.callbackUrl ? 'Sandbox callback address' : 'Set a callback address for the sandbox'}
+          {endpoints.length > 0 ? 'Sandbox callback endpoints' : 'Add a callback endpoint for the sandbox'}
         </a>
         <a href={`${path}/events`}>Sandbox events and deliveries</a>
       </p>

@@ -5,6 +5,7 @@ import { onForm } from '../../foundation/web/form-problem.js';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
 import type { Company } from '../../rules/companies/companies.js';
+import { listEndpoints } from '../../rules/events/endpoints.js';
 import { companyJournal } from '../../rules/journal/company-journal.js';
 import { moveSandbox, sandboxState } from '../../rules/sandbox/sandbox-customer.js';
 import { sandboxCompany } from '../../rules/sandbox/sandbox-world.js';
@@ -71,6 +72,7 @@ export async function sandboxRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
     const openings = state
       ? (await companyJournal(ctx.db, state.sandboxId, {})).entries.slice(0, OPENINGS_SHOWN)
       : [];
+    const endpoints = side ? await listEndpoints(ctx.db, side.holder.id) : [];
     return sendPage(
       reply,
       <SandboxPage
@@ -78,7 +80,7 @@ export async function sandboxRoutes(app: FastifyInstance, deps: CompanyAreaDeps)
         company={company}
         state={state}
         openings={openings}
-        callbackUrl={side?.holder.callback_url ?? null}
+        endpoints={endpoints}
         {...view}
       />,
       status,

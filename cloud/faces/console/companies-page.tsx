@@ -5,7 +5,7 @@ import { Moment } from '../../foundation/web/readable-time.js';
 import type { Company } from '../../rules/companies/companies.js';
 import { SEARCH_MAX_LENGTH } from '../../rules/companies/company-search.js';
 import { toUnicodeDomain } from '../../rules/companies/domains.js';
-import { CHOOSABLE_KINDS } from '../../rules/events/callback-kinds.js';
+import { type EndpointHealth, endpointHealthWords } from '../../rules/events/endpoint-health.js';
 import { STATUS_WORDS } from '../company-area/company-frame.js';
 import type { ConsoleOperator } from './console-access.js';
 import { ConsoleFrame } from './console-frame.js';
@@ -14,7 +14,8 @@ import { keyFacts, PROOF_WORDS } from './key-facts.js';
 /**
  * `/console` (docs/design.md section 11.5): the companies, those waiting for approval first, filtered by state and
  * found by name, domain, id or e-mail; for each, its id (which `gatelink-admin` takes), what an operator checks
- * before approving (domain in both spellings, contact, the key) and how its events fare.
+ * before approving (domain in both spellings, contact, the key) and how its events fare at its endpoints
+ * (section 6.2), in the words `gatelink-admin events` prints.
  */
 export type StatusFilter = CompanyStatus | 'all';
 
@@ -32,6 +33,8 @@ export function CompaniesPage(props: {
   filter: StatusFilter;
   search: string;
   companies: Company[];
+  /** The listed companies' endpoints (docs/design.md section 6.2), by company id; none for a company without. */
+  endpoints: Map<number, EndpointHealth[]>;
 }): VNode {
   const withSearch = (status: StatusFilter) => {
     const query = new URLSearchParams();
@@ -85,7 +88,11 @@ export function CompaniesPage(props: {
         ) : (
           <ul class="list">
             {props.companies.map((company) => (
-              <CompanyLine key={company.id} company={company} />
+              <CompanyLine
+                key={company.id}
+                company={company}
+                endpoints={props.endpoints.get(company.id) ?? []}
+              />
             ))}
           </ul>
         )}
@@ -94,7 +101,7 @@ export function CompaniesPage(props: {
   );
 }
 
-function CompanyLine(props: { company: Company }): VNode {
+function CompanyLine(props: { company: Company; endpoints: EndpointHealth[] }): VNode {
   const { company } = props;
   const status = STATUS_WORDS[company.status];
   return (
@@ -107,7 +114,7 @@ function CompanyLine(props: { company: Company }): VNode {
           {' · '}
           {company.contact_email ?? 'no contact address'} · registered <Moment date={company.created_at} />
         </div>
-        <div class="small">{callbackHealth(company)}</div>
+        <div class="small">Events: {endpointHealthWords(props.endpoints)}</div>
         {company.domain && company.status === 'pending' ? <KeyLine company={company} /> : null}
       </div>
       <span class={`badge ${status.tone}`}>{status.text}</span>
@@ -135,12 +142,4 @@ function KeyLine(props: { company: Company }): VNode {
       )}
     </div>
   );
-}
-
-/** How its events fare, from the company's own row: what `gatelink-admin events` says too. */
-function callbackHealth(company: Company): string {
-  if (!company.callback_url) return 'Events: no callback address, nothing is sent';
-  if (company.callback_failing_since) return 'Events: failing, nothing is sent until it is fixed or retried';
-  const kinds = company.callback_kinds;
-  return `Events: sent to its callback address, ${kinds === null ? 'every kind' : `${kinds.length} ${kinds.length === 1 ? 'kind' : 'kinds'} of ${CHOOSABLE_KINDS.length}`}`;
 }

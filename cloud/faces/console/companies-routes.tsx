@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { sendPage } from '../../foundation/web/page.js';
 import { pageContext } from '../../foundation/web/web-deps.js';
 import { findCompanies, SEARCH_MAX_LENGTH } from '../../rules/companies/company-search.js';
+import { endpointHealth } from '../../rules/events/endpoint-health.js';
 import { CompaniesPage } from './companies-page.js';
 import { type ConsoleDeps, operatorOf } from './console-access.js';
 
@@ -19,6 +20,11 @@ const listQuery = z.object({
 export async function companiesRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   app.get('/console', async (request, reply) => {
     const { status, q } = listQuery.parse(request.query ?? {});
+    const companies = await findCompanies(deps.ctx, { status, text: q });
+    const endpoints = await endpointHealth(
+      deps.ctx.db,
+      companies.map((company) => company.id),
+    );
     return sendPage(
       reply,
       <CompaniesPage
@@ -26,7 +32,8 @@ export async function companiesRoutes(app: FastifyInstance, deps: ConsoleDeps): 
         operator={operatorOf(request)}
         filter={status}
         search={q}
-        companies={await findCompanies(deps.ctx, { status, text: q })}
+        companies={companies}
+        endpoints={endpoints}
       />,
     );
   });

@@ -9,6 +9,7 @@ import type { Company } from '../../rules/companies/companies.js';
 import type { Member } from '../../rules/companies/members.js';
 import { MAX_REASON_LENGTH } from '../../rules/companies/review.js';
 import type { EndpointState, LoggedAttempt } from '../../rules/events/delivery-log.js';
+import { endpointHealthWords } from '../../rules/events/endpoint-health.js';
 import { memberLines } from '../../rules/member-actions/member-action-words.js';
 import type { MemberAction } from '../../rules/member-actions/member-actions.js';
 import type { OperatorAction } from '../../rules/operators/actions.js';
@@ -23,8 +24,8 @@ import { keyFacts, PROOF_WORDS } from './key-facts.js';
 /**
  * `/console/companies/<id>` (docs/design.md section 11.5): what the company registered, its key, what an
  * operator may do in its state (approve or refuse it while it waits, suspend it once approved, resume it), its
- * members and what they did last, how its events fare with its newest delivery attempts, and the history of what
- * operators did to it.
+ * members and what they did last, how its events fare at each of its endpoints (section 6.2) with its newest
+ * delivery attempts, and the history of what operators did to it.
  */
 export interface CompanyPageProps {
   page: PageContext;
@@ -34,8 +35,11 @@ export interface CompanyPageProps {
   /** The newest actions of its members (section 11.8). */
   memberActions: MemberAction[];
   members: Member[];
-  endpoint: EndpointState;
-  /** Its newest delivery attempts. */
+  /** Its endpoints with their state, oldest first; none when it has no callback address. */
+  endpoints: EndpointState[];
+  /** Events kept while it has no endpoint, sent to the first it adds (rules/events/held-events.ts). */
+  held: number;
+  /** Its newest delivery attempts, to every endpoint. */
   deliveries: LoggedAttempt[];
   /** How it uses its sandbox (section 11.9); null: never. */
   sandbox: SandboxUse | null;
@@ -74,7 +78,7 @@ export function CompanyPage(props: CompanyPageProps): VNode {
       <Actions {...props} />
       <Members members={props.members} />
       <MemberRecord actions={props.memberActions} />
-      <Events endpoint={props.endpoint} deliveries={props.deliveries} />
+      <Events endpoints={props.endpoints} held={props.held} deliveries={props.deliveries} />
       <Sandbox use={props.sandbox} />
       <ActionHistory
         actions={props.actions}
@@ -258,39 +262,33 @@ function Members(props: { members: Member[] }): VNode {
   );
 }
 
-/** The endpoint as `gatelink-admin events` tells it, and its newest attempts. */
-function Events(props: { endpoint: EndpointState; deliveries: LoggedAttempt[] }): VNode {
-  const { endpoint } = props;
+/**
+ * Its endpoints as `gatelink-admin events` tells them: the line of the list of companies, then each endpoint's
+ * state; and the newest attempts, each with the address it was made to.
+ */
+function Events(props: { endpoints: EndpointState[]; held: number; deliveries: LoggedAttempt[] }): VNode {
+  const { endpoints, held } = props;
+  const summary = endpointHealthWords(
+    endpoints.map((endpoint) => ({ kinds: endpoint.kinds, failing: endpoint.failingSince !== null })),
+  );
   return (
     <section class="card" aria-labelledby="events-title">
       <h3 id="events-title">Events</h3>
-      {endpoint.url === null ? (
+      {endpoints.length === 0 ? (
         <p>
           No callback address: nothing is sent.{' '}
-          {endpoint.waiting === 0
+          {held === 0
             ? 'None is waiting.'
-            : `${endpoint.waiting === 1 ? '1 event is' : `${endpoint.waiting} events are`} kept for about three days.`}
+            : `${held === 1 ? '1 event is' : `${held} events are`} kept for about three days.`}
         </p>
       ) : (
         <>
-          <p class="address">{endpoint.url}</p>
-          <p>
-            {endpoint.failingSince ? (
-              <>
-                <span class="badge bad">Failing</span> since <Moment date={endpoint.failingSince} seconds />
-              </>
-            ) : endpoint.pausedUntil ? (
-              <>
-                <span class="badge wait">Retrying</span> after <Moment date={endpoint.pausedUntil} seconds />
-              </>
-            ) : (
-              <span class="badge ok">Working</span>
-            )}{' '}
-            · {endpoint.waiting} waiting, {endpoint.retrying} of them retried
-          </p>
-          {endpoint.lastError && (endpoint.failingSince || endpoint.pausedUntil) ? (
-            <p class="small">Last error: {endpoint.lastError}</p>
-          ) : null}
+          <p>{summary.charAt(0).toUpperCase() + summary.slice(1)}.</p>
+          <ul class="list">
+            {endpoints.map((endpoint) => (
+              <EndpointLine key={endpoint.id} endpoint={endpoint} />
+            ))}
+          </ul>
         </>
       )}
       {props.deliveries.length === 0 ? (
@@ -299,8 +297,8 @@ function Events(props: { endpoint: EndpointState; deliveries: LoggedAttempt[] })
         <ul class="list">
           {props.deliveries.map((attempt) => (
             <li key={attempt.id} class="small">
-              <Moment date={attempt.at} seconds /> · <code>{attempt.type}</code> · attempt {attempt.attempt} ·{' '}
-              {attempt.outcome === 'delivered' ? 'delivered' : 'failed'}
+              <Moment date={attempt.at} seconds /> · <code>{attempt.type}</code> to {attempt.url} · attempt{' '}
+              {attempt.attempt} · {attempt.outcome === 'delivered' ? 'delivered' : 'failed'}
               {attempt.status !== null ? ` · HTTP ${attempt.status}` : ''}
               {attempt.error ? ` · ${attempt.error}` : ''}
             </li>
@@ -308,6 +306,33 @@ function Events(props: { endpoint: EndpointState; deliveries: LoggedAttempt[] })
         </ul>
       )}
     </section>
+  );
+}
+
+function EndpointLine(props: { endpoint: EndpointState }): VNode {
+  const { endpoint } = props;
+  return (
+    <li>
+      <p class="address">{endpoint.url}</p>
+      <p>
+        {endpoint.failingSince ? (
+          <>
+            <span class="badge bad">Failing</span> since <Moment date={endpoint.failingSince} seconds />
+          </>
+        ) : endpoint.pausedUntil ? (
+          <>
+            <span class="badge wait">Retrying</span> after <Moment date={endpoint.pausedUntil} seconds />
+          </>
+        ) : (
+          <span class="badge ok">Working</span>
+        )}{' '}
+        · {endpoint.waiting} waiting, {endpoint.retrying} of them retried · takes{' '}
+        {endpoint.kinds === null ? 'every kind' : `${endpoint.kinds.join(', ')}, ping`}
+      </p>
+      {endpoint.lastError && (endpoint.failingSince || endpoint.pausedUntil) ? (
+        <p class="small">Last error: {endpoint.lastError}</p>
+      ) : null}
+    </li>
   );
 }
 

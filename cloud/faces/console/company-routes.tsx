@@ -18,7 +18,8 @@ import {
   resume,
   suspend,
 } from '../../rules/companies/review.js';
-import { deliveryLog, endpointState } from '../../rules/events/delivery-log.js';
+import { deliveryLog, endpointStates } from '../../rules/events/delivery-log.js';
+import { heldEvents } from '../../rules/events/held-events.js';
 import { MEMBER_ACTIONS_SHOWN, memberActions } from '../../rules/member-actions/member-actions.js';
 import { companyActions } from '../../rules/operators/actions.js';
 import { sandboxUse } from '../../rules/sandbox/sandbox-use.js';
@@ -68,7 +69,7 @@ function doneNotice(done: Done | undefined, company: Company): string | undefine
   }
 }
 
-/** The newest attempts an operator sees beside the endpoint's state; the rest is `gatelink-admin events`. */
+/** The newest attempts an operator sees beside the endpoints' state; the rest is `gatelink-admin events`. */
 const CONSOLE_LOG_LINES = 10;
 
 export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
@@ -82,11 +83,12 @@ export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     status = 200,
   ) => {
     const company = await getCompany(ctx, id);
-    const [actions, memberRecord, members, endpoint, deliveries, sandbox] = await Promise.all([
+    const [actions, memberRecord, members, endpoints, held, deliveries, sandbox] = await Promise.all([
       companyActions(ctx, id),
       memberActions(ctx, id, { limit: MEMBER_ACTIONS_SHOWN }),
       listMembers(ctx, id),
-      endpointState(ctx, id),
+      endpointStates(ctx, id),
+      heldEvents(ctx, id),
       deliveryLog(ctx, id, { limit: CONSOLE_LOG_LINES }),
       sandboxUse(ctx, id),
     ]);
@@ -99,7 +101,8 @@ export async function companyRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         actions={actions}
         memberActions={memberRecord.actions}
         members={members}
-        endpoint={endpoint}
+        endpoints={endpoints}
+        held={held?.count ?? 0}
         deliveries={deliveries}
         sandbox={sandbox}
         {...extra}

@@ -114,8 +114,10 @@ export async function opsRoutes(
       openings: use.openings,
       last_opening_at: use.lastOpeningAt?.toISOString() ?? null,
       outcome: use.outcome,
-      callback_url: use.callbackUrl,
-      callback_failing: use.callbackFailing,
+      // The first endpoint's, as before there were several (docs/design.md section 6.2); `endpoints` has all.
+      callback_url: use.endpoints[0]?.url ?? null,
+      callback_failing: use.endpoints[0]?.failing ?? false,
+      endpoints: use.endpoints,
     };
     return { company, actions, member_actions, sandbox };
   });

@@ -38,6 +38,7 @@ import * as callTheGate from './migrations/0032-call-the-gate.js';
 import * as callbackKinds from './migrations/0033-callback-kinds.js';
 import * as sandbox from './migrations/0034-sandbox.js';
 import * as sandboxActions from './migrations/0035-sandbox-actions.js';
+import * as endpoints from './migrations/0036-endpoints.js';
 import { type ConnectionUse, PGliteDialect } from './pglite-dialect.js';
 import type { DB } from './schema.js';
 
@@ -101,6 +102,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0033-callback-kinds': callbackKinds,
   '0034-sandbox': sandbox,
   '0035-sandbox-actions': sandboxActions,
+  '0036-endpoints': endpoints,
 };
 
 /**
@@ -250,6 +252,16 @@ export async function migrate(db: Database): Promise<void> {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : error}`);
   }
+}
+
+/**
+ * Runs the migrations up to `name` and no further: where a test of what a later migration does with a previous
+ * release's data starts (test/cloud/endpoints-migration.test.ts).
+ */
+export async function migrateUpTo(db: Database, name: string): Promise<void> {
+  if (!(name in MIGRATIONS)) throw new Error(`no migration ${name}`);
+  const { error } = await migrator(db).migrateTo(name);
+  if (error) throw error;
 }
 
 /**

@@ -151,6 +151,7 @@ export type MemberActionName =
   | 'secret-issued'
   | 'sandbox-secret-issued'
   | 'secret-expired'
+  | 'endpoint-added'
   | 'callback-saved'
   | 'callback-removed'
   | 'callback-kinds'
@@ -182,6 +183,8 @@ export interface CompanySecretsTable {
 export interface CallbackSecretsTable {
   id: Generated<number>;
   company_id: number;
+  /** The endpoint it signs for (migration 0036); a previous release's insert gets the first endpoint. */
+  endpoint_id: ColumnType<number | null, number | null | undefined, number | null>;
   sealed: string;
   hint: string;
   created_at: DefaultTimestamp;
@@ -516,12 +519,47 @@ export interface EventsTable {
   to_callback: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
 }
 
+/** One of a company's callback addresses (docs/design.md section 6.2), with its delivery state. */
+export interface EndpointsTable {
+  id: Generated<number>;
+  company_id: number;
+  url: string;
+  /** The kinds of event it takes; null for every kind. */
+  kinds: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  created_at: DefaultTimestamp;
+  /** Failing since when, for which address, and why: nothing is sent until the address changes or a retry. */
+  failing_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  failing_url: ColumnType<string | null, string | null | undefined, string | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** No delivery before this, after a failed attempt. */
+  paused_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** A delivery worker has the endpoint's events until this. */
+  lease_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** Where an event stands with an endpoint that takes it (migration 0036): made as the event is written. */
+export interface EndpointEventsTable {
+  endpoint_id: number;
+  event_id: string;
+  /** The event's `seq`: the endpoint's deliveries keep the order events were written in. */
+  seq: string;
+  delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** `attempts` when the retry schedule last began ("Retry now", a resend, a resumed endpoint). */
+  schedule_from: ColumnType<number, number | undefined, number>;
+  next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** A member asked for it by name ("Send again", "Send it anyway"): a change of kinds leaves it. */
+  asked: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failing';
 
 /** One attempt to deliver an event (docs/design.md section 6), the company's delivery log. */
 export interface EventDeliveriesTable {
   id: Generated<string>;
   company_id: number;
+  /** The endpoint it was made to (migration 0036); null on a previous release's attempts. */
+  endpoint_id: ColumnType<number | null, number | null | undefined, number | null>;
   event_id: string;
   type: string;
   attempt: number;
@@ -552,6 +590,8 @@ export type CompanyMailKind = 'approved' | 'rejected' | 'endpoint_failing';
 export interface CompanyMailsTable {
   id: Generated<string>;
   company_id: number;
+  /** The endpoint an `endpoint_failing` e-mail tells of (migration 0036); null for other kinds. */
+  endpoint_id: ColumnType<number | null, number | null | undefined, number | null>;
   customer_id: number;
   kind: CompanyMailKind;
   /** What the e-mail tells beyond its kind: the reason of a refusal, the failing address's last error. */
@@ -740,6 +780,8 @@ export interface DB {
   company_secrets: CompanySecretsTable;
   sandboxes: SandboxesTable;
   callback_secrets: CallbackSecretsTable;
+  endpoints: EndpointsTable;
+  endpoint_events: EndpointEventsTable;
   nonces: NoncesTable;
   customers: CustomersTable;
   devices: DevicesTable;

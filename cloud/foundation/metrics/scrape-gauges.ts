@@ -44,12 +44,12 @@ export function registerScrapeGauges(metrics: CloudMetrics, sources: ScrapeSourc
   const events = shared(() => undeliveredEvents(sources));
   metrics.gauge(
     'events_pending',
-    'Undelivered events of companies with a callback address whose endpoint is not failing.',
+    'Events waiting at endpoints that are not failing, once for each endpoint an event waits for.',
     reading('events_pending', async () => (await events()).pending),
   );
   metrics.gauge(
     'events_failing',
-    'Undelivered events of companies whose endpoint is failing: held until the address changes or a retry.',
+    'Events waiting at failing endpoints, once for each: held until its address changes or a retry.',
     reading('events_failing', async () => (await events()).failing),
   );
   metrics.gauge(
@@ -118,17 +118,18 @@ function withStatementTimeout<T>(sources: ScrapeSources, query: (db: Database) =
 }
 
 /**
- * Counted on the partial index of undelivered events (docs/design.md section 6), those for the callback only
- * (cloud/rules/events/event-to-callback.sql): an event of a kind it does not take never leaves.
+ * Counted on the partial index of events waiting at an endpoint (docs/design.md sections 6 and 6.2): an event
+ * counts once for each endpoint it waits for, and one that no endpoint takes never waits. Failing as the console
+ * says it (cloud/rules/events/endpoint-health.ts): an endpoint moved to another address since is failing no more.
  */
 async function undeliveredEvents(sources: ScrapeSources): Promise<{ pending: number; failing: number }> {
   const { rows } = await withStatementTimeout(sources, (db) =>
     sql<{ pending: string; failing: string }>`
-      select count(*) filter (where c.callback_failing_since is null) as pending,
-             count(*) filter (where c.callback_failing_since is not null) as failing
-        from events e join companies c on c.id = e.company_id
-       where e.delivered_at is null and c.callback_url is not null
-         and event_to_callback(e.to_callback, e.type, c.callback_kinds)`.execute(db),
+      select count(*) filter (where not failing) as pending, count(*) filter (where failing) as failing
+        from (select endpoint.failing_since is not null
+                     and endpoint.failing_url is not distinct from endpoint.url as failing
+                from endpoint_events place join endpoints endpoint on endpoint.id = place.endpoint_id
+               where place.delivered_at is null) as waiting`.execute(db),
   );
   return { pending: Number(rows[0]?.pending ?? 0), failing: Number(rows[0]?.failing ?? 0) };
 }

@@ -6,7 +6,9 @@ import { ApiError, type ErrorCode } from '../../../shared/errors.js';
  * error's own status and headers (a 429 keeps its Retry-After), rather than on a bare error page
  * (docs/design.md section 10.2). Any other failure goes on to the error handler.
  */
-export type Attempt<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
+export type Attempt<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: ErrorCode; status: number; message: string };
 
 export async function onForm<T>(
   reply: FastifyReply,
@@ -18,6 +20,6 @@ export async function onForm<T>(
   } catch (error) {
     if (!(error instanceof ApiError) || !codes.includes(error.code)) throw error;
     if (error.headers) reply.headers(error.headers);
-    return { ok: false, status: error.status, message: error.message };
+    return { ok: false, code: error.code, status: error.status, message: error.message };
   }
 }

@@ -5,8 +5,8 @@ import type { DatabaseHandle } from '../../foundation/db/database.js';
 import { databaseOutage } from '../../foundation/db/database-outage.js';
 import {
   type Attempt,
-  type ClaimedCompany,
-  claimCompanies,
+  type ClaimedEndpoint,
+  claimEndpoints,
   type DueEvent,
   dueEvents,
   recordTurn,
@@ -18,25 +18,26 @@ import { webhookBody, webhookHeaders } from '../../rules/events/webhook-message.
 import { type CallbackConnection, postEvent } from './callback-post.js';
 
 /**
- * Delivers the outbox to the companies' callback addresses (docs/design.md section 6).
+ * Delivers the outbox to the companies' endpoints, their callback addresses (docs/design.md sections 6 and 6.2).
  *
- * A worker takes a company's due events for a while (a lease, delivery-store.ts `claimCompanies`), sends them
+ * A worker takes an endpoint's due events for a while (a lease, delivery-store.ts `claimEndpoints`), sends them
  * one after another in the order they were written, stops at the first failure, writes what happened and gives
- * the company back. So one company's events are never sent by two workers at once, an event never goes before
- * an earlier one of its company was delivered or failed its first attempt, and a slow or hostile receiver holds
- * one of the worker's places at a time, never more: at most `concurrency` companies are served at once.
+ * the endpoint back. So one endpoint's events are never sent by two workers at once, an event never goes before
+ * an earlier one was delivered to that endpoint or failed its first attempt there, and a slow or hostile
+ * receiver holds one of the worker's places at a time, never more: at most `concurrency` endpoints are served at
+ * once, and a company's other endpoints are served beside it.
  *
  * The lease outlasts the turn: no attempt starts later than `turnMs` after the claim and each ends by
- * `timeoutMs`, and `LEASE_MARGIN_MS` covers writing the results. A worker that dies leaves its companies to the
+ * `timeoutMs`, and `LEASE_MARGIN_MS` covers writing the results. A worker that dies leaves its endpoints to the
  * others once their leases end; what it sent and had not written yet is sent again (at least once).
  */
 
 export interface DeliveryOptions extends CallbackConnection {
-  /** Companies served at once. */
+  /** Endpoints served at once. */
   concurrency: number;
-  /** Events sent in one turn with a company. */
+  /** Events sent in one turn with an endpoint. */
   batchSize: number;
-  /** No attempt starts later than this after the company was claimed. */
+  /** No attempt starts later than this after the endpoint was claimed. */
   turnMs: number;
   /** The running worker looks for due retries this often, besides being woken by new events. */
   pollMs: number;
@@ -73,9 +74,9 @@ export interface DeliveryTally {
 }
 
 /**
- * Sends what is due now and returns once nothing more is: companies are claimed and served, `concurrency` at a
- * time, until no company has anything due. What tests call to deliver at a moment they choose; a company that
- * failed is paused, so this ends however its endpoint answers.
+ * Sends what is due now and returns once nothing more is: endpoints are claimed and served, `concurrency` at a
+ * time, until no endpoint has anything due. What tests call to deliver at a moment they choose; an endpoint that
+ * failed is paused, so this ends however it answers.
  */
 export async function deliverDue(
   ctx: CloudContext,
@@ -84,9 +85,9 @@ export async function deliverDue(
   const settings = { ...DEFAULT_DELIVERY, ...options };
   const tally: DeliveryTally = { delivered: 0, failed: 0 };
   for (;;) {
-    const companies = await claimCompanies(ctx, { limit: settings.concurrency, leaseMs: leaseMs(settings) });
-    if (companies.length === 0) return tally;
-    const turns = await Promise.all(companies.map((company) => serveCompany(ctx, company, settings)));
+    const endpoints = await claimEndpoints(ctx, { limit: settings.concurrency, leaseMs: leaseMs(settings) });
+    if (endpoints.length === 0) return tally;
+    const turns = await Promise.all(endpoints.map((endpoint) => serveEndpoint(ctx, endpoint, settings)));
     for (const turn of turns) {
       tally.delivered += turn.delivered;
       tally.failed += turn.failed;
@@ -95,31 +96,31 @@ export async function deliverDue(
 }
 
 /**
- * One turn with a company: its due events in order until the first failure, the turn's time or `stop`; then
- * the results are written and the company given back. An attempt cut short by `stop` is not counted: the event
+ * One turn with an endpoint: its due events in order until the first failure, the turn's time or `stop`; then
+ * the results are written and the endpoint given back. An attempt cut short by `stop` is not counted: the event
  * is sent again later.
  */
-async function serveCompany(
+async function serveEndpoint(
   ctx: CloudContext,
-  company: ClaimedCompany,
+  endpoint: ClaimedEndpoint,
   options: DeliveryOptions,
   stop?: AbortSignal,
 ): Promise<DeliveryTally> {
   const started = performance.now();
   const attempts: Attempt[] = [];
   try {
-    const events = await dueEvents(ctx, company.companyId, options.batchSize);
+    const events = await dueEvents(ctx, endpoint.endpointId, options.batchSize);
     // Read once a turn: a secret rotated or expired during a turn signs, or stops signing, from the next one.
-    const keys = events.length > 0 ? await signingKeys(ctx.db, company.companyId, ctx.clock.now()) : [];
+    const keys = events.length > 0 ? await signingKeys(ctx.db, endpoint.endpointId, ctx.clock.now()) : [];
     for (const event of events) {
       if (stop?.aborted || performance.now() - started > options.turnMs) break;
-      const attempt = await attemptDelivery(ctx, company, event, keys, options, stop);
+      const attempt = await attemptDelivery(ctx, endpoint, event, keys, options, stop);
       if (stop?.aborted) break;
       attempts.push(attempt);
       if (attempt.error !== null) break;
     }
   } finally {
-    await recordTurn(ctx, { company, attempts, pauseMs: FAILURE_PAUSE_MS });
+    await recordTurn(ctx, { endpoint, attempts, pauseMs: FAILURE_PAUSE_MS });
   }
   const failed = attempts.filter((attempt) => attempt.error !== null).length;
   return { delivered: attempts.length - failed, failed };
@@ -127,21 +128,21 @@ async function serveCompany(
 
 async function attemptDelivery(
   ctx: CloudContext,
-  company: ClaimedCompany,
+  endpoint: ClaimedEndpoint,
   event: DueEvent,
   keys: readonly Uint8Array[],
   options: DeliveryOptions,
   stop?: AbortSignal,
 ): Promise<Attempt> {
   const at = ctx.clock.now();
-  const body = webhookBody(event, company.sandbox);
+  const body = webhookBody(event, endpoint.sandbox);
   const headers = webhookHeaders(
     ctx.serviceKey,
     { id: event.id, timestamp: Math.floor(at.getTime() / 1000), body },
     keys,
   );
   const began = performance.now();
-  const result = await postEvent(company.url, { headers, body }, options, stop);
+  const result = await postEvent(endpoint.url, { headers, body }, options, stop);
   const durationMs = performance.now() - began;
   let nextAttemptAt: Date | null = null;
   if (result.error !== null) {
@@ -163,8 +164,8 @@ async function attemptDelivery(
 /**
  * The running worker, a component of the cloud (cloud/cloud.ts). It is woken at once by every commit that
  * wrote an event (a notification sent by a trigger on `events`, migration 0007), looks every `pollMs` for retries
- * that came due, and serves up to `concurrency` companies at once. `stop()` cuts the attempts in flight short,
- * writes what was done and gives the companies back, so that a restart goes on at once.
+ * that came due, and serves up to `concurrency` endpoints at once. `stop()` cuts the attempts in flight short,
+ * writes what was done and gives the endpoints back, so that a restart goes on at once.
  */
 export class EventDelivery implements Part {
   readonly name = 'event delivery';
@@ -188,7 +189,7 @@ export class EventDelivery implements Part {
 
   async start(): Promise<void> {
     if (this.#database.listen) {
-      // Events only for companies without a callback address (events-notify.sql) leave the claim asleep.
+      // Events for no endpoint (events-notify.sql) leave the claim asleep.
       this.#unlisten = await this.#database.listen(EVENTS_WAKE_CHANNEL, (payload) => {
         if (payload !== NO_CALLBACK_WAKE) this.#notified();
       });
@@ -220,7 +221,7 @@ export class EventDelivery implements Part {
     }, wait);
   }
 
-  /** Looks for due companies now, or right after the look in progress. */
+  /** Looks for due endpoints now, or right after the look in progress. */
   wake(): void {
     if (this.#stop.signal.aborted) return;
     if (this.#claiming) {
@@ -237,28 +238,28 @@ export class EventDelivery implements Part {
       this.#again = false;
       const free = this.#options.concurrency - this.#turns.size;
       if (free <= 0 || this.#stop.signal.aborted) return;
-      let companies: ClaimedCompany[];
+      let endpoints: ClaimedEndpoint[];
       this.#lastClaim = performance.now();
       try {
-        companies = await claimCompanies(this.#ctx, { limit: free, leaseMs: leaseMs(this.#options) });
+        endpoints = await claimEndpoints(this.#ctx, { limit: free, leaseMs: leaseMs(this.#options) });
         databaseOutage(this.#ctx).answered();
       } catch (error) {
         // The database out of reach is counted once per outage, not logged at every wake-up.
         if (databaseOutage(this.#ctx).failed(error, 'event delivery')) return;
-        this.#ctx.log.error({ err: error }, 'event delivery could not claim companies; it tries again');
+        this.#ctx.log.error({ err: error }, 'event delivery could not claim endpoints; it tries again');
         return;
       }
-      for (const company of companies) this.#serve(company);
+      for (const endpoint of endpoints) this.#serve(endpoint);
       // All places taken by this claim: there may be more waiting, looked for when a place frees up.
-      if (companies.length === free) return;
+      if (endpoints.length === free) return;
     } while (this.#again);
   }
 
-  #serve(company: ClaimedCompany): void {
-    const turn = serveCompany(this.#ctx, company, this.#options, this.#stop.signal)
+  #serve(endpoint: ClaimedEndpoint): void {
+    const turn = serveEndpoint(this.#ctx, endpoint, this.#options, this.#stop.signal)
       .catch((error: unknown) => {
         this.#ctx.log.error(
-          { err: error, company: company.companyId },
+          { err: error, company: endpoint.companyId, endpoint: endpoint.endpointId },
           'event delivery failed a turn; its events are sent again once its lease ends',
         );
       })

@@ -4,7 +4,7 @@ import type { Part } from '../../../shared/lifecycle/lifecycle.js';
 import type { CloudContext } from '../../foundation/context.js';
 import type { DatabaseHandle } from '../../foundation/db/database.js';
 import { EVENTS_WAKE_CHANNEL } from '../../rules/events/events-wake.js';
-import { signingKeys } from '../../rules/events/signing-secrets.js';
+import { companySigningKeys } from '../../rules/events/signing-secrets.js';
 import { webhookBody, webhookHeaders } from '../../rules/events/webhook-message.js';
 
 /**
@@ -194,7 +194,7 @@ class CompanyStream {
       .execute();
     if (events.length === 0 || this.#closed) return 0;
     const now = this.#ctx.clock.now();
-    const keys = await signingKeys(this.#ctx.db, this.companyId, now);
+    const keys = await companySigningKeys(this.#ctx.db, this.companyId, now);
     let text = '';
     for (const event of events) {
       const body = webhookBody(

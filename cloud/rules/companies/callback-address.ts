@@ -1,18 +1,12 @@
 import { isIP } from 'node:net';
-import { ApiError } from '../../../shared/errors.js';
-import type { Database } from '../../foundation/db/database.js';
-import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
+import type { CompanyChangeContext } from '../company-changes/company-changes.js';
 import { nonPublicRange } from '../domain-keys/public-address.js';
-import { wakeEventDelivery } from '../events/events-wake.js';
-import { dropHeldEvents } from '../events/held-events.js';
-import { makeSigningSecret, storeSigningSecret } from '../events/signing-secrets.js';
-import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 import { asciiDomainProblem } from './domains.js';
 
 /** Every address a host name resolves to; cloud/links/outbound-http/safe-connection.ts's `Resolver` is one. */
 export type HostResolver = (hostname: string) => Promise<readonly { address: string }[]>;
 
-/** What saving a callback address stands on beyond the ground: resolving it as event delivery will. */
+/** What saving a callback address (../events/endpoints.ts) stands on beyond the ground: resolving it as event delivery will. */
 export interface CallbackAddressContext extends CompanyChangeContext {
   /** Every address a host name resolves to (DNS); tests stand in for the network here. */
   readonly resolveHost: HostResolver;
@@ -88,53 +82,6 @@ export async function checkCallbackAddress(text: string, rules: CallbackRules): 
     }
   }
   return { ok: true, url: written.url, addresses };
-}
-
-/**
- * Saves the address after checking it, or clears it (`null`); a refused one changes nothing. `dropHeldUpTo`
- * drops the events held while there was no address, up to that `seq` (../events/held-events.ts), in the same
- * transaction, so that no delivery sends them in between. A company that has no signing secret yet gets its
- * first in that transaction too (../events/signing-secrets.ts), returned to be shown once: the address is never
- * saved without one, so no delivery goes out signed `v1a` alone.
- */
-export async function saveCallbackAddress(
-  ctx: CallbackAddressContext,
-  companyId: number,
-  text: string | null,
-  options: { dropHeldUpTo?: string; by?: ActingMember } = {},
-): Promise<{ url: string | null; signingSecret: string | null }> {
-  const record = async (db: Database, name: 'callback-saved' | 'callback-removed', detail: string | null) => {
-    if (options.by)
-      await recordMemberAction(db, ctx.clock.now(), { companyId, by: options.by, name, detail });
-  };
-  if (text === null) {
-    await changeCompany(ctx, companyId, async ({ db }) => {
-      await db.updateTable('companies').set({ callback_url: null }).where('id', '=', companyId).execute();
-      await record(db, 'callback-removed', null);
-    });
-    return { url: null, signingSecret: null };
-  }
-  const checked = await checkCallbackAddress(text, {
-    resolve: ctx.resolveHost,
-    allowPrivate: ctx.config.allowPrivateCallbacks,
-  });
-  if (!checked.ok)
-    throw new ApiError('callback_refused', { field: 'callback_url', message: checked.problem });
-  const url = checked.url.href;
-  const made = await makeSigningSecret(ctx.db);
-  const first = await changeCompany(ctx, companyId, async ({ db }) => {
-    await db.updateTable('companies').set({ callback_url: url }).where('id', '=', companyId).execute();
-    if (options.dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, options.dropHeldUpTo);
-    // Events written while there was no address woke no delivery worker (events-notify.sql): this does.
-    await wakeEventDelivery(db);
-    await record(
-      db,
-      'callback-saved',
-      options.dropHeldUpTo === undefined ? url : `${url} (waiting events dropped)`,
-    );
-    return storeSigningSecret(db, companyId, made, { replaces: 0, now: ctx.clock.now() });
-  });
-  return { url, signingSecret: first ? made.secret : null };
 }
 
 /** The host as connected to: an IPv6 literal without its brackets. */

@@ -15,11 +15,12 @@ import { markNoticeFailed, markNoticeSent } from '../outboxes/notice-outbox.js';
 /** Writes one e-mail of `kind` to each member of the company with an account; returns how many. */
 export async function queueCompanyMail(
   db: Database,
-  mail: { companyId: number; kind: CompanyMailKind; detail?: string | null; now: Date },
+  mail: { companyId: number; endpointId?: number; kind: CompanyMailKind; detail?: string | null; now: Date },
 ): Promise<number> {
   const result = await sql`
-    insert into company_mails (company_id, customer_id, kind, detail, created_at, next_attempt_at)
-    select m.company_id, m.customer_id, ${mail.kind}, ${mail.detail ?? null}, ${mail.now}, ${mail.now}
+    insert into company_mails (company_id, endpoint_id, customer_id, kind, detail, created_at, next_attempt_at)
+    select m.company_id, ${mail.endpointId ?? null}::integer, m.customer_id, ${mail.kind}, ${mail.detail ?? null},
+           ${mail.now}, ${mail.now}
       from company_members m
      where m.company_id = ${mail.companyId} and m.customer_id is not null`.execute(db);
   return Number(result.numAffectedRows ?? 0);
@@ -32,7 +33,10 @@ export interface ClaimedCompanyMail {
   detail: string | null;
   company_id: number;
   company_name: string;
-  /** Since when the callback address is failing, and which; null once it is not (changed, or retried). */
+  /**
+   * Since when the endpoint it tells of is failing, and at which address; null once it is not (changed, retried
+   * or removed). A previous release's row names no endpoint, and reads the company's one address.
+   */
   failing_since: Date | null;
   failing_url: string | null;
   customer_id: number;
@@ -67,9 +71,13 @@ export async function claimCompanyMails(
         from due, customers p, companies c
        where o.id = due.id and p.id = o.customer_id and c.id = o.company_id
       returning o.id, o.kind, o.detail, o.company_id, c.name as company_name,
-                case when c.callback_failing_url = c.callback_url then c.callback_failing_since end
-                  as failing_since,
-                c.callback_failing_url as failing_url, o.customer_id, o.attempts, o.created_at,
+                case when o.endpoint_id is null
+                     then case when c.callback_failing_url = c.callback_url then c.callback_failing_since end
+                     else (select e.failing_since from endpoints e
+                            where e.id = o.endpoint_id and e.failing_url = e.url) end as failing_since,
+                case when o.endpoint_id is null then c.callback_failing_url
+                     else (select e.failing_url from endpoints e where e.id = o.endpoint_id) end as failing_url,
+                o.customer_id, o.attempts, o.created_at,
                 case when p.email_verified_at is not null then p.email end as email,
                 coalesce(p.time_zone, 'UTC') as time_zone`.execute(ctx.db);
   return rows;

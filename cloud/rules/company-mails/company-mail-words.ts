@@ -5,7 +5,8 @@ import type { ClaimedCompanyMail } from './company-mail-outbox.js';
  * What each e-mail to a company's members says (docs/design.md section 11.7): what happened, what it means for
  * the company's calls or events, and the one page of the account area to go to next. Plain text, times in the
  * member's zone. Never a code or a link that signs in: an inbox is read on many devices. Null when what the
- * e-mail would tell is over (a failing address changed or retried before it went).
+ * e-mail would tell is over (a failing address changed, retried or removed before it went). A failing endpoint's
+ * e-mail names its address only: a company's other endpoints go on as before (section 6.2).
  */
 export interface CompanyMailWords {
   subject: string;
@@ -44,7 +45,8 @@ export function companyMailWords(mail: ClaimedCompanyMail, baseUrl: string): Com
       if (!mail.failing_since || !mail.failing_url) return null;
       const since = momentText(mail.failing_since, mail.time_zone);
       return {
-        subject: `${name}'s callback address is failing`,
+        // The host in the subject tells one failing endpoint's e-mail from another's (section 6.2).
+        subject: `${name}'s callback address at ${new URL(mail.failing_url).host} is failing`,
         text: [
           `Since ${since}, Gatelink could not deliver an event to ${mail.failing_url}`,
           `for about three days${mail.detail ? `; the last attempt: ${mail.detail}` : ''}.`,

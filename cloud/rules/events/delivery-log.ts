@@ -2,17 +2,17 @@ import { type Selectable, sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome, EventDeliveriesTable } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
-import { sentToCallback } from './callback-kinds.js';
 import { webhookBody } from './webhook-message.js';
 
 /**
- * What a company and the operators read of the delivery (docs/design.md section 6): the endpoint's state and
- * the delivery log, newest first, in pages. Read by the company area (cloud/faces/company-area/events-routes.tsx)
- * and the operator API (`GET /ops/companies/:id/events`).
+ * What a company and the operators read of the delivery (docs/design.md sections 6 and 6.2): each endpoint's
+ * state and the delivery log, newest first, in pages. Read by the company area
+ * (cloud/faces/company-area/events-routes.tsx) and the operator API (`GET /ops/companies/:id/events`).
  */
 
 export interface EndpointState {
-  url: string | null;
+  id: number;
+  url: string;
   /** Since when the endpoint is failing: nothing is sent until the address changes or a retry is asked. */
   failingSince: Date | null;
   /** No delivery before this, after a failed attempt. */
@@ -25,51 +25,56 @@ export interface EndpointState {
   retrying: number;
 }
 
-export async function endpointState(ctx: CloudContext, companyId: number): Promise<EndpointState> {
-  const company = await ctx.db
-    .selectFrom('companies')
+/** The company's endpoints with their state, oldest first: none when it has no callback address. */
+export async function endpointStates(ctx: CloudContext, companyId: number): Promise<EndpointState[]> {
+  const rows = await ctx.db
+    .selectFrom('endpoints as endpoint')
     .select([
-      'callback_url',
-      'callback_failing_since',
-      'callback_failing_url',
-      'callback_paused_until',
-      'callback_last_error',
-      'callback_kinds',
+      'endpoint.id',
+      'endpoint.url',
+      'endpoint.failing_since',
+      'endpoint.failing_url',
+      'endpoint.paused_until',
+      'endpoint.last_error',
+      'endpoint.kinds',
+      (eb) =>
+        eb
+          .selectFrom('endpoint_events as place')
+          .select(sql<number>`count(*)::integer`.as('n'))
+          .whereRef('place.endpoint_id', '=', 'endpoint.id')
+          .where('place.delivered_at', 'is', null)
+          .as('waiting'),
+      (eb) =>
+        eb
+          .selectFrom('endpoint_events as place')
+          .select(sql<number>`count(*)::integer`.as('n'))
+          .whereRef('place.endpoint_id', '=', 'endpoint.id')
+          .where('place.delivered_at', 'is', null)
+          .where('place.attempts', '>', 0)
+          .as('retrying'),
     ])
-    .where('id', '=', companyId)
-    .executeTakeFirstOrThrow();
-  const counts = await ctx.db
-    .selectFrom('events as event')
-    .innerJoin('companies as company', 'company.id', 'event.company_id')
-    .select([
-      sql<number>`count(*)::integer`.as('waiting'),
-      sql<number>`(count(*) filter (where event.attempts > 0))::integer`.as('retrying'),
-    ])
-    .where('event.company_id', '=', companyId)
-    .where('event.delivered_at', 'is', null)
-    .where(sentToCallback('event', 'company'))
-    .executeTakeFirstOrThrow();
-  // A failing endpoint whose address changed since is failing no more: the next claim resumes it.
-  const failing =
-    company.callback_failing_since !== null && company.callback_failing_url === company.callback_url;
+    .where('endpoint.company_id', '=', companyId)
+    .orderBy('endpoint.id')
+    .execute();
   const now = ctx.clock.now();
-  return {
-    url: company.callback_url,
-    failingSince: failing ? company.callback_failing_since : null,
-    pausedUntil:
-      company.callback_paused_until && company.callback_paused_until > now
-        ? company.callback_paused_until
-        : null,
-    lastError: company.callback_last_error,
-    kinds: company.callback_kinds,
-    waiting: counts.waiting,
-    retrying: counts.retrying,
-  };
+  return rows.map((row) => ({
+    id: row.id,
+    url: row.url,
+    // A failing endpoint whose address changed since is failing no more: the next claim resumes it.
+    failingSince: row.failing_since !== null && row.failing_url === row.url ? row.failing_since : null,
+    pausedUntil: row.paused_until && row.paused_until > now ? row.paused_until : null,
+    lastError: row.last_error,
+    kinds: row.kinds,
+    waiting: row.waiting ?? 0,
+    retrying: row.retrying ?? 0,
+  }));
 }
 
 export interface LoggedAttempt {
   /** The log row's id, the cursor of the next page. */
   id: number;
+  /** The endpoint it was made to; null on a previous release's attempts. */
+  endpointId: number | null;
   eventId: string;
   type: string;
   attempt: number;
@@ -84,8 +89,12 @@ export interface LoggedAttempt {
 
 export const LOG_PAGE = 50;
 
-/** Which attempts a reader asks for: of one kind of event, delivered or failed, made in a span of time. */
+/**
+ * Which attempts a reader asks for: to one endpoint, of one kind of event, delivered or failed, made in a span of
+ * time.
+ */
 export interface LogFilter {
+  endpoint?: number | undefined;
   kind?: string | undefined;
   outcome?: 'delivered' | 'failed' | undefined;
   /** Attempts made at or after this instant. */
@@ -104,6 +113,7 @@ export async function deliveryLog(
     .selectFrom('event_deliveries')
     .select([
       sql<string>`id::text`.as('id'),
+      'endpoint_id',
       'event_id',
       'type',
       'attempt',
@@ -119,6 +129,7 @@ export async function deliveryLog(
     .orderBy('event_deliveries.id', 'desc')
     .limit(options.limit ?? LOG_PAGE);
   if (options.before !== undefined) query = query.where('event_deliveries.id', '<', String(options.before));
+  if (options.endpoint !== undefined) query = query.where('endpoint_id', '=', options.endpoint);
   if (options.kind !== undefined) query = query.where('type', '=', options.kind);
   if (options.outcome === 'delivered') query = query.where('outcome', '=', 'delivered');
   if (options.outcome === 'failed') query = query.where('outcome', '!=', 'delivered');
@@ -134,6 +145,7 @@ function loggedAttempt(
 ): LoggedAttempt {
   return {
     id: Number(row.id),
+    endpointId: row.endpoint_id,
     eventId: row.event_id,
     type: row.type,
     attempt: row.attempt,
@@ -147,19 +159,26 @@ function loggedAttempt(
   };
 }
 
-/** One event of a company as the events page shows it: its body, where it stands, and every attempt. */
+/** One event of a company as the events page shows it: its body, where it stands with each endpoint, every attempt. */
 export interface EventRecord {
   id: string;
   type: string;
   at: Date;
   /** The bytes every attempt sends (./webhook-message.ts). */
   body: string;
-  deliveredAt: Date | null;
-  /** Whether it goes to the callback (./callback-kinds.ts): false for a kind the callback does not take. */
-  toCallback: boolean;
-  /** When the next attempt is due, while it is not delivered and goes to the callback. */
-  nextAttemptAt: Date | null;
+  /** Where it stands with each of the company's endpoints, oldest endpoint first. */
+  endpoints: EventAtEndpoint[];
   attempts: AttemptRecord[];
+}
+
+export interface EventAtEndpoint {
+  endpointId: number;
+  url: string;
+  /** Whether the endpoint gets it: false for a kind it does not take, or an event from before it was added. */
+  sent: boolean;
+  deliveredAt: Date | null;
+  /** When the next attempt is due, while it is not delivered there. */
+  nextAttemptAt: Date | null;
 }
 
 export interface AttemptRecord extends LoggedAttempt {
@@ -179,20 +198,27 @@ export async function eventRecord(
 ): Promise<EventRecord | null> {
   const event = await ctx.db
     .selectFrom('events as event')
-    .innerJoin('companies as company', 'company.id', 'event.company_id')
-    .select([
-      'event.id',
-      'event.type',
-      'event.at',
-      'event.data',
-      'event.delivered_at',
-      'event.next_attempt_at',
-      sentToCallback('event', 'company').as('to_callback'),
-    ])
+    .select(['event.id', 'event.type', 'event.at', 'event.data'])
     .where('event.id', '=', eventId)
     .where('event.company_id', '=', companyId)
     .executeTakeFirst();
   if (!event) return null;
+  const places = await ctx.db
+    .selectFrom('endpoints as endpoint')
+    .leftJoin('endpoint_events as place', (join) =>
+      join.onRef('place.endpoint_id', '=', 'endpoint.id').on('place.event_id', '=', eventId),
+    )
+    .select([
+      'endpoint.id',
+      'endpoint.url',
+      'place.delivered_at',
+      'place.next_attempt_at',
+      'place.attempts',
+      sql<boolean>`place.seq is not null`.as('placed'),
+    ])
+    .where('endpoint.company_id', '=', companyId)
+    .orderBy('endpoint.id')
+    .execute();
   const rows = await ctx.db
     .selectFrom('event_deliveries')
     .selectAll()
@@ -201,21 +227,32 @@ export async function eventRecord(
     .orderBy('id', 'desc')
     .limit(EVENT_ATTEMPTS_SHOWN)
     .execute();
+  const now = ctx.clock.now();
   return {
     id: event.id,
     type: event.type,
     at: event.at,
     body: webhookBody(event),
-    deliveredAt: event.delivered_at,
-    toCallback: event.to_callback,
-    nextAttemptAt: event.delivered_at === null && event.to_callback ? event.next_attempt_at : null,
+    endpoints: places.map((place) => ({
+      endpointId: place.id,
+      url: place.url,
+      sent: place.placed,
+      deliveredAt: place.delivered_at ?? null,
+      nextAttemptAt:
+        place.placed && place.delivered_at === null
+          ? place.attempts === 0 || place.next_attempt_at === null
+            ? now
+            : place.next_attempt_at
+          : null,
+    })),
     attempts: rows.map((row) => ({ ...loggedAttempt(row), sent: row.sent_headers, answer: row.answer })),
   };
 }
 
-/** The log and the endpoint as the operator API answers them, times in the API's form. */
+/** The log and the endpoints as the operator API answers them, times in the API's form. */
 export function describeEndpoint(state: EndpointState) {
   return {
+    id: state.id,
     url: state.url,
     failing_since: state.failingSince ? formatTimestamp(state.failingSince) : null,
     paused_until: state.pausedUntil ? formatTimestamp(state.pausedUntil) : null,
@@ -229,6 +266,7 @@ export function describeEndpoint(state: EndpointState) {
 export function describeAttempt(attempt: LoggedAttempt) {
   return {
     id: attempt.id,
+    endpoint_id: attempt.endpointId,
     event_id: attempt.eventId,
     type: attempt.type,
     attempt: attempt.attempt,

@@ -6,9 +6,10 @@ import { seal, unseal } from '../../foundation/web/sealing.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
 
 /**
- * A company's callback signing secrets (docs/design.md section 6): every delivery is signed `v1` (HMAC-SHA256,
- * Standard Webhooks) under each secret still valid, so a receiver verifies with the usual libraries. The first
- * is made with the first callback address; a rotation keeps the replaced one signing beside the new one for
+ * An endpoint's signing secrets (docs/design.md sections 6 and 6.2): every delivery is signed `v1` (HMAC-SHA256,
+ * Standard Webhooks) under each secret of its endpoint still valid, so a receiver verifies with the usual
+ * libraries, and one endpoint's secret never signs for another. The first is made with the endpoint
+ * (./endpoints.ts); a rotation keeps the replaced one signing beside the new one for
  * `SIGNING_SECRET_OVERLAP_MS`, so that a receiver can switch without losing a delivery, unless a member ends it
  * at once (a leaked one). A secret is shown once, on the answer that made it; the cloud needs it at every
  * delivery, so it is kept sealed under a server secret (foundation/web/sealing.ts), not hashed.
@@ -41,22 +42,28 @@ export async function makeSigningSecret(db: Database): Promise<MadeSigningSecret
 }
 
 /**
- * Stores `made` as the company's signing secret if the one in use is still `replaces` (0: none), retiring that
- * one after the overlap; says whether it did. The company's row is locked, so two forms sent at once (a double
- * click, a reload) store one secret, and the other is told it was sent before. Runs inside the caller's
- * transaction.
+ * Stores `made` as the endpoint's signing secret if the one in use is still `replaces` (0: none), retiring that
+ * one after the overlap; says whether it did (false too when there is no such endpoint). The endpoint's row is
+ * locked, so two forms sent at once (a double click, a reload) store one secret, and the other is told it was
+ * sent before. Runs inside the caller's transaction.
  */
 export async function storeSigningSecret(
   trx: Database,
-  companyId: number,
+  endpointId: number,
   made: MadeSigningSecret,
   options: { replaces: number; now: Date },
 ): Promise<boolean> {
-  await trx.selectFrom('companies').select('id').where('id', '=', companyId).forUpdate().execute();
+  const endpoint = await trx
+    .selectFrom('endpoints')
+    .select('company_id')
+    .where('id', '=', endpointId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  if (!endpoint) return false;
   const current = await trx
     .selectFrom('callback_secrets')
     .select('id')
-    .where('company_id', '=', companyId)
+    .where('endpoint_id', '=', endpointId)
     .where('retires_at', 'is', null)
     .executeTakeFirst();
   if ((current?.id ?? 0) !== options.replaces) return false;
@@ -70,23 +77,40 @@ export async function storeSigningSecret(
   }
   await trx
     .insertInto('callback_secrets')
-    .values({ company_id: companyId, sealed: made.sealed, hint: made.hint, created_at: options.now })
+    .values({
+      company_id: endpoint.company_id,
+      endpoint_id: endpointId,
+      sealed: made.sealed,
+      hint: made.hint,
+      created_at: options.now,
+    })
     .execute();
   return true;
 }
 
-/** A new signing secret in place of `replaces`: the secret to show once, or null when the form was sent before. */
+/**
+ * A new signing secret for the company's endpoint in place of `replaces`: the secret to show once, or null when
+ * the form was sent before or the company has no such endpoint.
+ */
 export async function rotateSigningSecret(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
-  companyId: number,
+  endpoint: { companyId: number; endpointId: number; url: string },
   replaces: number,
   by?: ActingMember,
 ): Promise<string | null> {
   const made = await makeSigningSecret(ctx.db);
   const now = ctx.clock.now();
+  const { companyId } = endpoint;
   const stored = await ctx.db.transaction().execute(async (trx) => {
-    const done = await storeSigningSecret(trx, companyId, made, { replaces, now });
-    const detail = `…${made.hint}`;
+    const owned = await trx
+      .selectFrom('endpoints')
+      .select('id')
+      .where('id', '=', endpoint.endpointId)
+      .where('company_id', '=', companyId)
+      .executeTakeFirst();
+    if (!owned) return false;
+    const done = await storeSigningSecret(trx, endpoint.endpointId, made, { replaces, now });
+    const detail = `…${made.hint} for ${endpoint.url}`;
     if (done && by)
       await recordMemberAction(trx, now, { companyId, by, name: 'signing-secret-made', detail });
     return done;
@@ -94,13 +118,14 @@ export async function rotateSigningSecret(
   return stored ? made.secret : null;
 }
 
-/** Ends a replaced secret's overlap now; false when it is not the company's, in use, or already ended. */
+/** Ends a replaced secret's overlap now; false when it is not the endpoint's, in use, or already ended. */
 export async function expireRetiringSigningSecret(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
-  companyId: number,
+  endpoint: { companyId: number; endpointId: number; url: string },
   secretId: number,
   by: ActingMember,
 ): Promise<boolean> {
+  const { companyId } = endpoint;
   const now = ctx.clock.now();
   return ctx.db.transaction().execute(async (trx) => {
     const ended = await trx
@@ -108,6 +133,7 @@ export async function expireRetiringSigningSecret(
       .set({ retires_at: now })
       .where('id', '=', secretId)
       .where('company_id', '=', companyId)
+      .where('endpoint_id', '=', endpoint.endpointId)
       .where('retires_at', '>', now)
       .returning('hint')
       .executeTakeFirst();
@@ -116,18 +142,18 @@ export async function expireRetiringSigningSecret(
       companyId,
       by,
       name: 'signing-secret-expired',
-      detail: `…${ended.hint}`,
+      detail: `…${ended.hint} for ${endpoint.url}`,
     });
     return true;
   });
 }
 
-/** The secrets still signing, newest first, by their hint (the area's list). */
+/** The endpoint's secrets still signing, newest first, by their hint (the area's list). */
 export async function liveSigningSecrets(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
-  companyId: number,
+  endpointId: number,
 ): Promise<SigningSecretListing[]> {
-  const rows = await liveRows(ctx.db, companyId, ctx.clock.now()).select(['hint', 'created_at']).execute();
+  const rows = await liveRows(ctx.db, endpointId, ctx.clock.now()).select(['hint', 'created_at']).execute();
   return rows.map((row) => ({
     id: row.id,
     hint: row.hint,
@@ -136,9 +162,29 @@ export async function liveSigningSecrets(
   }));
 }
 
-/** The keys a delivery made at `now` is signed with, newest first; none for a company that has no secret. */
-export async function signingKeys(db: Database, companyId: number, now: Date): Promise<Uint8Array[]> {
-  const rows = await liveRows(db, companyId, now).select('sealed').execute();
+/** The keys a delivery to the endpoint made at `now` is signed with, newest first; none when it has no secret. */
+export async function signingKeys(db: Database, endpointId: number, now: Date): Promise<Uint8Array[]> {
+  return unsealedKeys(db, await liveRows(db, endpointId, now).select('sealed').execute());
+}
+
+/**
+ * The keys a stream of `listen` signs with (docs/design.md section 6.1): the live secrets of every endpoint of
+ * the company, newest first, so that a receiver checking with any one of them, the one it has at hand, verifies
+ * what `listen` forwards (Standard Webhooks passes a delivery when one `v1` signature matches).
+ */
+export async function companySigningKeys(db: Database, companyId: number, now: Date): Promise<Uint8Array[]> {
+  const rows = await db
+    .selectFrom('callback_secrets')
+    .select('sealed')
+    .where('company_id', '=', companyId)
+    .where('endpoint_id', 'is not', null)
+    .where((eb) => eb.or([eb('retires_at', 'is', null), eb('retires_at', '>', now)]))
+    .orderBy('id', 'desc')
+    .execute();
+  return unsealedKeys(db, rows);
+}
+
+async function unsealedKeys(db: Database, rows: readonly { sealed: string }[]): Promise<Uint8Array[]> {
   const keys: Uint8Array[] = [];
   for (const row of rows) {
     const secret = await unseal(db, SEAL_PURPOSE, row.sealed);
@@ -148,11 +194,11 @@ export async function signingKeys(db: Database, companyId: number, now: Date): P
   return keys;
 }
 
-function liveRows(db: Database, companyId: number, now: Date) {
+function liveRows(db: Database, endpointId: number, now: Date) {
   return db
     .selectFrom('callback_secrets')
     .select(['id', 'retires_at'])
-    .where('company_id', '=', companyId)
+    .where('endpoint_id', '=', endpointId)
     .where((eb) => eb.or([eb('retires_at', 'is', null), eb('retires_at', '>', now)]))
     .orderBy('id', 'desc');
 }

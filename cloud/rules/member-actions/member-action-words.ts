@@ -16,6 +16,7 @@ export const MEMBER_ACTION_WORDS: Record<MemberActionName, string> = {
   'secret-issued': 'issued an API secret',
   'sandbox-secret-issued': 'issued a sandbox secret',
   'secret-expired': 'expired the old API secret',
+  'endpoint-added': 'added the callback address',
   'callback-saved': 'set the callback address to',
   'callback-removed': 'removed the callback address',
   'callback-kinds': 'chose the kinds of event the callback takes:',

@@ -13,10 +13,11 @@ export interface SandboxUse {
   openings: number;
   lastOpeningAt: Date | null;
   outcome: SandboxOutcome;
-  /** The sandbox's own callback address; null: its events go to `listen` only. */
-  callbackUrl: string | null;
-  /** That address is failing: an event went undelivered through every retry (section 6). */
-  callbackFailing: boolean;
+  /**
+   * The sandbox's own endpoints, oldest first, each failing when an event went undelivered there through every
+   * retry (section 6); none: its events go to `listen` only.
+   */
+  endpoints: { url: string; failing: boolean }[];
 }
 
 export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<SandboxUse | null> {
@@ -26,11 +27,7 @@ export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<
     .select([
       'sandboxes.created_at',
       'sandboxes.outcome',
-      'companies.callback_url',
-      sql<boolean>`companies.callback_failing_since is not null
-                   and companies.callback_failing_url is not distinct from companies.callback_url`.as(
-        'callback_failing',
-      ),
+      'companies.id as sandbox_id',
       sql<string>`(select count(*) from requests where requests.company_id = sandboxes.company_id)`.as(
         'requests',
       ),
@@ -44,14 +41,22 @@ export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<
     .where('companies.sandbox_of', '=', companyId)
     .executeTakeFirst();
   if (!row) return null;
+  const endpoints = await ctx.db
+    .selectFrom('endpoints')
+    .select([
+      'url',
+      sql<boolean>`failing_since is not null and failing_url is not distinct from url`.as('failing'),
+    ])
+    .where('company_id', '=', row.sandbox_id)
+    .orderBy('id')
+    .execute();
   return {
     madeAt: row.created_at,
     requests: Number(row.requests),
     openings: Number(row.openings),
     lastOpeningAt: row.last_opening_at === null ? null : new Date(row.last_opening_at),
     outcome: row.outcome,
-    callbackUrl: row.callback_url,
-    callbackFailing: row.callback_failing,
+    endpoints,
   };
 }
 
@@ -60,8 +65,9 @@ export function sandboxUseWords(use: SandboxUse | null): string {
   if (!use) return 'never used';
   const requests = `${use.requests} ${use.requests === 1 ? 'request' : 'requests'}`;
   const openings = `${use.openings} ${use.openings === 1 ? 'opening' : 'openings'}`;
-  const events = !use.callbackUrl
-    ? 'events: no callback address'
-    : `events to ${use.callbackUrl}${use.callbackFailing ? ', failing' : ''}`;
+  const events =
+    use.endpoints.length === 0
+      ? 'events: no callback address'
+      : `events to ${use.endpoints.map((endpoint) => `${endpoint.url}${endpoint.failing ? ', failing' : ''}`).join('; ')}`;
   return `${requests}, ${openings}; next openings: ${use.outcome.replaceAll('_', ' ')}; ${events}`;
 }
