@@ -356,14 +356,16 @@ function printCustomerSteps(
   say(
     '   and in another, with the same variables, npm run company -- trigger open.succeeded (or run D again):',
   );
-  say("   each event prints with your receiver's answer (none yet: ECONNREFUSED). A callback address, its");
   say(
-    "   signing secret and the log of what was sent to it are on the Callback and Events pages; an event's",
+    "   each event prints with your receiver's answer (none yet: ECONNREFUSED). Up to ten callback endpoints,",
   );
   say(
-    "   id opens its body and each attempt's request and answer. Members, as developers or viewers, on Members;",
+    '   each with its kinds, signing secret and log of what was sent to it, are on the Callback and Events',
   );
-  say('   who changed what, and when, on Activity.');
+  say(
+    "   pages; an event's id opens its body and each attempt's request and answer. Members, as developers or",
+  );
+  say('   viewers, on Members; who changed what, and when, on Activity.');
   say(
     `H. Register a company of your own at ${base}/company/new; it waits for an operator, who approves it in the`,
   );
