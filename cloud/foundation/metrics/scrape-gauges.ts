@@ -120,7 +120,7 @@ function withStatementTimeout<T>(sources: ScrapeSources, query: (db: Database) =
 /**
  * Counted on the partial index of events waiting at an endpoint (docs/design.md sections 6 and 6.2): an event
  * counts once for each endpoint it waits for, and one that no endpoint takes never waits. Failing as the console
- * says it (cloud/rules/events/endpoint-health.ts): an endpoint moved to another address since is failing no more.
+ * says it (cloud/rules/events/delivery-log.ts, failingNow): an endpoint moved to another address since is failing no more.
  */
 async function undeliveredEvents(sources: ScrapeSources): Promise<{ pending: number; failing: number }> {
   const { rows } = await withStatementTimeout(sources, (db) =>

@@ -57,7 +57,7 @@ export async function claimCompanyMails(
   const leaseUntil = new Date(now.getTime() + options.leaseMs);
   const { rows } = await sql<ClaimedCompanyMail>`
       with due as (
-        select o.id
+        select o.id, o.endpoint_id
           from company_mails o
          where o.sent_at is null and o.gave_up_at is null
            and o.next_attempt_at <= ${now}
@@ -68,15 +68,13 @@ export async function claimCompanyMails(
       )
       update company_mails o
          set locked_until = ${leaseUntil}
-        from due, customers p, companies c
+        from due left join endpoints e on e.id = due.endpoint_id, customers p, companies c
        where o.id = due.id and p.id = o.customer_id and c.id = o.company_id
       returning o.id, o.kind, o.detail, o.company_id, c.name as company_name,
-                case when o.endpoint_id is null
+                case when due.endpoint_id is null
                      then case when c.callback_failing_url = c.callback_url then c.callback_failing_since end
-                     else (select e.failing_since from endpoints e
-                            where e.id = o.endpoint_id and e.failing_url = e.url) end as failing_since,
-                case when o.endpoint_id is null then c.callback_failing_url
-                     else (select e.failing_url from endpoints e where e.id = o.endpoint_id) end as failing_url,
+                     else case when e.failing_url = e.url then e.failing_since end end as failing_since,
+                case when due.endpoint_id is null then c.callback_failing_url else e.failing_url end as failing_url,
                 o.customer_id, o.attempts, o.created_at,
                 case when p.email_verified_at is not null then p.email end as email,
                 coalesce(p.time_zone, 'UTC') as time_zone`.execute(ctx.db);

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { EVENT_KINDS, type EventKind } from '../../../shared/company-api/events.js';
 import { type CompanyChangeContext, changeCompany } from '../company-changes/company-changes.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
-import { mirrorFirstEndpoint } from './endpoints.js';
+import { type EndpointRef, mirrorFirstEndpoint } from './endpoints.js';
 
 /**
  * The kinds of event each endpoint takes (docs/design.md sections 6 and 6.2). Every kind unless the company chose
@@ -29,7 +29,7 @@ export const CHOOSABLE_KINDS: readonly EventKind[] = EVENT_KINDS.filter((kind) =
  */
 export async function saveCallbackKinds(
   ctx: CompanyChangeContext,
-  endpoint: { companyId: number; endpointId: number },
+  endpoint: EndpointRef,
   kinds: readonly EventKind[] | null,
   by: ActingMember,
 ): Promise<number | null> {

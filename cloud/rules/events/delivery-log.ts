@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome, EventDeliveriesTable } from '../../foundation/db/schema.js';
 import { formatTimestamp } from '../../foundation/http/timestamps.js';
@@ -25,48 +25,49 @@ export interface EndpointState {
   retrying: number;
 }
 
+/**
+ * Whether the endpoint `endpoint` is failing now: a failing endpoint whose address changed since is failing no
+ * more, as the next claim resumes it (./delivery-store.ts). The one home of that reading for the queries of
+ * cloud/rules; the metrics and the e-mails, below or beside this folder, say the same in their own SQL.
+ */
+export function failingNow(endpoint: string): RawBuilder<boolean> {
+  const at = (column: string) => sql.ref(`${endpoint}.${column}`);
+  return sql<boolean>`(${at('failing_since')} is not null and ${at('failing_url')} is not distinct from ${at('url')})`;
+}
+
 /** The company's endpoints with their state, oldest first: none when it has no callback address. */
 export async function endpointStates(ctx: CloudContext, companyId: number): Promise<EndpointState[]> {
   const rows = await ctx.db
     .selectFrom('endpoints as endpoint')
+    .leftJoin('endpoint_events as place', (join) =>
+      join.onRef('place.endpoint_id', '=', 'endpoint.id').on('place.delivered_at', 'is', null),
+    )
     .select([
       'endpoint.id',
       'endpoint.url',
-      'endpoint.failing_since',
-      'endpoint.failing_url',
+      sql<Date | null>`case when ${failingNow('endpoint')} then endpoint.failing_since end`.as(
+        'failing_since',
+      ),
       'endpoint.paused_until',
       'endpoint.last_error',
       'endpoint.kinds',
-      (eb) =>
-        eb
-          .selectFrom('endpoint_events as place')
-          .select(sql<number>`count(*)::integer`.as('n'))
-          .whereRef('place.endpoint_id', '=', 'endpoint.id')
-          .where('place.delivered_at', 'is', null)
-          .as('waiting'),
-      (eb) =>
-        eb
-          .selectFrom('endpoint_events as place')
-          .select(sql<number>`count(*)::integer`.as('n'))
-          .whereRef('place.endpoint_id', '=', 'endpoint.id')
-          .where('place.delivered_at', 'is', null)
-          .where('place.attempts', '>', 0)
-          .as('retrying'),
+      sql<number>`count(place.seq)::integer`.as('waiting'),
+      sql<number>`(count(place.seq) filter (where place.attempts > 0))::integer`.as('retrying'),
     ])
     .where('endpoint.company_id', '=', companyId)
+    .groupBy('endpoint.id')
     .orderBy('endpoint.id')
     .execute();
   const now = ctx.clock.now();
   return rows.map((row) => ({
     id: row.id,
     url: row.url,
-    // A failing endpoint whose address changed since is failing no more: the next claim resumes it.
-    failingSince: row.failing_since !== null && row.failing_url === row.url ? row.failing_since : null,
+    failingSince: row.failing_since === null ? null : new Date(row.failing_since),
     pausedUntil: row.paused_until && row.paused_until > now ? row.paused_until : null,
     lastError: row.last_error,
     kinds: row.kinds,
-    waiting: row.waiting ?? 0,
-    retrying: row.retrying ?? 0,
+    waiting: row.waiting,
+    retrying: row.retrying,
   }));
 }
 

@@ -3,6 +3,7 @@ import type { CloudContext } from '../../foundation/context.js';
 import type { AttemptAnswer, DeliveryOutcome } from '../../foundation/db/schema.js';
 import { queueCompanyMail } from '../company-mails/company-mail-outbox.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
+import type { EndpointRef } from './endpoints.js';
 import { wakeEventDelivery } from './events-wake.js';
 import type { OutboxEvent } from './webhook-message.js';
 
@@ -237,7 +238,7 @@ function outcomeOf(attempt: Attempt): DeliveryOutcome {
  */
 export async function retryNow(
   ctx: CloudContext,
-  endpoint: { companyId: number; endpointId: number },
+  endpoint: EndpointRef,
   by?: ActingMember,
 ): Promise<number | null> {
   const now = ctx.clock.now();
@@ -268,7 +269,7 @@ export async function retryNow(
  */
 export async function resendEvent(
   ctx: CloudContext,
-  endpoint: { companyId: number; endpointId: number },
+  endpoint: EndpointRef,
   eventId: string,
   by: ActingMember,
 ): Promise<'resent' | 'waiting' | 'unknown'> {

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Database } from '../../foundation/db/database.js';
 import { CHOOSABLE_KINDS } from './callback-kinds.js';
+import { failingNow } from './delivery-log.js';
 
 /**
  * How a company's events fare, in one line for operators (docs/design.md sections 6.2 and 11.5): the console's
@@ -23,12 +23,7 @@ export async function endpointHealth(
   if (companyIds.length === 0) return health;
   const rows = await db
     .selectFrom('endpoints')
-    .select([
-      'company_id',
-      'kinds',
-      // As endpointStates says it (./delivery-log.ts): failing at an address since changed is failing no more.
-      sql<boolean>`failing_since is not null and failing_url is not distinct from url`.as('failing'),
-    ])
+    .select(['company_id', 'kinds', failingNow('endpoints').as('failing')])
     .where('company_id', 'in', [...companyIds])
     .orderBy('company_id')
     .orderBy('id')

@@ -24,6 +24,12 @@ import { makeSigningSecret, storeSigningSecret } from './signing-secrets.js';
 /** Enough for a receiver per system (an ERP, a chat, a warehouse) and their staging twins. */
 export const MAX_ENDPOINTS = 10;
 
+/** An endpoint named by a company's member: the rules that act on one check it is that company's. */
+export interface EndpointRef {
+  companyId: number;
+  endpointId: number;
+}
+
 export interface Endpoint {
   id: number;
   url: string;
@@ -91,7 +97,7 @@ export async function addEndpoint(
       if (options.dropHeldUpTo !== undefined) await dropHeldEvents(db, companyId, options.dropHeldUpTo);
       await sendHeldEvents(db, companyId, row.id);
     }
-    await storeSigningSecret(db, row.id, made, { replaces: 0, now });
+    await storeSigningSecret(db, { companyId, endpointId: row.id }, made, { replaces: 0, now });
     await mirrorFirstEndpoint(db, companyId);
     // Events written while there was no endpoint woke no delivery worker (events-notify.sql): this does.
     await wakeEventDelivery(db);

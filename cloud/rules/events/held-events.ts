@@ -59,7 +59,6 @@ export async function sendHeldEvents(db: Database, companyId: number, endpointId
         .where('event.company_id', '=', companyId)
         .where(held),
     )
-    .onConflict((conflict) => conflict.doNothing())
     .execute();
 }
 

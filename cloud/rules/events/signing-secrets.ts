@@ -4,6 +4,7 @@ import type { CloudContext } from '../../foundation/context.js';
 import type { Database } from '../../foundation/db/database.js';
 import { seal, unseal } from '../../foundation/web/sealing.js';
 import { type ActingMember, recordMemberAction } from '../member-actions/member-actions.js';
+import type { EndpointRef } from './endpoints.js';
 
 /**
  * An endpoint's signing secrets (docs/design.md sections 6 and 6.2): every delivery is signed `v1` (HMAC-SHA256,
@@ -43,23 +44,25 @@ export async function makeSigningSecret(db: Database): Promise<MadeSigningSecret
 
 /**
  * Stores `made` as the endpoint's signing secret if the one in use is still `replaces` (0: none), retiring that
- * one after the overlap; says whether it did (false too when there is no such endpoint). The endpoint's row is
+ * one after the overlap; says whether it did (false too when the company has no such endpoint). The endpoint's row is
  * locked, so two forms sent at once (a double click, a reload) store one secret, and the other is told it was
  * sent before. Runs inside the caller's transaction.
  */
 export async function storeSigningSecret(
   trx: Database,
-  endpointId: number,
+  endpoint: EndpointRef,
   made: MadeSigningSecret,
   options: { replaces: number; now: Date },
 ): Promise<boolean> {
-  const endpoint = await trx
+  const { companyId, endpointId } = endpoint;
+  const owned = await trx
     .selectFrom('endpoints')
-    .select('company_id')
+    .select('id')
     .where('id', '=', endpointId)
+    .where('company_id', '=', companyId)
     .forNoKeyUpdate()
     .executeTakeFirst();
-  if (!endpoint) return false;
+  if (!owned) return false;
   const current = await trx
     .selectFrom('callback_secrets')
     .select('id')
@@ -78,7 +81,7 @@ export async function storeSigningSecret(
   await trx
     .insertInto('callback_secrets')
     .values({
-      company_id: endpoint.company_id,
+      company_id: companyId,
       endpoint_id: endpointId,
       sealed: made.sealed,
       hint: made.hint,
@@ -94,7 +97,7 @@ export async function storeSigningSecret(
  */
 export async function rotateSigningSecret(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
-  endpoint: { companyId: number; endpointId: number; url: string },
+  endpoint: EndpointRef & { url: string },
   replaces: number,
   by?: ActingMember,
 ): Promise<string | null> {
@@ -102,14 +105,7 @@ export async function rotateSigningSecret(
   const now = ctx.clock.now();
   const { companyId } = endpoint;
   const stored = await ctx.db.transaction().execute(async (trx) => {
-    const owned = await trx
-      .selectFrom('endpoints')
-      .select('id')
-      .where('id', '=', endpoint.endpointId)
-      .where('company_id', '=', companyId)
-      .executeTakeFirst();
-    if (!owned) return false;
-    const done = await storeSigningSecret(trx, endpoint.endpointId, made, { replaces, now });
+    const done = await storeSigningSecret(trx, endpoint, made, { replaces, now });
     const detail = `…${made.hint} for ${endpoint.url}`;
     if (done && by)
       await recordMemberAction(trx, now, { companyId, by, name: 'signing-secret-made', detail });
@@ -121,7 +117,7 @@ export async function rotateSigningSecret(
 /** Ends a replaced secret's overlap now; false when it is not the endpoint's, in use, or already ended. */
 export async function expireRetiringSigningSecret(
   ctx: Pick<CloudContext, 'db' | 'clock'>,
-  endpoint: { companyId: number; endpointId: number; url: string },
+  endpoint: EndpointRef & { url: string },
   secretId: number,
   by: ActingMember,
 ): Promise<boolean> {

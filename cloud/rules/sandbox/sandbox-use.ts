@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { CloudContext } from '../../foundation/context.js';
 import type { SandboxOutcome } from '../../foundation/db/schema.js';
+import { failingNow } from '../events/delivery-log.js';
 
 /**
  * How a company uses its sandbox (docs/design.md section 11.9), as the console, `GET /ops/companies/:id` and
@@ -43,10 +44,7 @@ export async function sandboxUse(ctx: CloudContext, companyId: number): Promise<
   if (!row) return null;
   const endpoints = await ctx.db
     .selectFrom('endpoints')
-    .select([
-      'url',
-      sql<boolean>`failing_since is not null and failing_url is not distinct from url`.as('failing'),
-    ])
+    .select(['url', failingNow('endpoints').as('failing')])
     .where('company_id', '=', row.sandbox_id)
     .orderBy('id')
     .execute();
