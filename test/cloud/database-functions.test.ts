@@ -8,7 +8,7 @@ import { grantShapeRefusalResult } from '../../cloud/rules/grant-shapes/grant-sh
 import { keyOpeningsUsedResult } from '../../cloud/rules/grant-shapes/openings-used.js';
 import { completeEntryResult, completeEntrySignedResult } from '../../cloud/rules/journal/journal.js';
 import { openAttemptResult } from '../../cloud/rules/opening/open.js';
-import { applyPositionReportResult } from '../../cloud/rules/positions/position-reports.js';
+import { applyPositionReportsResult } from '../../cloud/rules/positions/position-reports.js';
 import { createMigratedOnlyDatabase, createTestDatabase, type TestDatabase } from '../support/database.js';
 
 /**
@@ -24,7 +24,7 @@ const DECLARED: FunctionResult[] = [
   openAttemptResult,
   completeEntryResult,
   completeEntrySignedResult,
-  applyPositionReportResult,
+  applyPositionReportsResult,
   keyOpeningsUsedResult,
 ];
 
@@ -83,6 +83,7 @@ describe('what each function returns', () => {
       'open_attempt',
       'complete_entry',
       'complete_entry_signed',
+      'apply_position_reports',
       'apply_position_report',
       'events_notify',
       'push_wake',

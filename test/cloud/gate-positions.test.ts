@@ -423,6 +423,69 @@ describe('the steps of an opening, seen by a position sensor', () => {
     expect((await second.object()).position).toBe('open');
   });
 
+  it("one gate's reports of a moment, applied together, leave it as one by one would", async () => {
+    const gate = await Gate.make({ sensor: true });
+    const journalId = await gate.open();
+    clock.advance(1500);
+    const opened = gate.report('open');
+    await gate.send('ack', opened);
+    clock.advance(601_000);
+    await sweepLeftOpen(ctx);
+    expect((await gate.object()).left_open_entry).toBe(journalId);
+    const counted = {
+      applied: await reportsCounted('applied'),
+      repeat: await reportsCounted('repeat'),
+      stale: await reportsCounted('stale'),
+    };
+    // Closed, opened again by other means, the same change reported again on a connect with a later time, and
+    // a replayed old one: four reports of one object in one statement.
+    clock.advance(1000);
+    const closed = gate.report('closed');
+    clock.advance(1000);
+    const reopened = gate.report('open');
+    clock.advance(1000);
+    const repeated = gate.report('open', reopened.changed_at + 500);
+    const replayed = gate.report('closed', closed.changed_at - 1);
+    for (const report of [closed, reopened, repeated, replayed]) {
+      await messages.receive({
+        topic: deviceTopic(PREFIX, gate.id, 'ack'),
+        payload: Buffer.from(JSON.stringify(report)),
+        retain: false,
+      });
+    }
+    await messages.idle();
+
+    expect(await reportsCounted('applied')).toBe(counted.applied + 2);
+    expect(await reportsCounted('repeat')).toBe(counted.repeat + 1);
+    expect(await reportsCounted('stale')).toBe(counted.stale + 1);
+    const object = await gate.object();
+    expect(object.position).toBe('open');
+    // The repeat moved only the mark: the gate has stood open since the change the cloud saw.
+    expect(object.position_since?.getTime()).toBe(reopened.changed_at);
+    expect(object.left_open_at).toBeNull();
+    expect(object.left_open_entry).toBeNull();
+    const { position_report } = await env.db
+      .selectFrom('device_objects')
+      .select('position_report')
+      .where('id', '=', gate.objectId)
+      .executeTakeFirstOrThrow();
+    expect(position_report).toEqual(repeated);
+    const steps = await entryOf(journalId);
+    expect(steps.gate_closed_at?.getTime()).toBe(closed.changed_at);
+    expect(steps.gate_reports).toEqual([opened, closed]);
+    expect(await typesOf(journalId)).toEqual([
+      'open.succeeded',
+      'open.gate_opened',
+      'gate.left_open',
+      'open.gate_closed',
+      'gate.closed',
+    ]);
+    expect((await eventsOf(journalId))[4]!.data).toMatchObject({
+      closed_at: iso(closed.changed_at),
+      open_for_s: 602,
+    });
+  });
+
   it('reports in one message are each applied as if they had come alone; a message naming another device is not', async () => {
     const gate = await Gate.make({ sensor: true });
     const other = await Gate.make({ sensor: true });

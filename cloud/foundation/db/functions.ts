@@ -26,6 +26,7 @@ const FUNCTION_FILES = [
   'rules/opening/open-attempt.sql',
   'rules/journal/complete-entry.sql',
   'rules/journal/complete-entry-signed.sql',
+  'rules/positions/apply-position-reports.sql',
   'rules/positions/apply-position-report.sql',
   'rules/events/events-notify.sql',
   'rules/push-notifications/push-wake.sql',

@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { PositionReport } from '../../../shared/protocol/positions.js';
 import type { CloudContext } from '../../foundation/context.js';
-import { readValue, type ScalarResult, type SqlType } from '../../foundation/db/function-result.js';
+import { type ResultColumns, readRow, type TableResult } from '../../foundation/db/function-result.js';
 import { StatementBatches } from '../../foundation/db/statement-batches.js';
 
 /**
  * Controllers' signed position reports applied to their objects, and attached to the openings they complete
- * (docs/design.md sections 5.2 and 7.5). Each report goes through apply_position_report
- * (./apply-position-report.sql), which holds the rule: what is newer, what it changes, which step it attaches and
- * which events it records. Their signatures and devices were checked before they came here.
+ * (docs/design.md sections 5.2 and 7.5). The reports of a moment go through apply_position_reports
+ * (./apply-position-reports.sql) together, which holds the rule: what is newer, what it changes, which step it
+ * attaches and which events it records. Their signatures and devices were checked before they came here.
  */
 
 /** What became of a report: counted in `gatelink_position_reports_total{result}` (docs/design.md section 8.1). */
@@ -22,13 +22,13 @@ const RESULTS: ReadonlySet<string> = new Set<PositionResult>([
 ]);
 
 /**
- * What apply_position_report returns (`returns text` in apply-position-report.sql: one of RESULTS), declared here
- * once; a test compares it with the database's catalog.
+ * What apply_position_reports returns (`returns table (...)` in apply-position-reports.sql: each report's place,
+ * from 1, and one of RESULTS), declared here once; a test compares it with the database's catalog.
  */
-export const applyPositionReportResult = {
-  function: 'apply_position_report',
-  returns: 'text',
-} as const satisfies ScalarResult<SqlType>;
+export const applyPositionReportsResult = {
+  function: 'apply_position_reports',
+  table: { report_n: 'integer', report_result: 'text' },
+} as const satisfies TableResult<ResultColumns>;
 
 /**
  * How far ahead of the cloud's clock a report's `changed_at` may be. A report from further ahead is dropped: as
@@ -137,23 +137,24 @@ export class PositionReports {
   }
 
   /**
-   * apply_position_report for each report, in one statement: one round trip and one commit. In the order of
-   * their objects, each object's in the order received: instances applying reports of the same objects at once
-   * lock them in the same order, so they take turns rather than deadlock.
+   * The reports through apply_position_reports, in one statement: one round trip and one commit. The function
+   * takes them in the order of their objects, each object's in the order received, so that instances applying
+   * reports of the same objects at once lock them in the same order and take turns rather than deadlock.
    */
   async #inOneStatement(reports: PositionReport[]): Promise<PositionResult[]> {
     const column = <T>(pick: (report: PositionReport) => T) => reports.map(pick);
-    const { rows } = await sql<{ n: string | number; result: unknown }>`
-      select batch.n, apply_position_report(batch.device_id, batch.object, batch.position, batch.changed_at,
-          batch.report::jsonb, ${this.#ctx.clock.now()}::timestamptz) as result
-        from unnest(
+    const { rows } = await sql<Record<string, unknown>>`
+      select report_n, report_result from apply_position_reports(
           ${column((r) => r.device_id)}::text[], ${column((r) => r.object)}::text[],
           ${column((r) => r.position)}::text[], ${column((r) => String(r.changed_at))}::bigint[],
-          ${column((r) => JSON.stringify(r))}::text[]
-        ) with ordinality as batch (device_id, object, position, changed_at, report, n)
-       order by batch.device_id, batch.object, batch.n`.execute(this.#ctx.db);
+          ${column((r) => JSON.stringify(r))}::jsonb[], ${this.#ctx.clock.now()}::timestamptz)`.execute(
+      this.#ctx.db,
+    );
     const byPosition = new Map(
-      rows.map((row) => [Number(row.n), readValue(applyPositionReportResult, row.result)]),
+      rows.map((row) => {
+        const { report_n, report_result } = readRow(applyPositionReportsResult, row);
+        return [report_n, report_result];
+      }),
     );
     return reports.map((_, i) => {
       const result = byPosition.get(i + 1);
