@@ -21,6 +21,7 @@ import { grantKey } from './fleet-world.js';
 import { type Floor, startFloor } from './floor.js';
 import { type CallSpec, Client, combined, type Figures, formatFigures, measure, ROUNDS } from './measure.js';
 import { MqttRoundTrip } from './mqtt-baseline.js';
+import { postgresCpuMs, processCpuMs } from './process-cpu.js';
 import { RoundTrips } from './round-trips.js';
 
 /**
@@ -134,14 +135,16 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
         runs.ours.push(await measure(api, open, { count, connections, seconds, warmup }));
       }
       const upkeep = () => vacuumed(cloud!.ctx);
-      const sensing = await sensorRuns(api, { open, openSensed, connections }, upkeep);
+      const pids = [controller.pid, sensedController.pid];
+      const cpu = () => cpuByPart(pids, serverUrl);
+      const sensing = await sensorRuns(api, { open, openSensed, connections, cpu }, upkeep);
       const sensedFigures = combined(sensing.sensed);
       // Several at once, the same comparison again at a fixed rate the instance carries (PACED_LOAD of what it
       // made without reports), where a report's work has spare cores to go to, as on a cloud not at its limit.
       const rate = PACED_LOAD * combined([...sensing.ours, ...sensing.again]).perSecond;
       const paced =
         connections > 1
-          ? await sensorRuns(api, { open, openSensed, connections, perSecond: rate }, upkeep)
+          ? await sensorRuns(api, { open, openSensed, connections, perSecond: rate, cpu }, upkeep)
           : null;
       const [base, mqtt, ours] = [combined(runs.base), combined(runs.mqtt), combined(runs.ours)];
       const atFloor = combined(runs.floor);
@@ -153,7 +156,11 @@ export async function benchOpen(label: string, serverUrl: string | undefined): P
       console.log(formatFigures('open with sensor reports flowing', sensedFigures));
       console.log(ratioLine(ours, mqtt, base));
       console.log(sensorLine(sensing));
-      if (paced) console.log(sensorLine(paced, `paced at ${rate.toFixed(0)} openings/s`));
+      console.log(cpuLine(sensing));
+      if (paced) {
+        console.log(sensorLine(paced, `paced at ${rate.toFixed(0)} openings/s`));
+        console.log(cpuLine(paced));
+      }
       console.log(
         `beside the floor: open p50 / floor p50 ${(ours.p50 / atFloor.p50).toFixed(2)}x, floor p50 / (mqtt p50 + fastify p50) ${(atFloor.p50 / (mqtt.p50 + base.p50)).toFixed(2)}x`,
       );
@@ -224,6 +231,42 @@ interface SensorRuns {
   again: Figures[];
   /** How long the pause's vacuum took after each run with reports, and after each without, in ms. */
   upkeep: { sensed: number[]; plain: number[] };
+  /** CPU used by each part over the runs with reports and over those without, pauses included, in ms. */
+  cpu: { sensed: CpuByPart; plain: CpuByPart };
+  /** The openings those runs made, their warm-up included. */
+  calls: { sensed: number; plain: number };
+}
+
+/** CPU time, in ms, of the parts that share the machine's cores; the database is null where it is not ours to read. */
+interface CpuByPart {
+  cloud: number;
+  database: number | null;
+  controllers: number;
+}
+
+/**
+ * CPU used so far by the cloud (this process, with the broker and, on PGlite, the database; its thread pool
+ * included), by a PostgreSQL server on this machine, and by the controllers. The load client is left out: it
+ * makes the same calls with reports and without.
+ */
+function cpuByPart(controllers: number[], serverUrl: string | undefined): CpuByPart {
+  const usage = process.cpuUsage();
+  const local =
+    serverUrl !== undefined && ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(serverUrl).hostname);
+  return {
+    cloud: (usage.user + usage.system) / 1000,
+    database: local ? postgresCpuMs() : null,
+    controllers: controllers.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0),
+  };
+}
+
+function addCpu(total: CpuByPart, before: CpuByPart, after: CpuByPart): void {
+  total.cloud += after.cloud - before.cloud;
+  total.controllers += after.controllers - before.controllers;
+  total.database =
+    total.database === null || before.database === null || after.database === null
+      ? null
+      : total.database + after.database - before.database;
 }
 
 /**
@@ -245,10 +288,19 @@ async function sensorRuns(
     connections: number;
     /** Paced at this many openings a second, all connections together; otherwise back to back. */
     perSecond?: number;
+    cpu: () => CpuByPart;
   },
   upkeep: () => Promise<number>,
 ): Promise<SensorRuns> {
-  const runs: SensorRuns = { ours: [], sensed: [], again: [], upkeep: { sensed: [], plain: [] } };
+  const zero = (): CpuByPart => ({ cloud: 0, database: 0, controllers: 0 });
+  const runs: SensorRuns = {
+    ours: [],
+    sensed: [],
+    again: [],
+    upkeep: { sensed: [], plain: [] },
+    cpu: { sensed: zero(), plain: zero() },
+    calls: { sensed: 0, plain: 0 },
+  };
   const { connections, perSecond } = calls;
   const options =
     perSecond === undefined
@@ -260,18 +312,21 @@ async function sensorRuns(
           warmup: 50,
           intervalMs: (1000 * connections) / perSecond,
         };
-  const settle = async (after: number[]) => {
+  // A run and its pause, in which the reports it held are applied; the vacuum after it is counted apart.
+  const timed = async (spec: (connection: number) => CallSpec, sensed: boolean) => {
+    const before = calls.cpu();
+    const figures = await measure(api, spec, options);
     await new Promise((resolve) => setTimeout(resolve, SENSOR_PAUSE_MS));
-    after.push(await upkeep());
+    addCpu(sensed ? runs.cpu.sensed : runs.cpu.plain, before, calls.cpu());
+    runs.calls[sensed ? 'sensed' : 'plain'] += figures.count + options.warmup;
+    (sensed ? runs.upkeep.sensed : runs.upkeep.plain).push(await upkeep());
+    return figures;
   };
   await upkeep();
   for (let round = 0; round < SENSOR_ROUNDS; round++) {
-    runs.ours.push(await measure(api, calls.open, options));
-    await settle(runs.upkeep.plain);
-    runs.sensed.push(await measure(api, calls.openSensed, options));
-    await settle(runs.upkeep.sensed);
-    runs.again.push(await measure(api, calls.open, options));
-    await settle(runs.upkeep.plain);
+    runs.ours.push(await timed(calls.open, false));
+    runs.sensed.push(await timed(calls.openSensed, true));
+    runs.again.push(await timed(calls.open, false));
   }
   return runs;
 }
@@ -296,6 +351,22 @@ function sensorLine(runs: SensorRuns, label = 'sensor reports'): string {
     `openings/s ${(sensed.perSecond / without.perSecond).toFixed(2)}x; noise: without, after / before ${noise.toFixed(2)}x;`,
     `the pause's vacuum after a run with reports ${median(runs.upkeep.sensed).toFixed(0)} ms, without ${median(runs.upkeep.plain).toFixed(0)} ms (medians)`,
   ].join(' ');
+}
+
+/**
+ * What reports add to an opening in CPU, by the part that spends it (cloud, database, controllers), over the
+ * runs and their pauses: on this machine they share the cores with the openings, so it is this that the p50
+ * ratio pays for. A controller's share is spent on its own box in a real installation.
+ */
+function cpuLine(runs: SensorRuns): string {
+  const part = (name: keyof CpuByPart) => {
+    const withReports = runs.cpu.sensed[name];
+    const without = runs.cpu.plain[name];
+    if (withReports === null || without === null) return `${name} in the cloud's or not on this machine`;
+    const [a, b] = [withReports / runs.calls.sensed, without / runs.calls.plain];
+    return `${name} ${a.toFixed(2)} against ${b.toFixed(2)} (+${(a - b).toFixed(2)})`;
+  };
+  return `  CPU per opening, ms, with reports against without: ${part('cloud')}, ${part('database')}, ${part('controllers')}`;
 }
 
 function ratioLine(ours: Figures, mqtt: Figures, base: Figures): string {
@@ -376,6 +447,7 @@ export async function setUp(
 }
 
 export interface DeviceProcess {
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -413,7 +485,7 @@ export async function startController(
       .executeTakeFirst();
     if (row?.online) {
       console.log(' online');
-      return { stop };
+      return { pid: child.pid!, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
