@@ -6,13 +6,12 @@ import { readdirSync, readFileSync } from 'node:fs';
  * 100 on every Linux Node runs on), so a figure is only as good as the run is long: seconds of work, not one call.
  */
 
-/** Milliseconds of CPU the process has used, user and system, with its reaped children's when `children`. */
-export function processCpuMs(pid: number, options: { children?: boolean } = {}): number | null {
+/** Milliseconds of CPU the process has used, user and system. */
+export function processCpuMs(pid: number): number | null {
   const fields = statFields(pid);
   if (!fields) return null;
-  // After the command's closing parenthesis: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
-  const [utime, stime, cutime, cstime] = [11, 12, 13, 14].map((i) => Number(fields[i]));
-  return 10 * (utime! + stime! + (options.children ? cutime! + cstime! : 0));
+  // After the command's closing parenthesis: state is field 3, utime 14, stime 15 (cutime 16, cstime 17).
+  return 10 * (Number(fields[11]) + Number(fields[12]));
 }
 
 /**

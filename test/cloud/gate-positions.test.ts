@@ -65,13 +65,18 @@ class Gate {
 
   /** A message on one of this controller's topics (or another's, with `topicOf`), as the broker hands it over. */
   async send(channel: DeviceChannel, body: unknown, topicOf = this.id): Promise<void> {
-    await messages.receive({
+    await this.handOver(channel, body, topicOf);
+    // A position report is applied after it was taken (docs/design.md section 7.5).
+    await messages.idle();
+  }
+
+  /** The same, without waiting for what it starts: as a broker hands messages over, one after another. */
+  handOver(channel: DeviceChannel, body: unknown, topicOf = this.id): Promise<void> {
+    return messages.receive({
       topic: deviceTopic(PREFIX, topicOf, channel),
       payload: Buffer.from(JSON.stringify(body)),
       retain: false,
     });
-    // A position report is applied after it was taken (docs/design.md section 7.5).
-    await messages.idle();
   }
 
   /** An opening through this controller, acknowledged "opened" now: its journal entry's id. */
@@ -400,11 +405,7 @@ describe('the steps of an opening, seen by a position sensor', () => {
       [second, stale],
       [second, forged],
     ] as const) {
-      await messages.receive({
-        topic: deviceTopic(PREFIX, gate.id, 'ack'),
-        payload: Buffer.from(JSON.stringify(report)),
-        retain: false,
-      });
+      await gate.handOver('ack', report);
     }
     await messages.idle();
 
@@ -446,13 +447,7 @@ describe('the steps of an opening, seen by a position sensor', () => {
     clock.advance(1000);
     const repeated = gate.report('open', reopened.changed_at + 500);
     const replayed = gate.report('closed', closed.changed_at - 1);
-    for (const report of [closed, reopened, repeated, replayed]) {
-      await messages.receive({
-        topic: deviceTopic(PREFIX, gate.id, 'ack'),
-        payload: Buffer.from(JSON.stringify(report)),
-        retain: false,
-      });
-    }
+    for (const report of [closed, reopened, repeated, replayed]) await gate.handOver('ack', report);
     await messages.idle();
 
     expect(await reportsCounted('applied')).toBe(counted.applied + 2);

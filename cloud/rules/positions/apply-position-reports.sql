@@ -53,13 +53,11 @@ declare
   v_entry integer;
   v_pulse text;
   v_starter integer;
-  -- The steps' events, recorded together at the end.
-  ev_company integer[] := '{}';
-  ev_type text[] := '{}';
-  ev_key integer[] := '{}';
-  ev_object integer[] := '{}';
-  ev_actor text[] := '{}';
+  v_opened timestamptz;
+  -- The steps' events, recorded together at the end: each its entry (which gives the company, key, object and
+  -- actor), its kind and its times.
   ev_entry integer[] := '{}';
+  ev_type text[] := '{}';
   ev_times jsonb[] := '{}';
 begin
   for r in
@@ -105,8 +103,6 @@ begin
       -- the barrier's move_timeout_s before it (entries acknowledged by an earlier release carry no ack: their
       -- firing time bounds them from below instead); for `closed`, the newest unsealed opening seen open and not
       -- closed.
-      v_entry := null;
-      v_pulse := null;
       v_starter := null;
       if r.position = 'open' then
         select j.id, coalesce(j.ack ->> 'pulse', j.command_id::text) into v_entry, v_pulse
@@ -140,17 +136,12 @@ begin
            and case when r.position = 'open'
                     then journal.gate_opened_at is null and journal.gate_not_moved_at is null
                     else journal.gate_opened_at is not null and journal.gate_closed_at is null end
-        returning journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor,
-                  journal.acked_at, journal.gate_opened_at
+        returning journal.id, journal.acked_at, journal.gate_opened_at
       loop
         -- The step's event, when the entry fired its relay: its kind and the step's times.
         continue when e.acked_at is null;
-        ev_company := ev_company || e.company_id;
-        ev_type := ev_type || case when r.position = 'open' then 'open.gate_opened' else 'open.gate_closed' end;
-        ev_key := ev_key || e.key_id;
-        ev_object := ev_object || e.object_id;
-        ev_actor := ev_actor || e.actor;
         ev_entry := ev_entry || e.id;
+        ev_type := ev_type || case when r.position = 'open' then 'open.gate_opened' else 'open.gate_closed' end;
         ev_times := ev_times || case when r.position = 'open'
             then jsonb_build_object('relay_at', event_time(e.acked_at), 'opened_at', event_time(v_changed))
             else jsonb_build_object('relay_at', event_time(e.acked_at),
@@ -161,23 +152,17 @@ begin
 
       -- A gate that was left open has its alert cleared, and the company whose opening left it open is told.
       if r.position = 'closed' and v_left_open_at is not null then
-        for e in
-          select journal.id, journal.company_id, journal.key_id, journal.object_id, journal.actor,
-                 journal.gate_opened_at
-            from journal
-           where journal.id = v_left_open_entry and journal.gate_opened_at is not null
-        loop
-          ev_company := ev_company || e.company_id;
+        select journal.gate_opened_at into v_opened
+          from journal
+         where journal.id = v_left_open_entry and journal.gate_opened_at is not null;
+        if found then
+          ev_entry := ev_entry || v_left_open_entry;
           ev_type := ev_type || 'gate.closed'::text;
-          ev_key := ev_key || e.key_id;
-          ev_object := ev_object || e.object_id;
-          ev_actor := ev_actor || e.actor;
-          ev_entry := ev_entry || e.id;
-          ev_times := ev_times || jsonb_build_object('opened_at', event_time(e.gate_opened_at),
+          ev_times := ev_times || jsonb_build_object('opened_at', event_time(v_opened),
                                                      'left_open_at', event_time(v_left_open_at),
                                                      'closed_at', event_time(v_changed),
-                                                     'open_for_s', seconds_between(e.gate_opened_at, v_changed));
-        end loop;
+                                                     'open_for_s', seconds_between(v_opened, v_changed));
+        end if;
         v_left_open_at := null;
         v_left_open_entry := null;
         v_cleared := true;
@@ -194,17 +179,17 @@ begin
     end if;
   end loop;
 
-  if cardinality(ev_company) = 0 then
+  if cardinality(ev_entry) = 0 then
     return;
   end if;
   insert into events (id, company_id, type, data, at, next_attempt_at)
-  select gen_random_uuid(), step.company_id, step.type,
-         (open_event_data(requests.code, requests.ref, step.key_id, step.object_id, step.actor, step.entry_id,
-                          null, null) - 'outcome') || step.times,
+  select gen_random_uuid(), journal.company_id, step.type,
+         (open_event_data(requests.code, requests.ref, journal.key_id, journal.object_id, journal.actor,
+                          journal.id, null, null) - 'outcome') || step.times,
          p_now, p_now
-    from unnest(ev_company, ev_type, ev_key, ev_object, ev_actor, ev_entry, ev_times)
-         with ordinality as step (company_id, type, key_id, object_id, actor, entry_id, times, n)
-    join keys on keys.id = step.key_id
+    from unnest(ev_entry, ev_type, ev_times) with ordinality as step (entry_id, type, times, n)
+    join journal on journal.id = step.entry_id
+    join keys on keys.id = journal.key_id
     join requests on requests.id = keys.request_id
    order by step.n;
   return;
